@@ -1,0 +1,71 @@
+"""Shared fixtures: a fake model server on 127.0.0.1 and a way to run `zen` as a user would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.server import FakeLLM, fake_servers
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[Callable[..., FakeLLM]]:
+    """`fake = fake_llm([text("hi")])`: a started server, stopped after the test."""
+    with fake_servers() as start:
+        yield start
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty HOME, so no user config or history leaks in."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+def zen_env(home: Path, **extra: str) -> dict[str, str]:
+    """A clean environment: no provider keys from the developer's shell."""
+    env = {
+        k: v for k, v in os.environ.items()
+        if not k.startswith(("ZEN_", "OPENAI_", "DEEPSEEK_", "MOONSHOT_"))
+    }
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT), NO_COLOR="1", **extra)
+    return env
+
+
+@dataclass
+class Done:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run_zen(home: Path, project: Path) -> Callable[..., Done]:
+    """Run `python -m zen ARGS` in `project` as a subprocess, the way a user's shell would."""
+
+    def run(*args: str, stdin: str = "", env: dict[str, str] | None = None,
+            cwd: Path | None = None, timeout: float = 60) -> Done:
+        done = subprocess.run(
+            [sys.executable, "-m", "zen", *args],
+            cwd=cwd or project, input=stdin, capture_output=True, text=True,
+            env={**zen_env(home), **(env or {})}, timeout=timeout,
+        )
+        return Done(done.returncode, done.stdout, done.stderr)
+
+    return run

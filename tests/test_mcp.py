@@ -1,0 +1,436 @@
+"""zen's MCP client against real servers: PyPI's mcp-server-time over stdio, and the SDK's
+MCPServer over stdio and streamable HTTP (tests/fakes/mcp_servers.py)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import pytest_asyncio
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+)
+
+from tests.fakes.mcp_servers import PNG, STDERR_MARKER, HttpServer, stdio_command
+from zen.config import Config, Features, McpServer
+from zen.mcp import (
+    McpManager,
+    McpTool,
+    collect_servers,
+    format_status,
+    mcp_level,
+    mcp_list,
+    read_mcp_json,
+)
+from zen.mcp.tool import McpParams, RemoteTool, render_result, tool_name
+from zen.stores.memo import MemoStore
+from zen.stores.read_tracker import ReadTracker
+from zen.stores.todo import TodoStore
+from zen.tools.base import ToolContext, ToolResult
+from zen.tools.workspace import Workspace
+
+TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
+TOKEN = "s3cret-token"
+ROOT = Path(__file__).resolve().parent.parent
+module_loop = pytest.mark.asyncio(loop_scope="module")
+
+
+def context(root: Path) -> ToolContext:
+    return ToolContext(
+        workspace=Workspace(root),
+        agent="main",
+        read_tracker=ReadTracker(),
+        memo=MemoStore(),
+        todo=TodoStore(),
+    )
+
+
+def find(manager: McpManager, name: str) -> McpTool:
+    tools = {tool.name: tool for tool in manager.tools()}
+    assert name in tools, sorted(tools)
+    tool = tools[name]
+    assert isinstance(tool, McpTool)
+    return tool
+
+
+async def call(manager: McpManager, tool_name: str, root: Path, /, **args: Any) -> ToolResult:
+    """As the registry does it: validate the JSON arguments with Params, then execute."""
+    tool = find(manager, tool_name)
+    return await tool.execute(tool.Params.model_validate(args), context(root))
+
+
+async def wait_gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        await anyio.sleep(0.05)
+    return False
+
+
+def hang_server(*prelude: str, **spec: Any) -> McpServer:
+    """A 'server' that never answers: it reads its stdin until zen closes it."""
+    code = "; ".join(["import sys", *prelude, "sys.stdin.read()"])
+    return McpServer(command=sys.executable, args=["-c", code], **spec)
+
+
+# ---------------------------------------------------------------- no processes needed
+
+
+def test_importing_zen_mcp_does_not_import_the_sdk() -> None:
+    code = "import sys, zen.mcp; print(sorted(m for m in ('mcp', 'httpx2') if m in sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_tool_names_are_sanitised_unique_and_bounded() -> None:
+    taken: set[str] = set()
+    assert tool_name("time", "get_current_time", taken) == "mcp__time__get_current_time"
+    assert tool_name("my server", "odd.name/x", taken) == "mcp__my_server__odd_name_x"
+    clash = tool_name("my server", "odd name/x", taken)  # sanitises to the same name
+    assert clash != "mcp__my_server__odd_name_x" and clash.startswith("mcp__my_server__odd")
+    long = tool_name("s" * 40, "t" * 40, taken)
+    again = tool_name("s" * 40, "t" * 40 + "u", taken)
+    for name in (clash, long, again):
+        assert len(name) <= 64
+        assert all(c.isalnum() or c in "_-" for c in name)
+    assert long != again
+    assert tool_name("s" * 40, "t" * 40, set()) == long  # stable from run to run
+
+
+def test_permission_levels_full_name_then_server_then_all() -> None:
+    perms: dict[str, Any] = {
+        "mcp__git": "auto",
+        "mcp__git__git_push": "deny",
+        "mcp__web_srv__*": "auto",
+        "mcp__*": "deny",
+    }
+    assert mcp_level(perms, "git", "mcp__git__git_status") == "auto"
+    assert mcp_level(perms, "git", "mcp__git__git_push") == "deny"
+    assert mcp_level(perms, "web srv", "mcp__web_srv__fetch") == "auto"
+    assert mcp_level(perms, "other", "mcp__other__x") == "deny"
+    assert mcp_level({}, "other", "mcp__other__x") == "confirm"
+
+
+def test_params_accept_any_json_object_unchanged() -> None:
+    args = {"timezone": "UTC", "nested": {"list": [1, 2]}, "schema": None, "copy": 3}
+    assert McpParams.model_validate(args).model_dump() == args
+
+
+def test_mcp_json_merges_under_zen_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEN_TEST_MCP_HOST", "example.test")
+    monkeypatch.delenv("ZEN_TEST_MCP_UNSET", raising=False)
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "shared": {"command": "from-mcp-json"},
+                    "remote": {
+                        "type": "http",
+                        "url": "https://${ZEN_TEST_MCP_HOST}/mcp",
+                        "headers": {"X-Key": "$ZEN_TEST_MCP_UNSET", "X-D": "${ZEN_TEST_MCP_UNSET:-d}"},
+                    },
+                    "local": {"type": "stdio", "command": "srv", "args": ["--root", "$ZEN_TEST_MCP_HOST"]},
+                    "legacy": {"type": "sse", "url": "https://old.test/sse"},
+                    "typo": {"command": "x", "argz": []},
+                    "empty": {"type": "http"},
+                }
+            }
+        )
+    )
+    config = Config(mcp_servers={"shared": McpServer(command="from-zen"), "mine": McpServer(url="http://a")})
+    warnings: list[str] = []
+    servers = collect_servers(config, tmp_path, warn=warnings.append)
+
+    assert list(servers) == ["shared", "mine", "remote", "local"]
+    assert servers["shared"].command == "from-zen"
+    assert servers["remote"].url == "https://example.test/mcp"
+    assert servers["remote"].headers == {"X-Key": "$ZEN_TEST_MCP_UNSET", "X-D": "d"}
+    assert servers["local"].args == ["--root", "example.test"]
+    text = "\n".join(warnings)
+    assert "'legacy'" in text and "SSE" in text
+    assert "'typo'" in text and "argz" in text
+    assert "'empty'" in text and '"url"' in text
+    assert "ZEN_TEST_MCP_UNSET is not set" in text
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [("{not json", "not valid JSON"), ('{"servers": {}}', "mcpServers"), ("[1]", "mcpServers")],
+)
+def test_broken_mcp_json_is_a_warning_not_a_crash(
+    tmp_path: Path, content: str, problem: str
+) -> None:
+    (tmp_path / ".mcp.json").write_text(content)
+    warnings: list[str] = []
+    assert read_mcp_json(tmp_path / ".mcp.json", warnings.append) == {}
+    assert len(warnings) == 1 and problem in warnings[0] and ".mcp.json" in warnings[0]
+    config = Config(mcp_servers={"mine": McpServer(command="x")})
+    assert list(collect_servers(config, tmp_path, warn=lambda _: None)) == ["mine"]
+
+
+def test_results_render_text_json_and_binaries() -> None:
+    wav = b"RIFF" + bytes(96)
+    result = CallToolResult(
+        content=[
+            TextContent(type="text", text="first"),
+            ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png"),
+            AudioContent(type="audio", data=base64.b64encode(wav).decode(), mime_type="audio/wav"),
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(
+                    uri="file:///a.bin", blob=base64.b64encode(b"123").decode(), mime_type="x/y"
+                ),
+            ),
+            ResourceLink(type="resource_link", name="log", uri="file:///log.txt"),
+        ]
+    )
+    rendered = render_result(result)
+    assert rendered.ok
+    assert rendered.output.splitlines() == [
+        "first",
+        "[image: image/png, 67 bytes]",
+        "[audio: audio/wav, 100 bytes]",
+        "[resource file:///a.bin: x/y, 3 bytes]",
+        "[resource link: log file:///log.txt]",
+    ]
+    only_data = render_result(CallToolResult(content=[], structured_content={"n": 1}))
+    assert only_data.output == '{"n": 1}'
+    failed = render_result(CallToolResult(content=[TextContent(type="text", text="nope")], is_error=True))
+    assert not failed.ok and "nope" in failed.output
+
+
+# ---------------------------------------------------------------- one shared set of servers
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    with HttpServer(TOKEN, tmp_path_factory.mktemp("http") / "server.log") as server:
+        yield server
+
+
+@dataclass
+class Live:
+    manager: McpManager
+    root: Path
+    log: Path
+    started_in: float
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def live(tmp_path_factory: pytest.TempPathFactory, http_server: HttpServer) -> AsyncIterator[Live]:
+    root = tmp_path_factory.mktemp("workspace")
+    command, args = stdio_command()
+    servers = {
+        "time": McpServer(command=str(TIME_SERVER)),
+        "fake": McpServer(command=command, args=args),
+        "web": McpServer(
+            url=http_server.url, headers={"Authorization": f"Bearer {TOKEN}", "X-Zen-Test": "yes"}
+        ),
+        "locked": McpServer(url=http_server.url),
+        "broken": McpServer(command="zen-no-such-command"),
+    }
+    permissions: dict[str, Any] = {"mcp__fake": "auto", "mcp__fake__fail": "deny"}
+    manager = McpManager(servers, root, root / "logs" / "mcp.log", permissions)
+    began = time.monotonic()
+    await manager.start(timeout=30)
+    yield Live(manager, root, root / "logs" / "mcp.log", time.monotonic() - began)
+    await manager.stop()
+
+
+@module_loop
+async def test_servers_start_together_and_failures_say_why(live: Live) -> None:
+    status = {s.name: s for s in live.manager.status()}
+    assert {name: s.state for name, s in status.items()} == {
+        "time": "running",
+        "fake": "running",
+        "web": "running",
+        "locked": "failed",
+        "broken": "failed",
+    }
+    assert status["broken"].error == "command not found: zen-no-such-command"
+    assert status["locked"].error is not None and "401" in status["locked"].error
+    assert status["time"].kind == "stdio" and status["web"].kind == "http"
+    assert status["time"].tools == ["mcp__time__get_current_time", "mcp__time__convert_time"]
+    assert "mcp__fake__odd_name_with_spaces" in status["fake"].tools
+    text = format_status(live.manager.status())
+    assert "broken (stdio): failed: command not found: zen-no-such-command" in text
+    assert "time (stdio): running, 2 tools" in text
+    assert live.started_in < 15
+
+
+@module_loop
+async def test_time_server_tool_is_described_and_called(live: Live) -> None:
+    tool = find(live.manager, "mcp__time__get_current_time")
+    schema = tool.schema()["function"]
+    assert schema["name"] == "mcp__time__get_current_time"
+    assert schema["description"] == "Get current time in a specific timezone"
+    assert schema["parameters"]["required"] == ["timezone"]
+    assert schema["parameters"]["properties"]["timezone"]["type"] == "string"
+    assert "title" not in schema["parameters"]
+    assert tool.level == "confirm" and tool.read_only
+    result = await call(live.manager, "mcp__time__get_current_time", live.root, timezone="Asia/Tokyo")
+    assert result.ok, result.output
+    data = json.loads(result.output)
+    assert data["timezone"] == "Asia/Tokyo" and data["datetime"].endswith("+09:00")
+    wrong = await call(live.manager, "mcp__time__get_current_time", live.root)
+    assert not wrong.ok and "timezone" in wrong.output
+
+
+@module_loop
+async def test_permission_overrides_apply_per_server_and_per_tool(live: Live) -> None:
+    assert find(live.manager, "mcp__fake__echo").level == "auto"
+    assert find(live.manager, "mcp__fake__fail").level == "deny"
+    assert find(live.manager, "mcp__web__echo").level == "confirm"
+
+
+@module_loop
+async def test_http_server_gets_the_configured_headers(live: Live) -> None:
+    result = await call(live.manager, "mcp__web__header", live.root, name="X-Zen-Test")
+    assert (result.ok, result.output) == (True, "yes")
+    stats = await call(live.manager, "mcp__web__stats", live.root, word="zen")
+    assert json.loads(stats.output) == {"word": "zen", "length": 3, "upper": "ZEN"}
+
+
+@module_loop
+async def test_tool_errors_are_failed_results(live: Live) -> None:
+    failed = await call(live.manager, "mcp__fake__fail", live.root, message="disk on fire")
+    assert not failed.ok and "disk on fire" in failed.output
+    echo = find(live.manager, "mcp__fake__echo")
+    ghost = McpTool("mcp__fake__ghost", RemoteTool("ghost"), echo.caller, "auto")
+    unknown = await ghost.execute(McpParams(), context(live.root))
+    assert not unknown.ok and "Unknown tool: ghost" in unknown.output
+
+
+@module_loop
+async def test_images_are_described_not_dumped(live: Live) -> None:
+    result = await call(live.manager, "mcp__fake__picture", live.root)
+    assert (result.ok, result.output) == (True, "[image: image/png, 67 bytes]")
+
+
+@module_loop
+async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live) -> None:
+    first = await call(live.manager, "mcp__fake__pid", live.root)
+    pid = int(first.output)
+    assert (await call(live.manager, "mcp__fake__exit_soon", live.root)).ok
+    assert await wait_gone(pid)
+    again = await call(live.manager, "mcp__fake__echo", live.root, text="still here")
+    assert (again.ok, again.output) == (True, "still here")
+    new_pid = int((await call(live.manager, "mcp__fake__pid", live.root)).output)
+    assert new_pid != pid
+    fake = next(s for s in live.manager.status() if s.name == "fake")
+    assert fake.state == "running"
+    assert "server fake: connection lost; restarting it" in live.log.read_text()
+
+
+# ---------------------------------------------------------------- servers of their own
+
+
+async def test_server_that_never_answers_times_out_on_time(tmp_path: Path) -> None:
+    manager = McpManager({"mute": hang_server()}, tmp_path, tmp_path / "mcp.log")
+    began = time.monotonic()
+    await manager.start(timeout=1.0)
+    waited = time.monotonic() - began
+    try:
+        [status] = manager.status()
+        assert (status.state, status.error) == ("failed", "no answer within 1s")
+        assert 0.9 < waited < 1.6
+        assert manager.tools() == []
+    finally:
+        await manager.stop()
+
+
+async def test_failed_restart_reports_the_server_down(tmp_path: Path) -> None:
+    command, args = stdio_command("--once", str(tmp_path / "started"))
+    manager = McpManager({"flaky": McpServer(command=command, args=args)}, tmp_path, tmp_path / "mcp.log")
+    await manager.start(timeout=30)
+    try:
+        pid = int((await call(manager, "mcp__flaky__pid", tmp_path)).output)
+        await call(manager, "mcp__flaky__exit_soon", tmp_path)
+        assert await wait_gone(pid)
+        down = await call(manager, "mcp__flaky__echo", tmp_path, text="hi")
+        assert not down.ok
+        assert "MCP server 'flaky' is down" in down.output
+        assert "refusing to start twice" in down.output
+        began = time.monotonic()
+        still = await call(manager, "mcp__flaky__echo", tmp_path, text="hi")
+        assert not still.ok and "is down" in still.output
+        assert time.monotonic() - began < 0.5  # no second restart
+        [status] = manager.status()
+        assert status.state == "failed"
+    finally:
+        await manager.stop()
+
+
+async def test_stop_leaves_no_processes_and_nothing_reaches_the_terminal(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    command, args = stdio_command()
+    log = tmp_path / "logs" / "mcp.log"
+    servers = {
+        "fake": McpServer(command=command, args=args),
+        "garbled": hang_server("print('this is not json-rpc', flush=True)", timeout=1.0),
+    }
+    manager = McpManager(servers, tmp_path, log)
+    await manager.start(timeout=20)
+    pid = int((await call(manager, "mcp__fake__pid", tmp_path)).output)
+    assert (await call(manager, "mcp__fake__noise", tmp_path)).ok
+    garbled = next(s for s in manager.status() if s.name == "garbled")
+    assert garbled.state == "failed"
+    began = time.monotonic()
+    await manager.stop()
+    assert time.monotonic() - began < 5
+    assert await wait_gone(pid, within=1.0)
+    assert {s.state for s in manager.status()} == {"stopped", "failed"}
+
+    captured = capfd.readouterr()
+    assert (captured.out, captured.err) == ("", "")
+    text = log.read_text()
+    assert f"server fake stderr: {STDERR_MARKER}" in text
+    assert "this is not json" in text  # the fake's stray stdout, which its SDK sends to stderr
+    assert "Failed to parse JSONRPC message from server" in text  # the `mcp` logger
+    assert logging.getLogger("mcp").propagate  # routing undone after stop
+
+
+async def test_mcp_list_starts_lists_and_stops(
+    tmp_path: Path, http_server: HttpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEN_TEST_MCP_TOKEN", TOKEN)
+    entry = {"type": "http", "url": http_server.url}
+    entry["headers"] = {"Authorization": "Bearer ${ZEN_TEST_MCP_TOKEN}"}  # type: ignore[assignment]
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": entry}}))
+    config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
+    text = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
+    assert "broken (stdio): failed: command not found: zen-no-such-command" in text
+    assert "web (http): running, 9 tools" in text
+    assert "    mcp__web__echo" in text
+    assert f"Server logs: {tmp_path / 'mcp.log'}" in text
+
+    off = Config(features=Features(mcp="off"), mcp_servers=config.mcp_servers)
+    assert await mcp_list(off, tmp_path, tmp_path / "mcp.log") == "MCP is off (features.mcp: off)."
+    (tmp_path / ".mcp.json").write_text("{broken")
+    none = await mcp_list(Config(), tmp_path, tmp_path / "mcp.log")
+    assert none.startswith("warning: ") and "No MCP servers configured" in none

@@ -1,0 +1,220 @@
+"""`zen -p` end to end: a subprocess against the scripted fake server, as a new user runs it."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import zen_env
+from tests.fakes.server import call, status, text, tool_calls
+
+CALC = "def add(a, b):\n    return a + b\n"
+
+
+def tool_messages(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+
+
+def args_for(fake: Any) -> list[str]:
+    return ["--base-url", fake.base_url, "--api-key", "test-key", "--model", "fake-model"]
+
+
+def test_adds_a_function_next_to_another(fake_llm, run_zen, project: Path) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([
+        tool_calls([call("read-file", {"path": "calc.py"})]),
+        tool_calls([call("edit-file", {
+            "path": "calc.py", "old_string": "    return a + b\n",
+            "new_string": "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        })]),
+        text("Added sub() next to add()."),
+    ])
+    done = run_zen("-p", "add a sub() next to add() in calc.py", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert done.out.strip() == "Added sub() next to add()."
+    assert "def sub(a, b):\n    return a - b\n" in (project / "calc.py").read_text()
+    assert "read-file calc.py" in done.err and "edit-file calc.py" in done.err
+    assert "Traceback" not in done.err
+    assert len(fake.requests) == 3
+
+
+def test_confirm_level_refused_without_yes(fake_llm, run_zen, project: Path) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([
+        tool_calls([call("bash", {"command": "touch created-by-bash"})]),
+        text("I could not run it."),
+    ])
+    done = run_zen("-p", "run it", *args_for(fake))
+    assert done.code == 0, done.err
+    assert not (project / "created-by-bash").exists()
+    (result,) = tool_messages(fake.requests[1])
+    assert "--yes" in result and "confirmation" in result
+
+
+def test_guards_reach_the_model(fake_llm, run_zen, project: Path) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([
+        tool_calls([
+            call("edit-file", {"path": "calc.py", "old_string": "a + b", "new_string": "b + a"}),
+            call("write-file", {"path": "calc.py", "content": "oops\n"}),
+            call("read-file", {"path": "../outside.txt"}),
+        ]),
+        text("ok"),
+    ])
+    done = run_zen("-p", "try things", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "calc.py").read_text() == CALC
+    edit, write, read = tool_messages(fake.requests[1])
+    assert "read" in edit.lower() and "before" in edit.lower()
+    assert "overwrite" in write
+    assert "outside the workspace" in read
+
+
+def test_bad_tool_calls_become_readable_errors(fake_llm, run_zen) -> None:
+    fake = fake_llm([
+        tool_calls([
+            call("read-file", '{"path": "a.py"'),
+            call("no-such-tool", {}),
+            call("read-file", {}),
+            call("read-file", {"path": 3}),
+        ]),
+        text("recovered"),
+    ])
+    done = run_zen("-p", "go", *args_for(fake))
+    assert done.code == 0, done.err
+    assert done.out.strip() == "recovered"
+    broken, unknown, missing, wrong_type = tool_messages(fake.requests[1])
+    assert "not valid JSON" in broken
+    assert "unknown tool" in unknown and "read-file" in unknown
+    assert "path" in missing and "required" in missing.lower()
+    assert "path" in wrong_type and "string" in wrong_type.lower()
+
+
+def test_every_request_extends_the_last_byte_for_byte(fake_llm, run_zen, project: Path) -> None:
+    (project / "a.txt").write_text("hello\n")
+    fake = fake_llm([
+        tool_calls([call("read-file", {"path": "a.txt"})]),
+        tool_calls([call("glob", {"pattern": "*.txt"})]),
+        text("done"),
+    ])
+    assert run_zen("-p", "look", *args_for(fake)).code == 0
+    first, second, third = fake.requests
+    for before, after in ((first, second), (second, third)):
+        dumped = [json.dumps(m, sort_keys=True) for m in before["messages"]]
+        assert [json.dumps(m, sort_keys=True) for m in after["messages"][: len(dumped)]] == dumped
+        assert json.dumps(after["tools"]) == json.dumps(before["tools"])
+    assert "temperature" not in first
+
+
+def test_single_agent_prompt_and_tools_stay_small(fake_llm, run_zen) -> None:
+    fake = fake_llm([text("hi")])
+    assert run_zen("-p", "hi", *args_for(fake)).code == 0
+    request = fake.requests[0]
+    size = len(request["messages"][0]["content"]) + len(json.dumps(request["tools"]))
+    assert size < 6000, size
+
+
+def test_same_call_three_times_is_called_looping(fake_llm, run_zen, project: Path) -> None:
+    (project / "a.txt").write_text("x\n")
+    same = call("read-file", {"path": "a.txt"})
+    fake = fake_llm([tool_calls([same]), tool_calls([same]), tool_calls([same]), text("ok")])
+    assert run_zen("-p", "go", *args_for(fake)).code == 0
+    assert "looping" in tool_messages(fake.requests[3])[-1]
+
+
+def test_json_output(fake_llm, run_zen, project: Path) -> None:
+    fake = fake_llm([
+        tool_calls([call("write-file", {"path": "new.txt", "content": "x\n"})], usage=(100, 7)),
+        text("wrote it", usage=(120, 3)),
+    ])
+    done = run_zen("-p", "write", "--yes", "--output-format", "json", *args_for(fake))
+    assert done.code == 0, done.err
+    result = json.loads(done.out)
+    assert result["result"] == "wrote it"
+    assert result["is_error"] is False
+    assert result["turns"] == 2
+    assert result["files_changed"] == ["new.txt"]
+    assert result["usage"]["main"]["prompt_tokens"] == 220
+    assert result["usage"]["main"]["completion_tokens"] == 10
+
+
+def test_stream_json_output(fake_llm, run_zen) -> None:
+    fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})]), text("fine")])
+    done = run_zen("-p", "go", "--output-format", "stream-json", *args_for(fake))
+    assert done.code == 0, done.err
+    lines = [json.loads(line) for line in done.out.splitlines()]
+    kinds = [line["type"] for line in lines]
+    assert "ToolCallFinished" in kinds and "TextDelta" in kinds
+    assert kinds[-1] == "result" and lines[-1]["result"] == "fine"
+
+
+def test_task_from_stdin(fake_llm, run_zen) -> None:
+    fake = fake_llm([text("got it")])
+    done = run_zen("-p", "-", *args_for(fake), stdin="the task from a pipe\n")
+    assert done.code == 0, done.err
+    assert fake.requests[0]["messages"][-1]["content"].strip() == "the task from a pipe"
+
+
+def test_retries_a_server_error(fake_llm, run_zen) -> None:
+    fake = fake_llm([status(500, headers={"retry-after-ms": "10"}), text("second time")])
+    done = run_zen("-p", "go", *args_for(fake))
+    assert done.code == 0, done.err
+    assert done.out.strip() == "second time"
+    assert len(fake.requests) == 2
+
+
+def test_auth_error_is_one_line_exit_1(fake_llm, run_zen) -> None:
+    fake = fake_llm([status(401)])
+    done = run_zen("-p", "go", *args_for(fake))
+    assert done.code == 1
+    assert "Traceback" not in done.err
+    assert len(done.err.strip().splitlines()) == 1
+    assert "API key" in done.err or "auth" in done.err.lower()
+
+
+def test_max_turns_exit_3(fake_llm, run_zen) -> None:
+    fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})]),
+                     tool_calls([call("glob", {"pattern": "*.py"})])])
+    done = run_zen("-p", "go", "--max-turns", "2", *args_for(fake))
+    assert done.code == 3
+    assert "max" in done.err.lower()
+
+
+def test_config_error_names_file_and_key(run_zen, project: Path) -> None:
+    (project / ".zen").mkdir()
+    (project / ".zen" / "config.yaml").write_text("max_turns: lots\n")
+    done = run_zen("-p", "go")
+    assert done.code == 2
+    assert "config.yaml" in done.err and "max_turns" in done.err
+    assert "Traceback" not in done.err
+
+
+def test_missing_api_key_says_how_to_set_one(run_zen) -> None:
+    done = run_zen("-p", "go")
+    assert done.code == 2
+    assert "ZEN_API_KEY" in done.err or "OPENAI_API_KEY" in done.err
+    assert "Traceback" not in done.err
+
+
+def test_ctrl_c_stops_cleanly(fake_llm, home: Path, project: Path) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([text("a slow answer " * 200, chunk=2, chunk_delay=0.02)])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "-p", "go", *args_for(fake)],
+        cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 20
+    while not fake.requests and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert (project / "calc.py").read_text() == CALC

@@ -1,0 +1,62 @@
+"""Dual mode: each `send-to-coder` call runs a fresh Coder.
+
+The Coder starts from its own system prompt and one user message (the task, the optional
+context and the memo index); the Orchestrator's history never reaches it. It shares the
+session's memo but keeps its own ReadTracker, so it must read a file itself before editing it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from zen import events as ev
+from zen.agent.loop import Agent
+from zen.agent.prompt import system_prompt
+from zen.agent.roles import CODER
+from zen.prompts import load_prompt, render
+from zen.tools.base import Approver, Delegation
+
+if TYPE_CHECKING:
+    from zen.agent.session import Session
+
+
+class CoderDelegator:
+    def __init__(self, session: Session, emit: ev.Emit, approver: Approver) -> None:
+        self.session = session
+        self.emit = emit
+        self.approver = approver
+
+    async def __call__(self, task: str, context: str | None) -> Delegation:
+        session = self.session
+        mode = session.collaboration
+        names = CODER[mode]
+        agent = Agent(
+            "coder",
+            session.client("coder"),
+            session.registry(names),
+            session.context("coder", self.emit),
+            system_prompt(
+                "coder", session.facts, variant=mode, planning=session.wants_planning(names)
+            ),
+            max_turns=session.config.coder_max_turns,
+            approver=self.approver,
+        )
+        started = time.time()
+        message = render(
+            load_prompt("coder-task"),
+            task=task.strip(),
+            context=f"Context:\n{context.strip()}\n" if context and context.strip() else "",
+            memo=session.memo.index_text() or "(empty)",
+        )
+        result = await agent.run(message)
+        session.usage["coder"].add(result.usage)
+        keys = [
+            e.key for e in session.memo.index() if e.author == "coder" and e.time >= started
+        ]
+        if result.stop == "max_turns":
+            return Delegation(
+                f"The Coder hit its turn limit ({agent.max_turns}) before finishing.",
+                result.files_changed, keys, ok=False,
+            )
+        return Delegation(result.text, result.files_changed, keys)

@@ -1,0 +1,143 @@
+"""The agent loop: stream a turn, run its tool calls, feed the results back, repeat.
+
+The conversation is append-only: every request repeats the previous request's messages and tool
+list byte for byte and only adds to the end, so providers' prefix caches hit on every turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from zen import events as ev
+from zen.llm.types import AssistantTurn, TokenUsage, ToolCall
+from zen.tools.base import Approver, ToolContext, ToolResult, refuse_all
+from zen.tools.registry import ToolRegistry, parse_arguments
+
+LOOP_LIMIT = 3
+"""The same call with the same arguments this many times in a row is refused."""
+
+
+class ChatModel(Protocol):
+    echo_reasoning: bool
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: ev.Emit,
+        agent: str,
+    ) -> AssistantTurn: ...
+
+
+@dataclass
+class RunResult:
+    text: str
+    turns: int
+    usage: TokenUsage
+    files_changed: list[str] = field(default_factory=list)
+    stop: Literal["done", "max_turns"] = "done"
+
+
+class Agent:
+    def __init__(
+        self,
+        name: str,
+        client: ChatModel,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        system_prompt: str,
+        *,
+        max_turns: int = 100,
+        approver: Approver = refuse_all,
+        history: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.name = name
+        self.client = client
+        self.registry = registry
+        self.ctx = ctx
+        self.max_turns = max_turns
+        self.approver = approver
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
+        self.messages.extend(history or [])
+        self._last_call: tuple[str, str] | None = None
+        self._repeats = 0
+
+    @property
+    def emit(self) -> ev.Emit:
+        return self.ctx.emit
+
+    async def run(self, user_text: str) -> RunResult:
+        self.messages.append({"role": "user", "content": user_text})
+        usage = TokenUsage()
+        files: list[str] = []
+        for turn in range(1, self.max_turns + 1):
+            self.emit(ev.TurnStarted(self.name, turn))
+            reply = await self.client.stream(
+                self.messages, self.registry.schemas(), self.emit, self.name
+            )
+            usage.add(reply.usage)
+            self.messages.append(reply.to_message(self.client.echo_reasoning))
+            self.emit(
+                ev.TurnEnded(
+                    self.name, turn, reply.content, len(reply.tool_calls), reply.finish_reason
+                )
+            )
+            if not reply.tool_calls:
+                return RunResult(reply.content, turn, usage, files)
+            for result in await self._run_calls(reply.tool_calls):
+                files.extend(f for f in result.files_changed if f not in files)
+        return RunResult("", self.max_turns, usage, files, stop="max_turns")
+
+    async def _run_calls(self, calls: list[ToolCall]) -> list[ToolResult]:
+        """Run one turn's calls: consecutive read-only calls together, the rest in order.
+
+        Results are appended in call order. If the run is cancelled midway, every call still
+        gets a result message, so the next request never carries a dangling tool call.
+        """
+        results: dict[str, ToolResult] = {}
+        try:
+            batch: list[ToolCall] = []
+            for call in calls:
+                if self.registry.is_read_only(call):
+                    batch.append(call)
+                    continue
+                await self._run_batch(batch, results)
+                batch = []
+                await self._run_batch([call], results)
+            await self._run_batch(batch, results)
+        finally:
+            for call in calls:
+                result = results.get(call.id)
+                content = result.output if result else "Cancelled by the user before it ran."
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return list(results.values())
+
+    async def _run_batch(self, batch: list[ToolCall], results: dict[str, ToolResult]) -> None:
+        if not batch:
+            return
+        outcomes = await asyncio.gather(*(self._run_one(c) for c in batch))
+        results.update(zip((c.id for c in batch), outcomes))
+
+    async def _run_one(self, call: ToolCall) -> ToolResult:
+        args = parse_arguments(call.arguments)
+        shown = args if isinstance(args, dict) else {}
+        self.emit(ev.ToolCallRunning(self.name, call.id, call.name, shown))
+        if self._is_looping(call):
+            result = ToolResult.error(
+                f"you made this exact {call.name} call {LOOP_LIMIT} times in a row; you are "
+                "looping. Use the result you already have or try something different."
+            )
+        else:
+            result = await self.registry.call(call, self.ctx, self.approver)
+        self.emit(
+            ev.ToolCallFinished(
+                self.name, call.id, call.name, shown, result.ok, result.summary, result.output,
+                result.diff,
+            )
+        )
+        return result
+
+    def _is_looping(self, call: ToolCall) -> bool:
+        signature = (call.name, call.arguments.strip())
+        self._repeats = self._repeats + 1 if signature == self._last_call else 1
+        self._last_call = signature
+        return self._repeats >= LOOP_LIMIT

@@ -1,0 +1,167 @@
+"""A session: the conversation, the shared stores and the agents built from the config.
+
+The session outlives its agents. Switching between single and dual mode, changing the
+collaboration mode or the model rebuilds the top agent but keeps the conversation, the memo
+and the todo list; `/clear` empties all three.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from zen import events as ev
+from zen.agent.dual import CoderDelegator
+from zen.agent.loop import Agent, RunResult
+from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
+from zen.agent.roles import ORCHESTRATOR, SINGLE
+from zen.agent.subagents import SubAgentRunner
+from zen.config import Config, ModelSettings, resolve_model
+from zen.llm.client import ChatClient
+from zen.llm.types import TokenUsage
+from zen.stores.memo import MemoStore
+from zen.stores.read_tracker import ReadTracker
+from zen.stores.todo import TodoStore
+from zen.tools.base import Approver, Tool, ToolContext, refuse_all
+from zen.tools.catalog import builtin_tools, shell_name
+from zen.tools.registry import ToolRegistry
+from zen.tools.workspace import Workspace
+
+
+class Session:
+    def __init__(
+        self,
+        config: Config,
+        workspace: Workspace,
+        *,
+        extra_tools: list[Tool] | None = None,
+        git_facts: str = "",
+    ) -> None:
+        self.config = config
+        self.workspace = workspace
+        self.memo = MemoStore()
+        self.todo = TodoStore()
+        self.mode = config.agent_mode
+        self.collaboration = config.collaboration
+        self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
+        self.extra_tools = list(extra_tools or [])
+        self.tools: dict[str, Tool] = builtin_tools()
+        self.facts = PromptFacts(
+            workspace=workspace.root,
+            shell=shell_name(),
+            project=project_instructions(workspace.root, config.prompts),
+            git=git_facts,
+        )
+        self.history: list[dict[str, Any]] = []
+        self._clients: dict[str, ChatClient] = {}
+        self._top: Agent | None = None
+
+    # -- what the front-ends call ---------------------------------------------------------
+
+    @property
+    def role(self) -> str:
+        """The name the top agent's events carry."""
+        return "orchestrator" if self.mode == "dual" else "main"
+
+    async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
+        agent = self._top_agent()
+        agent.ctx.emit = emit
+        agent.approver = approver
+        agent.ctx.delegate = (
+            CoderDelegator(self, emit, approver) if self.mode == "dual" else None
+        )
+        agent.ctx.spawn = SubAgentRunner(self, emit, approver)
+        try:
+            result = await agent.run(task)
+        finally:
+            self.history = agent.messages[1:]
+        self.usage[self.role].add(result.usage)
+        return result
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode  # type: ignore[assignment]
+        self._top = None
+
+    def set_collaboration(self, collaboration: str) -> None:
+        self.collaboration = collaboration  # type: ignore[assignment]
+        self._top = None
+
+    def set_model(self, model: str) -> None:
+        self.config = self.config.model_copy(update={"model": model})
+        self._clients.clear()
+        self._top = None
+
+    def clear(self) -> None:
+        self.memo.clear()
+        self.todo.clear()
+        self.history = []
+        self._top = None
+
+    # -- building agents ------------------------------------------------------------------
+
+    def settings(self, role: str) -> ModelSettings:
+        return resolve_model(self.config, role if role in ("orchestrator", "coder") else None)
+
+    def client(self, role: str) -> ChatClient:
+        settings = self.settings(role)
+        key = settings.model_dump_json()
+        if key not in self._clients:
+            self._clients[key] = ChatClient(
+                settings, retries=self.config.retries, timeout=self.config.request_timeout
+            )
+        return self._clients[key]
+
+    def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
+        features = self.config.features
+        off = {
+            "todo": features.todo == "off",
+            "spawn-agents": features.parallel_agents == "off",
+            "git": not self.facts.git,
+        }
+        tools = [self.tools[n] for n in names if n in self.tools and not off.get(n, False)]
+        if with_extras:
+            tools.extend(self.extra_tools)
+        return ToolRegistry(tools, self.config.permissions)
+
+    def context(self, agent: str, emit: ev.Emit = ev.ignore) -> ToolContext:
+        """A fresh tool context: shared memo and todos, this agent's own read tracker."""
+        return ToolContext(
+            workspace=self.workspace,
+            agent=agent,
+            read_tracker=ReadTracker(),
+            memo=self.memo,
+            todo=self.todo,
+            emit=emit,
+            max_tool_output=self.config.max_tool_output,
+            extras={"session": self},
+        )
+
+    def _top_agent(self) -> Agent:
+        if self._top is None:
+            if self.mode == "dual":
+                names = [*ORCHESTRATOR[self.collaboration], *self._optional()]
+                prompt = system_prompt(
+                    "orchestrator", self.facts, variant=self.collaboration,
+                    planning=self.wants_planning(names),
+                )
+            else:
+                names = [*SINGLE, *self._optional()]
+                prompt = system_prompt("core", self.facts, planning=self.wants_planning(names))
+            self._top = Agent(
+                self.role,
+                self.client(self.role),
+                self.registry(names, with_extras=True),
+                self.context(self.role),
+                prompt,
+                max_turns=self.config.max_turns,
+                history=self.history,
+            )
+        return self._top
+
+    def _optional(self) -> list[str]:
+        return [n for n in ("spawn-agents", "git") if n in self.tools]
+
+    def wants_planning(self, names: list[str]) -> bool:
+        """The planning layer goes to agents that hold the todo tool, when enabled."""
+        features = self.config.features
+        return "todo" in names and features.todo == "on" and features.planning_layer == "on"

@@ -1,0 +1,122 @@
+"""spawn-agents' runner: sub-agents side by side, each in a fresh context.
+
+A sub-agent is built like the dual mode's Coder: its own system prompt, one user message (its
+task and the memo index), its own ReadTracker and the session's shared memo. Its events carry
+the name `sub:<description>`, so front-ends nest them. One sub-agent's failure (an API error,
+a bug, its turn limit) becomes a failed report and never cancels the others; cancelling the
+whole call still stops them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from zen import events as ev
+from zen.agent.loop import Agent
+from zen.agent.prompt import system_prompt
+from zen.agent.roles import SUBAGENT, WRITE
+from zen.prompts import load_prompt, render
+from zen.tools.base import Approval, ApprovalRequest, Approver, Delegation
+
+if TYPE_CHECKING:
+    from zen.agent.session import Session
+    from zen.tools.spawn_agents import SubTask
+
+PROMPTS = {"explore": "explore", "plan": "plan", "code": "code-subagent"}
+USAGE_KEY = "sub-agents"
+
+
+class SubAgentRunner:
+    def __init__(self, session: Session, emit: ev.Emit, approver: Approver) -> None:
+        self.session = session
+        self.emit = emit
+        self.approver = one_at_a_time(approver)
+
+    async def __call__(self, tasks: list[SubTask]) -> list[Delegation]:
+        import anyio  # only sessions that spawn pay for it
+
+        names = agent_names([t.description for t in tasks])
+        reports: list[Delegation] = [Delegation("", [], [], ok=False) for _ in tasks]
+        limiter = anyio.CapacityLimiter(self.session.config.parallel_agents_max)
+
+        async def run(i: int) -> None:
+            async with limiter:
+                reports[i] = await self._run(names[i], tasks[i])
+
+        async with anyio.create_task_group() as group:
+            for i in range(len(tasks)):
+                group.start_soon(run, i)
+        return reports
+
+    async def _run(self, name: str, task: SubTask) -> Delegation:
+        session = self.session
+        names = SUBAGENT[task.type]
+        written: list[str] = []
+
+        def emit(event: ev.Event) -> None:
+            if isinstance(event, ev.ToolCallFinished) and event.ok and event.name in WRITE:
+                written.append(str(event.args.get("path", "")))
+            self.emit(event)
+
+        agent = Agent(
+            name,
+            session.client(self._model_role(task.type)),
+            session.registry(names),
+            session.context(name, emit),
+            system_prompt(PROMPTS[task.type], session.facts),
+            max_turns=session.config.coder_max_turns,
+            approver=self.approver,
+        )
+        started = time.time()
+        message = render(
+            load_prompt("subagent-task"),
+            prompt=task.prompt.strip(),
+            memo=session.memo.index_text() or "(empty)",
+        )
+        try:
+            result = await agent.run(message)
+        except Exception as exc:  # one sub-agent's failure is reported, never spread
+            reason = str(exc).strip() or type(exc).__name__
+            self.emit(ev.Notice(name, f"sub-agent failed: {reason}", level="warning"))
+            files = list(dict.fromkeys(written))
+            return Delegation(f"Failed: {reason}", files, self._memo_keys(name, started), ok=False)
+        session.usage[USAGE_KEY].add(result.usage)
+        keys = self._memo_keys(name, started)
+        if result.stop == "max_turns":
+            report = f"Hit its turn limit ({agent.max_turns}) before finishing."
+            return Delegation(report, result.files_changed, keys, ok=False)
+        return Delegation(result.text, result.files_changed, keys)
+
+    def _model_role(self, kind: str) -> str:
+        """Code sub-agents use the Coder's model in dual mode; the rest use the caller's."""
+        session = self.session
+        return "coder" if kind == "code" and session.mode == "dual" else session.role
+
+    def _memo_keys(self, name: str, since: float) -> list[str]:
+        return [e.key for e in self.session.memo.index() if e.author == name and e.time >= since]
+
+
+def agent_names(descriptions: list[str]) -> list[str]:
+    """`sub:<description>` for each task; a repeated description gets `#2`, `#3`..."""
+    names: list[str] = []
+    for i, description in enumerate(descriptions, 1):
+        base = "sub:" + (" ".join(description.split()) or f"task {i}")
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base} #{n}"
+        names.append(name)
+    return names
+
+
+def one_at_a_time(approver: Approver) -> Approver:
+    """Sub-agents run together but ask the user one question at a time."""
+    lock = asyncio.Lock()
+
+    async def ask(request: ApprovalRequest) -> Approval:
+        async with lock:
+            return await approver(request)
+
+    return ask

@@ -1,0 +1,444 @@
+"""Configuration: one pydantic model, filled from layers.
+
+Precedence, highest first: CLI flags > environment (`ZEN_PROVIDER`, `ZEN_MODEL`, `ZEN_BASE_URL`,
+`ZEN_API_KEY`) > project `<workspace>/.zen/config.yaml` > user `~/.zen/config.yaml` > the packaged
+`config/default.yaml`. Layers merge key-wise (nested mappings too); lists replace; a `null`
+drops what lower layers set, so the default applies again. The merged result is validated once.
+
+In YAML strings `$VAR` and `${VAR}` expand from the environment, `${VAR:-text}` gives a fallback
+and `$$` is a literal `$`. An unset variable without a fallback is an error naming the file, key
+and variable: a silently empty API key would only surface later as a puzzling 401.
+
+Provider keys are looked up last, by `resolve_model`: an explicit api_key (flag, `ZEN_API_KEY`,
+a file) wins, then the provider's own variable (`DEEPSEEK_API_KEY`, ...). `OPENAI_API_KEY` and
+`OPENAI_BASE_URL` are fallbacks for openai-style endpoints only: an OpenAI key is never sent to
+another vendor's host, except when `OPENAI_BASE_URL` itself points there (the two come as a pair).
+
+A bad file or value becomes a one-line `ConfigError` naming the file (or flag, or variable), the
+key and the problem.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from difflib import get_close_matches
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+)
+
+from zen.llm.providers import PROVIDERS, detect, is_local
+
+Level = Literal["auto", "confirm", "deny"]
+AgentMode = Literal["single", "dual"]
+Collaboration = Literal["delegated", "autonomous", "controlled"]
+OnOff = Literal["on", "off"]
+
+
+class ConfigError(Exception):
+    """One clear line for the user; the CLI prints it and exits 2."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Endpoint(_Strict):
+    """Checks shared by the top level and the per-role overrides."""
+
+    @field_validator("provider", "base_url", "api_key", mode="before", check_fields=False)
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        """`api_key: ${KEY:-}` with KEY unset means "not given", not an empty key."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("provider", check_fields=False)
+    @classmethod
+    def _known_provider(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        name = value.strip().lower()
+        if name not in PROVIDERS:
+            raise ValueError(f"unknown provider {value!r}; known: {', '.join(PROVIDERS)}")
+        return name
+
+    @field_validator("base_url", check_fields=False)
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} should start with http:// or https://")
+        return value
+
+
+class ModelOverride(_Endpoint):
+    """Per-role overrides for dual mode: any field left out comes from the top level."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+
+
+class DualAgent(_Strict):
+    orchestrator: ModelOverride = Field(default_factory=ModelOverride)
+    coder: ModelOverride = Field(default_factory=ModelOverride)
+
+
+class Features(_Strict):
+    git: Literal["auto", "on", "off"] = "auto"
+    mcp: OnOff = "on"
+    planning_layer: OnOff = "on"
+    parallel_agents: OnOff = "on"
+    todo: OnOff = "on"
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        """`todo: false` means what it says."""
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
+class McpServer(_Strict):
+    """A stdio server (`command`) or a streamable-HTTP one (`url`)."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds to start and handshake."""
+
+
+class ModelSettings(_Strict):
+    """Everything the LLM client needs for one role, fully resolved."""
+
+    provider: str = "openai"
+    model: str
+    base_url: str
+    api_key: str | None = None
+    """None only for local endpoints, which need no key."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class Config(_Endpoint):
+    provider: str | None = None
+    model: str = Field(default="gpt-4o-mini", min_length=1)
+    api_key: str | None = None
+    base_url: str | None = None
+    temperature: float | None = None
+    """Sent only when set: some providers reject any but their fixed value."""
+    max_tokens: int | None = Field(default=None, gt=0)
+    agent_mode: AgentMode = "single"
+    collaboration: Collaboration = "delegated"
+    dual_agent: DualAgent = Field(default_factory=DualAgent)
+    features: Features = Field(default_factory=Features)
+    permissions: dict[str, Level] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
+    prompts: list[str] = Field(default_factory=list)
+    max_tool_output: int = Field(default=30_000, gt=200)
+    max_turns: int = Field(default=100, gt=0)
+    coder_max_turns: int = Field(default=50, gt=0)
+    parallel_agents_max: int = Field(default=4, gt=0)
+    allowed_roots: list[str] = Field(default_factory=list)
+    """Folders outside the workspace that file tools may also touch."""
+    retries: int = Field(default=4, ge=0)
+    """How often a failed model request is retried (429, 5xx, dropped connections)."""
+    request_timeout: float = Field(default=600.0, gt=0)
+
+    _env: dict[str, str] = PrivateAttr(default_factory=dict)
+    """The provider key variables (and OPENAI_BASE_URL) seen by `load_config`, for
+    `resolve_model`. Empty for a Config built in code, so its resolution never depends on
+    the process environment."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+_ENV_KEYS = {
+    "ZEN_PROVIDER": "provider",
+    "ZEN_MODEL": "model",
+    "ZEN_BASE_URL": "base_url",
+    "ZEN_API_KEY": "api_key",
+}
+_ENV_VARS = {key: var for var, key in _ENV_KEYS.items()}
+_FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
+_VAR = re.compile(r"\$(?:(\$)|\{([A-Za-z_]\w*)(:-[^}]*)?\}|([A-Za-z_]\w*))")
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """One source of settings and how to name it in an error."""
+
+    kind: Literal["file", "env", "cli"]
+    source: str
+    data: dict[Any, Any]
+
+    def name(self, loc: tuple[Any, ...]) -> str:
+        if self.kind == "env":
+            return f"environment {_ENV_VARS[loc[0]]}"
+        if self.kind == "cli":
+            flag = "--" + str(loc[0]).replace("_", "-")
+            return flag if len(loc) == 1 else f"{flag}: {_dotted(loc)}"
+        return f"{self.source}: {_dotted(loc)}" if loc else self.source
+
+
+def load_config(
+    workspace: Path,
+    cli: dict[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Config:
+    """Merge every layer and validate once. `cli` holds only the flags the user gave (None
+    values are ignored); `env` defaults to `os.environ` and also supplies HOME."""
+    env = os.environ if env is None else env
+    layers = [_read_layer(_default_file(), env)]
+    home = env.get("HOME") or env.get("USERPROFILE")
+    if home:
+        layers.append(_read_layer(Path(home) / ".zen" / "config.yaml", env))
+    layers.append(_read_layer(Path(workspace) / ".zen" / "config.yaml", env))
+    from_env = {key: env[var] for var, key in _ENV_KEYS.items() if env.get(var)}
+    layers.append(_Layer("env", "environment", from_env))
+    given = {key: value for key, value in (cli or {}).items() if value is not None}
+    layers.append(_Layer("cli", "command line", given))
+    present = [layer for layer in layers if layer is not None]
+
+    merged: dict[Any, Any] = {}
+    for layer in present:
+        merged = _merge(merged, layer.data)
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, present)) from None
+    config._env = {name: env[name] for name in _FALLBACK_VARS if env.get(name)}
+    return config
+
+
+def _default_file() -> Path:
+    from zen.prompts import data_dir
+
+    return data_dir("config") / "default.yaml"
+
+
+def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
+    """The file's settings with variables expanded; None when there is no such file."""
+    import yaml
+
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    try:
+        data = yaml.load(raw, Loader=_loader())
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ConfigError(f"{path}: {where}{exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: {str(exc).splitlines()[0]}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        found = "a list" if isinstance(data, list) else "a single value"
+        raise ConfigError(f"{path}: expected `key: value` settings at the top, found {found}")
+    return _Layer("file", str(path), _expand(data, env, path, ()))
+
+
+@cache
+def _loader() -> type:
+    """YAML 1.2 booleans: only true/false. Plain `on`, `off`, `yes`, `no` stay text, so
+    `git: on` or an MCP `env: {DEBUG: yes}` mean what they say."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    bool_tag = "tag:yaml.org,2002:bool"
+    resolvers = {
+        first: [(tag, regex) for tag, regex in pairs if tag != bool_tag]
+        for first, pairs in base.yaml_implicit_resolvers.items()
+    }
+    loader = type("_ZenLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+    loader.add_implicit_resolver(
+        bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return loader
+
+
+def _expand(node: Any, env: Mapping[str, str], path: Path, loc: tuple[Any, ...]) -> Any:
+    if isinstance(node, dict):
+        return {key: _expand(value, env, path, (*loc, key)) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_expand(value, env, path, (*loc, i)) for i, value in enumerate(node)]
+    if isinstance(node, str) and "$" in node:
+
+        def substitute(match: re.Match[str]) -> str:
+            if match[1]:
+                return "$"
+            name = match[2] or match[4]
+            value = env.get(name)
+            if match[3] is not None and not value:
+                return match[3][2:]
+            if value is None:
+                raise ConfigError(
+                    f"{path}: {_dotted(loc)}: environment variable {name} is not set "
+                    f"(write ${{{name}:-}} to allow it empty, $$ for a literal $)"
+                )
+            return value
+
+        return _VAR.sub(substitute, node)
+    return node
+
+
+def _merge(base: dict[Any, Any], over: Mapping[Any, Any]) -> dict[Any, Any]:
+    """A new dict: `over` wins key by key, mappings merge deeper, None removes."""
+    out = dict(base)
+    for key, value in over.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _explain(exc: ValidationError, layers: list[_Layer]) -> str:
+    """One line: each problem prefixed by the layer that supplied the offending key."""
+    errors = exc.errors(include_url=False)
+    parts = []
+    for error in errors[:3]:
+        loc = tuple(error["loc"])
+        layer = _supplier(layers, loc)
+        where = layer.name(loc) if layer else f"configuration: {_dotted(loc)}"
+        parts.append(f"{where}: {_problem(error)}")
+    if len(errors) > 3:
+        parts.append(f"and {len(errors) - 3} more")
+    return "; ".join(parts)
+
+
+def _supplier(layers: list[_Layer], loc: tuple[Any, ...]) -> _Layer | None:
+    """The highest layer that reaches deepest into `loc`: the one whose value won the merge."""
+    best, depth = None, 0
+    for layer in reversed(layers):
+        reached = _depth(layer.data, loc)
+        if reached > depth:
+            best, depth = layer, reached
+    return best
+
+
+def _depth(data: Any, loc: tuple[Any, ...]) -> int:
+    for reached, part in enumerate(loc):
+        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if not (in_list or (isinstance(data, dict) and part in data)):
+            return reached
+        data = data[part]
+    return len(loc)
+
+
+def _problem(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        known = _known_keys(error["loc"][:-1])
+        close = get_close_matches(str(error["loc"][-1]), known, n=1, cutoff=0.75)
+        return f"unknown key (did you mean {close[0]}?)" if close else "unknown key"
+    if error["type"] == "value_error":
+        return str(error["ctx"]["error"])
+    if error["type"] == "model_type":
+        return "Input should be a mapping of `key: value` settings"
+    return str(error["msg"])
+
+
+def _known_keys(loc: tuple[Any, ...]) -> list[str]:
+    """The field names allowed at `loc`, for a did-you-mean hint."""
+    kind: Any = Config
+    for part in loc:
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            field = kind.model_fields.get(part)
+            if field is None:
+                return []
+            kind = field.annotation
+        elif get_origin(kind) is dict:
+            kind = get_args(kind)[1]
+        else:
+            return []
+    return list(kind.model_fields) if isinstance(kind, type) and issubclass(kind, BaseModel) else []
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text.lstrip(".")
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolving one role's model
+
+
+def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
+    """The endpoint, key and model for `role` ("orchestrator" and "coder" take their
+    `dual_agent` overrides; anything else gets the top level).
+
+    A role that names another provider or base_url talks to another endpoint, so it inherits
+    none of provider, base_url and api_key: it gets its own, or its provider's."""
+    over = getattr(config.dual_agent, role) if role in ("orchestrator", "coder") else None
+    over = over or ModelOverride()
+    own = (over.provider is not None and over.provider != config.provider) or (
+        over.base_url is not None and over.base_url != config.base_url
+    )
+    if own:
+        provider, base_url, api_key = over.provider, over.base_url, over.api_key
+    else:
+        provider, base_url = config.provider, config.base_url
+        api_key = over.api_key or config.api_key
+
+    env = config._env
+    preset = PROVIDERS[provider] if provider else None
+    paired = False
+    if not base_url:
+        if preset and preset.name != "openai":
+            base_url = preset.base_url
+        elif env.get("OPENAI_BASE_URL"):
+            base_url, paired = env["OPENAI_BASE_URL"], True
+            if not base_url.startswith(("http://", "https://")):
+                raise ConfigError(
+                    f"environment OPENAI_BASE_URL: {base_url!r} should start with http:// or "
+                    "https://"
+                )
+        else:
+            base_url = PROVIDERS["openai"].base_url
+    habits = preset or detect(base_url)
+    key_vars = [habits.key_env]
+    if paired and habits.key_env != "OPENAI_API_KEY":
+        key_vars.append("OPENAI_API_KEY")
+    api_key = api_key or next((env[var] for var in key_vars if env.get(var)), None)
+    if api_key is None and not (habits.local or is_local(base_url)):
+        if own:
+            hint = f"set {key_vars[0]}, or put api_key under dual_agent.{role}"
+            raise ConfigError(f"no API key for {base_url} ({role}): {hint} in ~/.zen/config.yaml")
+        raise ConfigError(
+            f"no API key for {base_url}: set {key_vars[0]} (or ZEN_API_KEY), pass --api-key, "
+            "or put api_key in ~/.zen/config.yaml"
+        )
+    return ModelSettings(
+        provider=habits.name,
+        model=over.model or config.model,
+        base_url=base_url,
+        api_key=api_key,
+        temperature=over.temperature if over.temperature is not None else config.temperature,
+        max_tokens=over.max_tokens or config.max_tokens,
+    )

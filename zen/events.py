@@ -1,0 +1,135 @@
+"""Typed events: the only channel from the agent core to the front-ends.
+
+The core never prints. It calls an `Emit` callback with one of these; the one-shot printer,
+the JSON streamer and the interactive shell each render them their own way. Every event names
+the `agent` that produced it ("main", "orchestrator", "coder", or a sub-agent's description),
+so a front-end can nest coder activity under its `send-to-coder` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    agent: str
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    turn: int
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    """The model began a tool call; its arguments are still streaming."""
+
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ToolCallArgsDelta(Event):
+    call_id: str
+    name: str
+    delta: str
+
+
+@dataclass(frozen=True)
+class ToolCallRunning(Event):
+    """The call's arguments are complete and it is about to execute."""
+
+    call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    ok: bool
+    summary: str
+    output: str
+    diff: str = ""
+
+
+@dataclass(frozen=True)
+class MemoWritten(Event):
+    """An agent (not auto-memo) wrote a memo entry; its summary is for the user."""
+
+    key: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Usage(Event):
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Retrying(Event):
+    attempt: int
+    delay: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class TurnEnded(Event):
+    turn: int
+    text: str
+    tool_calls: int
+    finish_reason: str = ""
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """A one-line note for the user (a warning, a mode switch, a server that failed)."""
+
+    text: str
+    level: str = "info"
+
+
+@dataclass(frozen=True)
+class Error(Event):
+    message: str
+
+
+Emit = Callable[[Event], None]
+
+
+def ignore(_event: Event) -> None:
+    """An Emit that drops everything (for agents nobody watches)."""
+
+
+@dataclass
+class EventLog:
+    """An Emit that keeps every event: for tests and for `--output-format json`."""
+
+    events: list[Event] = field(default_factory=list)
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)

@@ -1,0 +1,1 @@
+"""Talking to OpenAI-compatible endpoints: streaming, accumulation, retries, provider habits."""

@@ -1,0 +1,79 @@
+"""Provider presets and their habits, in one table.
+
+A preset fills in the base URL and the API-key variable that provider's users already have,
+and the compat flags the client obeys. Unknown endpoints get the `openai` habits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    base_url: str
+    key_env: str
+    """The environment variable this provider's users already set."""
+    local: bool = False
+    """A local server needs no API key."""
+    echo_reasoning: bool = False
+    """Send `reasoning_content` back on assistant turns with tool calls (DeepSeek thinking)."""
+    stream_usage: bool = True
+    """Ask for usage in the stream (`stream_options.include_usage`)."""
+
+
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+        Provider("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", echo_reasoning=True),
+        Provider("kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", echo_reasoning=True),
+        Provider("glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY"),
+        Provider(
+            "qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"
+        ),
+        Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+        Provider("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", local=True),
+        Provider("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", local=True),
+        Provider(
+            "lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", local=True,
+            stream_usage=False,
+        ),
+    )
+}
+
+_HOSTS = {
+    "api.openai.com": "openai",
+    "api.deepseek.com": "deepseek",
+    "api.moonshot.ai": "kimi",
+    "api.moonshot.cn": "kimi",
+    "api.kimi.com": "kimi",
+    "open.bigmodel.cn": "glm",
+    "api.z.ai": "glm",
+    "dashscope.aliyuncs.com": "qwen",
+    "dashscope-intl.aliyuncs.com": "qwen",
+    "openrouter.ai": "openrouter",
+}
+
+
+def detect(base_url: str | None) -> Provider:
+    """The provider whose habits apply to `base_url` (openai's when unknown)."""
+    if base_url:
+        from urllib.parse import urlparse
+
+        parsed = urlparse(base_url)
+        host = parsed.hostname or ""
+        if host in _HOSTS:
+            return PROVIDERS[_HOSTS[host]]
+        if parsed.port == 11434:
+            return PROVIDERS["ollama"]
+    return PROVIDERS["openai"]
+
+
+def is_local(base_url: str) -> bool:
+    """True for endpoints on this machine, which need no API key."""
+    from urllib.parse import urlparse
+
+    host = urlparse(base_url).hostname or ""
+    return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.")

@@ -1,0 +1,74 @@
+"""What one streamed model turn produces, independent of the wire format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class LLMError(Exception):
+    """A model/API failure retrying cannot fix (401, unknown model, context too long...).
+
+    The message is one clear line for the user; front-ends print it and exit 1.
+    """
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+    """The raw JSON text the model sent; parsed (and judged) by the tool registry."""
+
+    def to_message(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+@dataclass
+class TokenUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    requests: int = 0
+
+    def add(self, other: TokenUsage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cached_tokens += other.cached_tokens
+        self.requests += other.requests
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+            "requests": self.requests,
+        }
+
+
+@dataclass
+class AssistantTurn:
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str = ""
+    usage: TokenUsage = field(default_factory=TokenUsage)
+
+    def to_message(self, echo_reasoning: bool) -> dict[str, Any]:
+        """The assistant message to append to the conversation.
+
+        `echo_reasoning`: DeepSeek's thinking mode answers 400 unless an assistant turn with
+        tool calls carries its `reasoning_content` back (an empty string if there was none).
+        """
+        message: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        if self.tool_calls:
+            message["tool_calls"] = [c.to_message() for c in self.tool_calls]
+            if echo_reasoning:
+                message["reasoning_content"] = self.reasoning
+        if message["content"] is None and not self.tool_calls:
+            message["content"] = ""
+        return message

@@ -1,0 +1,195 @@
+"""Start every configured MCP server at once, hand their tools to zen, stop them cleanly.
+
+Servers start concurrently, each under its own deadline; one that fails is recorded with a
+one-line reason and the others carry on. While a manager runs, server stderr and the SDK's
+loggers go to a log file, never to the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zen.config import Config, Level, McpServer
+from zen.mcp.connection import CALL_TIMEOUT, Connection, State
+from zen.mcp.servers import Kind, collect_servers, mcp_enabled
+from zen.mcp.tool import McpTool, mcp_level, tool_name
+from zen.tools.base import Tool
+
+
+def default_log_path() -> Path:
+    return Path.home() / ".zen" / "logs" / "mcp.log"
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    name: str
+    kind: Kind
+    state: State
+    error: str | None = None
+    tools: list[str] = field(default_factory=list)
+    """zen's names for the server's tools (`mcp__<server>__<tool>`), while it runs."""
+
+
+class McpManager:
+    def __init__(
+        self,
+        servers: Mapping[str, McpServer],
+        workspace: Path,
+        log_path: Path,
+        permissions: Mapping[str, Level] | None = None,
+        call_timeout: float = CALL_TIMEOUT,
+    ) -> None:
+        self._connections = {
+            name: Connection(name, spec, workspace, call_timeout) for name, spec in servers.items()
+        }
+        self._log_path = log_path
+        self._permissions = dict(permissions or {})
+        self._tools: list[McpTool] = []
+        self._logs: _LogRoute | None = None
+
+    async def start(self, timeout: float | None = None) -> None:
+        """Start every server concurrently. A server's own `timeout`, when its config sets
+        one, beats `timeout`; without either, the McpServer default applies."""
+        if self._logs is None:
+            self._logs = _LogRoute(self._log_path)
+        await asyncio.gather(
+            *(conn.start(_limit(conn.spec, timeout)) for conn in self._connections.values())
+        )
+        self._tools = self._build_tools()
+
+    async def stop(self) -> None:
+        """Shut every server down (stdio processes included) and release the log file."""
+        try:
+            await asyncio.gather(*(conn.stop() for conn in self._connections.values()))
+        finally:
+            if self._logs is not None:
+                self._logs.close()
+                self._logs = None
+
+    def tools(self) -> list[Tool]:
+        """The tools of the servers that were running after `start`, in config order."""
+        return list(self._tools)
+
+    def status(self) -> list[ServerStatus]:
+        return [
+            ServerStatus(
+                name=conn.name,
+                kind=conn.kind,
+                state=conn.state,
+                error=conn.error,
+                tools=[t.name for t in self._tools if t.server == conn.name]
+                if conn.state == "running"
+                else [],
+            )
+            for conn in self._connections.values()
+        ]
+
+    def _build_tools(self) -> list[McpTool]:
+        taken: set[str] = set()
+        tools: list[McpTool] = []
+        for conn in self._connections.values():
+            if conn.state != "running":
+                continue
+            for remote in conn.tools:
+                name = tool_name(conn.name, remote.name, taken)
+                level = mcp_level(self._permissions, conn.name, name)
+                tools.append(McpTool(name, remote, conn, level))
+        return tools
+
+
+def _limit(spec: McpServer, timeout: float | None) -> float:
+    if timeout is None or "timeout" in spec.model_fields_set:
+        return spec.timeout
+    return timeout
+
+
+def format_status(statuses: list[ServerStatus]) -> str:
+    """Plain text for `zen mcp list` and the shell's `/mcp`."""
+    if not statuses:
+        return "No MCP servers configured."
+    lines: list[str] = []
+    for status in statuses:
+        head = f"{status.name} ({status.kind}): {status.state}"
+        if status.error:
+            head += f": {status.error}"
+        elif status.state == "running":
+            count = len(status.tools)
+            head += f", {count} tool{'' if count == 1 else 's'}"
+        lines.append(head)
+        lines.extend(f"    {name}" for name in status.tools)
+    return "\n".join(lines)
+
+
+async def mcp_list(config: Config, workspace: Path, log_path: Path | None = None) -> str:
+    """Start the configured servers, describe them, stop them: `zen mcp list`."""
+    if not mcp_enabled(config):
+        return "MCP is off (features.mcp: off)."
+    warnings: list[str] = []
+    servers = collect_servers(config, workspace, warn=warnings.append)
+    notes = [f"warning: {text}" for text in warnings]
+    if not servers:
+        return "\n".join([*notes, "No MCP servers configured (config mcp_servers, or .mcp.json)."])
+    log_path = log_path or default_log_path()
+    manager = McpManager(servers, workspace, log_path, config.permissions)
+    try:
+        await manager.start()
+        text = format_status(manager.status())
+    finally:
+        await manager.stop()
+    failed = any(status.state == "failed" for status in manager.status())
+    tail = [f"Server logs: {log_path}"] if failed else []
+    return "\n".join([*notes, text, *tail])
+
+
+_ROUTED = {
+    "mcp": logging.INFO,
+    "mcp_types": logging.INFO,
+    "zen.mcp": logging.INFO,
+    "httpx2": logging.WARNING,
+    "httpcore2": logging.WARNING,
+}
+
+
+class _LogRoute:
+    """Sends the SDK's and the servers' logging to a file and nowhere else, while held.
+
+    Routes are counted, so two managers alive at once cannot undo each other; the
+    loggers' own settings come back when the last one closes.
+    """
+
+    _held = 0
+    _saved: dict[str, tuple[bool, int]] = {}
+
+    def __init__(self, path: Path) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+        except OSError:
+            handler = logging.NullHandler()  # a log we cannot write must not cost the servers
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        self._handler = handler
+        if _LogRoute._held == 0:
+            for name, level in _ROUTED.items():
+                logger = logging.getLogger(name)
+                _LogRoute._saved[name] = (logger.propagate, logger.level)
+                logger.propagate = False
+                if logger.level == logging.NOTSET:
+                    logger.setLevel(level)
+        _LogRoute._held += 1
+        for name in _ROUTED:
+            logging.getLogger(name).addHandler(handler)
+
+    def close(self) -> None:
+        for name in _ROUTED:
+            logging.getLogger(name).removeHandler(self._handler)
+        self._handler.close()
+        _LogRoute._held -= 1
+        if _LogRoute._held == 0:
+            for name, (propagate, level) in _LogRoute._saved.items():
+                logger = logging.getLogger(name)
+                logger.propagate = propagate
+                logger.setLevel(level)

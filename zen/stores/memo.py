@@ -1,0 +1,58 @@
+"""The memo: a shared blackboard of `plan:*`, `file:*` and free keys.
+
+The Orchestrator writes what it learned, the Coder reads it instead of exploring again, and
+every agent's summaries are shown to the user. `index()` gives keys and summaries only, never
+the contents, so handing it to a fresh agent costs a few lines.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+AUTO = "auto"
+
+
+@dataclass
+class MemoEntry:
+    key: str
+    content: str
+    summary: str
+    author: str
+    time: float = field(default_factory=time.time)
+
+
+@dataclass
+class MemoStore:
+    entries: dict[str, MemoEntry] = field(default_factory=dict)
+    listeners: list[Callable[[MemoEntry], None]] = field(default_factory=list)
+
+    def write(self, key: str, content: str, summary: str, author: str) -> MemoEntry:
+        """Write an entry. An `auto` entry never replaces a summary an agent wrote."""
+        old = self.entries.get(key)
+        if author == AUTO and old is not None and old.author != AUTO:
+            old.content = content
+            old.time = time.time()
+            return old
+        entry = MemoEntry(key, content, summary, author)
+        self.entries[key] = entry
+        for listener in self.listeners:
+            listener(entry)
+        return entry
+
+    def read(self, key: str) -> MemoEntry | None:
+        return self.entries.get(key)
+
+    def delete(self, key: str) -> bool:
+        return self.entries.pop(key, None) is not None
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+    def index(self) -> list[MemoEntry]:
+        return sorted(self.entries.values(), key=lambda e: e.key)
+
+    def index_text(self) -> str:
+        """`key — summary (author)` lines: what a fresh agent is handed."""
+        return "\n".join(f"{e.key} — {e.summary} ({e.author})" for e in self.index())

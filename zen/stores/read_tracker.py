@@ -1,0 +1,51 @@
+"""Read before edit, and no edit from a stale read: one tracker per agent.
+
+The tracker remembers, for each file this agent read or wrote, the file's modification time
+and size at that moment. An edit is allowed only if the agent has read the file and the file
+has not changed on disk since: otherwise the agent would be editing from memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+@dataclass
+class ReadTracker:
+    seen: dict[Path, tuple[int, int] | None] = field(default_factory=dict)
+
+    def mark_read(self, path: Path) -> None:
+        self.seen[path] = _stamp(path)
+
+    def mark_written(self, path: Path) -> None:
+        """A file the agent wrote itself counts as read."""
+        self.seen[path] = _stamp(path)
+
+    def has_read(self, path: Path) -> bool:
+        return path in self.seen
+
+    def check_edit(self, path: Path, shown: str) -> str | None:
+        """Why an edit of `path` must be refused, or None. `shown` is the path the model sees."""
+        if path not in self.seen:
+            return f"read {shown} with read-file before editing it"
+        if self.seen[path] != _stamp(path):
+            return f"{shown} changed on disk since you read it; read-file it again before editing"
+        return None
+
+    def check_write_overwrite(self, path: Path, shown: str, overwrite: bool) -> str | None:
+        """Why a write to `path` must be refused, or None."""
+        if path.exists() and not overwrite:
+            return (
+                f"{shown} already exists; to replace it pass overwrite: true "
+                "(or change part of it with edit-file)"
+            )
+        return None

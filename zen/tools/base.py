@@ -1,0 +1,179 @@
+"""The one interface every tool shares: built-in, memo, delegation and MCP alike.
+
+A tool is a class with a `name`, a pydantic `Params` model (its JSON schema is what the model
+sees), a permission `level` and `async execute(params, ctx)`. Expected failures are returned as
+`ToolResult(ok=False, ...)`, never raised: the model reads the message and tries again. Only
+cancellation propagates.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from zen.events import Emit, ignore
+from zen.prompts import tool_description
+
+if TYPE_CHECKING:
+    from zen.stores.memo import MemoStore
+    from zen.stores.read_tracker import ReadTracker
+    from zen.stores.todo import TodoStore
+    from zen.tools.spawn_agents import Spawner
+    from zen.tools.workspace import Workspace
+
+Level = Literal["auto", "confirm", "deny"]
+
+
+class Params(BaseModel):
+    """Base for tool parameter models: unknown keys are an error the model gets to read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ToolResult:
+    ok: bool
+    output: str
+    """What the model reads."""
+    summary: str = ""
+    """One line for the log view: `read 42 lines`, `+3 -1`, `exit 0`, or the error."""
+    diff: str = ""
+    """A unified diff for the user, when the tool changed a file."""
+    files_changed: list[str] = field(default_factory=list)
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(ok=False, output=f"Error: {message}", summary=message.splitlines()[0][:120])
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    agent: str
+    tool: str
+    args: dict[str, Any]
+    preview: str
+    """What will happen: the command, or a diff of the edit."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    decision: Literal["yes", "always", "no"]
+    feedback: str = ""
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+
+
+async def refuse_all(request: ApprovalRequest) -> Approval:
+    """The approver of a run nobody watches (`zen -p` without `--yes`)."""
+    return Approval(
+        "no",
+        f"{request.tool} needs confirmation and nobody is there to give it; "
+        "the user can rerun with --yes to allow it.",
+    )
+
+
+@dataclass(frozen=True)
+class Delegation:
+    """What a delegated agent (the Coder, a sub-agent) hands back."""
+
+    report: str
+    files_changed: list[str]
+    memo_keys: list[str]
+    ok: bool = True
+
+
+class Delegator(Protocol):
+    """Runs a fresh Coder for `send-to-coder`; provided by the dual-agent wiring."""
+
+    async def __call__(self, task: str, context: str | None) -> Delegation: ...
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch, built once per agent by the composition root.
+
+    Tools never import agents or front-ends; what they need from them comes in here.
+    """
+
+    workspace: Workspace
+    agent: str
+    read_tracker: ReadTracker
+    memo: MemoStore
+    todo: TodoStore
+    emit: Emit = ignore
+    max_tool_output: int = 30_000
+    delegate: Delegator | None = None
+    spawn: Spawner | None = None
+    """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Hooks for tools that need more than the fields above."""
+
+
+class Tool(ABC):
+    name: ClassVar[str]
+    Params: ClassVar[type[Params]]
+    level: ClassVar[Level] = "auto"
+    read_only: ClassVar[bool] = False
+    """Read-only calls of one turn may run concurrently."""
+
+    @property
+    def description(self) -> str:
+        return tool_description(self.name)
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": clean_schema(self.Params.model_json_schema()),
+            },
+        }
+
+    def level_for(self, params: Any) -> Level:
+        """This call's permission level when the user set none: a tool whose risk depends on
+        its arguments (git status vs git commit) overrides it."""
+        return self.level
+
+    def key_arg(self, args: dict[str, Any]) -> str:
+        """The argument a one-line log shows for this call."""
+        for key in ("path", "command", "pattern", "key", "task", "args"):
+            if key in args:
+                return str(args[key])
+        return ""
+
+    async def preview(self, params: Any, ctx: ToolContext) -> str:
+        """What a confirmation prompt shows before this call runs."""
+        return self.key_arg(params.model_dump())
+
+    @abstractmethod
+    async def execute(self, params: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+def clean_schema(schema: Any) -> Any:
+    """Pydantic's schema minus what the model does not need: fewer prompt tokens, same meaning.
+
+    Drops `title`s, `additionalProperties: false` (the registry rejects unknown keys anyway)
+    and `default: null`, and turns `anyOf: [X, null]` (an optional field) into plain X.
+    """
+    if isinstance(schema, list):
+        return [clean_schema(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        schema = {**{k: v for k, v in schema.items() if k != "anyOf"}, **kept}
+    return {
+        k: clean_schema(v)
+        for k, v in schema.items()
+        if not (k == "title" and isinstance(v, str))
+        and not (k == "additionalProperties" and v is False)
+        and not (k == "default" and v is None)
+    }

@@ -1,0 +1,206 @@
+"""`bash`: run a shell command in the workspace root.
+
+Each call gets a fresh shell (bash, else sh; cmd.exe on Windows) with stdin closed and stdout
+and stderr merged. The shell starts its own session (Unix) or process group (Windows), so a
+timeout or a cancelled call can kill every process the command started, not just the shell.
+Background jobs that still hold the output pipe a moment after the shell exits are stopped too,
+with a note: otherwise the call would hang until its timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from pydantic import Field
+
+from zen.tools.base import Params, Tool, ToolContext, ToolResult
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 600
+LINGER = 1.0
+"""Seconds to wait for the output pipe to close after the shell itself has exited."""
+_WINDOWS = os.name == "nt"
+_OVERWRITTEN = re.compile(r"[^\n]*\r(?!\n)")
+
+
+def _shell() -> list[str]:
+    if _WINDOWS:
+        return [os.environ.get("COMSPEC", "cmd.exe"), "/c"]
+    if Path("/bin/bash").is_file():
+        return ["/bin/bash", "-c"]
+    return [shutil.which("bash") or "/bin/sh", "-c"]
+
+
+def shell_description() -> str:
+    """The shell commands run in, for the system prompt's environment facts."""
+    return Path(_shell()[0]).name
+
+
+class BashParams(Params):
+    command: str
+    timeout: int = Field(DEFAULT_TIMEOUT, description=f"seconds, max {MAX_TIMEOUT}")
+
+
+class Bash(Tool):
+    name = "bash"
+    Params = BashParams
+    level = "confirm"
+
+    async def preview(self, params: BashParams, ctx: ToolContext) -> str:
+        return params.command
+
+    async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
+        if not params.command.strip():
+            return ToolResult.error("command is empty")
+        timeout = max(1, min(params.timeout, MAX_TIMEOUT))
+        try:
+            proc = await _spawn(params.command, ctx.workspace.root)
+        except OSError as exc:
+            return ToolResult.error(f"cannot start {shell_description()}: {exc}")
+        assert proc.stdout is not None
+        output = _Output(max(1000, ctx.max_tool_output - 200))
+        reader = asyncio.ensure_future(output.read(proc.stdout))
+        timed_out = lingered = False
+        try:
+            try:
+                await asyncio.wait_for(_exited(proc), timeout)
+            except asyncio.TimeoutError:
+                timed_out = True
+                _kill_tree(proc)
+            if not await _drained(reader):
+                lingered = True
+                _kill_tree(proc)
+                if not await _drained(reader):
+                    _abandon_pipe(proc)
+        except BaseException:  # cancelled: the whole tree goes, then the cancellation goes on
+            _kill_tree(proc)
+            raise
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(_exited(proc), LINGER)
+        return _result(output.text(), proc.returncode, timed_out, timeout, lingered)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Wait for the shell to exit.
+
+    Not `proc.wait()`: on Python 3.11 that also waits for the output pipe to close, which a
+    background job can keep open forever. `returncode` is set as soon as the shell is reaped.
+    """
+    delay = 0.002
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+async def _drained(reader: asyncio.Future[None]) -> bool:
+    """Whether the output reached its end within LINGER seconds."""
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), LINGER)
+    except asyncio.TimeoutError:
+        return False
+    return True
+
+
+def _result(
+    text: str, code: int | None, timed_out: bool, timeout: int, lingered: bool
+) -> ToolResult:
+    body = text.rstrip("\n") or "(no output)"
+    if timed_out:
+        status = f"timed out after {timeout} s; the command and its children were killed"
+        return ToolResult(False, f"{body}\n{status}", summary=f"timed out after {timeout} s")
+    if lingered:
+        body += (
+            "\n[background processes still writing to the output were stopped; "
+            "redirect their output (cmd > file 2>&1 &) to keep them running]"
+        )
+    return ToolResult(code == 0, f"{body}\nexit {code}", summary=f"exit {code}")
+
+
+async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    pipes = {
+        "stdin": asyncio.subprocess.DEVNULL,
+        "stdout": asyncio.subprocess.PIPE,
+        "stderr": asyncio.subprocess.STDOUT,
+        "cwd": cwd,
+    }
+    if _WINDOWS:
+        # cmd.exe must get the command verbatim; exec would re-quote it with backslashes,
+        # which cmd does not understand. create_subprocess_shell runs `%COMSPEC% /c "<cmd>"`.
+        return await asyncio.create_subprocess_shell(
+            command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
+        )
+    return await asyncio.create_subprocess_exec(
+        *_shell(), command, start_new_session=True, **pipes
+    )
+
+
+def _abandon_pipe(proc: asyncio.subprocess.Process) -> None:
+    """Close our end of an output pipe that an escaped process (`setsid cmd &`) still holds.
+
+    asyncio has no public way to do this; without it the transport outlives the event loop
+    and prints "Event loop is closed" at exit.
+    """
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+def _kill_tree(proc: asyncio.subprocess.Process) -> None:
+    """Kill the shell and everything it started (synchronous, so a cancellation cannot stop it)."""
+    if _WINDOWS:
+        subprocess.run(
+            ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    else:
+        import signal
+
+        # The session's process group outlives the shell while any member lives.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+class _Output:
+    """The head and tail of the merged output, never more than `limit` characters held."""
+
+    def __init__(self, limit: int) -> None:
+        self.half = limit // 2
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    async def read(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self.total += len(chunk)
+            room = self.half - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            self.tail += chunk
+            if len(self.tail) > 2 * self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self) -> str:
+        head = _clean(self.head.decode("utf-8", "replace"))
+        cut = self.total - len(self.head) - min(len(self.tail), self.half)
+        tail = _clean(bytes(self.tail[-self.half :]).decode("utf-8", "replace"))
+        if cut <= 0:
+            return _clean((self.head + self.tail).decode("utf-8", "replace"))
+        return f"{head}\n[… {cut} bytes cut …]\n{tail}"
+
+
+def _clean(text: str) -> str:
+    """Keep only the last state of `\\r`-redrawn lines (progress bars) and use `\\n` endings."""
+    return _OVERWRITTEN.sub("", text.replace("\r\n", "\n"))

@@ -1,0 +1,80 @@
+"""`glob`: find files by name pattern, newest first.
+
+Results are sorted by modification time, newest first (ties by path), as Claude Code does: the
+files a task is about are usually the ones just edited, and when the cap cuts the list it keeps
+those. The pattern dialect is ripgrep's `--glob`, shared with grep's `glob` filter
+(zen.tools.ignore.PathGlob), so one pattern means the same thing in both tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.ignore import GitIgnore, PathGlob
+from zen.tools.workspace import OutsideWorkspace
+
+LIMIT = 200
+
+
+class GlobParams(Params):
+    pattern: str
+    path: str = Field(".", description="directory to search")
+
+
+class Glob(Tool):
+    name = "glob"
+    Params = GlobParams
+    read_only = True
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self.limit = limit
+
+    async def execute(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
+        try:
+            base = ctx.workspace.resolve(params.path)
+        except OutsideWorkspace as exc:
+            return ToolResult.error(str(exc))
+        except (ValueError, OSError, RuntimeError) as exc:
+            return ToolResult.error(f"invalid path {params.path!r}: {exc}")
+        if not base.is_dir():
+            return ToolResult.error(f"{params.path} is not a directory")
+        pattern = _relative_pattern(params.pattern.strip(), base)
+        try:
+            glob = PathGlob(pattern)
+        except ValueError as exc:
+            return ToolResult.error(str(exc))
+        found = await asyncio.to_thread(_find, base, glob)
+        if not found:
+            return ToolResult(True, "no files match", summary="no files match")
+        shown = [ctx.workspace.show(p) for p in found[: self.limit]]
+        more = len(found) - len(shown)
+        if more:
+            shown.append(f"… {more} more (narrow the pattern or path)")
+        noun = "file" if len(found) == 1 else "files"
+        return ToolResult(True, "\n".join(shown), summary=f"{len(found)} {noun}")
+
+
+def _relative_pattern(pattern: str, base: Path) -> str:
+    """Models sometimes put the directory in the pattern as an absolute path: accept it."""
+    prefix = os.path.join(base, "")
+    if pattern.startswith(prefix):
+        return "/" + pattern[len(prefix) :]
+    return pattern
+
+
+def _find(base: Path, glob: PathGlob) -> list[Path]:
+    stamped: list[tuple[float, str, Path]] = []
+    for path, rel in GitIgnore().walk(base, glob.may_enter):
+        if glob.matches(rel):
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            stamped.append((-mtime, rel, path))
+    stamped.sort()
+    return [path for _, _, path in stamped]

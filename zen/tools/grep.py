@@ -1,0 +1,280 @@
+"""`grep`: regex search over the workspace, with ripgrep when it is installed.
+
+ripgrep is found beside the interpreter first (the `zen[rg]` extra puts it in the venv's
+scripts folder, which pipx and uv tool keep off PATH), then on PATH. Without it a pure-Python
+search walks the same files in the same order (zen.tools.ignore) and feeds the same formatter,
+so the model sees one output format either way: `path:line:text` for matches, `path-line-text`
+for context, `--` between separate groups.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.ignore import RG_IGNORE_FLAGS, GitIgnore, PathGlob
+from zen.tools.workspace import OutsideWorkspace
+
+LIMIT = 200
+"""Matching lines shown before the output is cut."""
+MAX_CONTEXT = 10
+MAX_LINE = 300
+"""Characters kept of one line (minified files have lines of megabytes)."""
+RG_LINE_LIMIT = 2**22
+"""Bytes of one ripgrep JSON line; a match in a longer line is skipped rather than held."""
+
+
+def find_rg() -> str | None:
+    """The ripgrep binary: beside the interpreter first, then on PATH."""
+    import sysconfig
+
+    exe = "rg.exe" if os.name == "nt" else "rg"
+    local = Path(sysconfig.get_path("scripts")) / exe
+    if local.is_file():
+        return str(local)
+    return shutil.which("rg")
+
+
+class GrepParams(Params):
+    pattern: str = Field(description="regex")
+    path: str = "."
+    glob: str | None = Field(None, description="file filter, e.g. *.py")
+    ignore_case: bool = False
+    context: int = Field(0, description="lines around each match")
+
+
+@dataclass(frozen=True)
+class Line:
+    path: Path
+    number: int
+    text: str
+    is_match: bool
+
+
+class _Stop(Exception):
+    """Raised by the collector when the cap is reached."""
+
+
+@dataclass
+class _Collector:
+    """Turns the lines either backend finds into the output, stopping at the cap."""
+
+    show: Callable[[Path], str]
+    limit: int
+    separators: bool
+    out: list[str] = field(default_factory=list)
+    matches: int = 0
+    files: set[Path] = field(default_factory=set)
+    capped: bool = False
+    _last: tuple[Path, int] | None = None
+
+    def add(self, line: Line) -> None:
+        if line.is_match:
+            if self.matches == self.limit:
+                self.capped = True
+                raise _Stop
+            self.matches += 1
+            self.files.add(line.path)
+        last = self._last
+        if self.separators and last and (last[0] != line.path or last[1] + 1 != line.number):
+            self.out.append("--")
+        self._last = (line.path, line.number)
+        text = line.text.rstrip("\r\n")
+        if len(text) > MAX_LINE:
+            text = text[:MAX_LINE] + "…"
+        mark = ":" if line.is_match else "-"
+        self.out.append(f"{self.show(line.path)}{mark}{line.number}{mark}{text}")
+
+    def result(self) -> ToolResult:
+        if not self.matches:
+            return ToolResult(True, "no matches", summary="no matches")
+        if self.capped:
+            self.out.append(
+                f"[stopped at {self.limit} matching lines; narrow the pattern, path or glob]"
+            )
+        lines = "line" if self.matches == 1 else "lines"
+        files = "file" if len(self.files) == 1 else "files"
+        more = "+" if self.capped else ""
+        summary = f"{self.matches}{more} {lines} in {len(self.files)} {files}"
+        return ToolResult(True, "\n".join(self.out), summary=summary)
+
+
+class Grep(Tool):
+    name = "grep"
+    Params = GrepParams
+    read_only = True
+
+    def __init__(self, rg: str | None | Literal["auto"] = "auto", limit: int = LIMIT) -> None:
+        """`rg`: a ripgrep path, None for the pure-Python search, "auto" to look for one."""
+        self._rg = rg
+        self.limit = limit
+
+    @property
+    def rg(self) -> str | None:
+        if self._rg == "auto":
+            self._rg = find_rg()
+        return self._rg
+
+    async def execute(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
+        try:
+            target = ctx.workspace.resolve(params.path or ".")
+        except OutsideWorkspace as exc:
+            return ToolResult.error(str(exc))
+        except (ValueError, OSError, RuntimeError) as exc:
+            return ToolResult.error(f"invalid path {params.path!r}: {exc}")
+        if not target.exists():
+            return ToolResult.error(f"{params.path} does not exist")
+        try:
+            glob = PathGlob(params.glob) if params.glob else None
+        except ValueError as exc:
+            return ToolResult.error(str(exc))
+        context = max(0, min(params.context, MAX_CONTEXT))
+        collector = _Collector(ctx.workspace.show, self.limit, separators=context > 0)
+        search = _Search(target, params.pattern, glob, params.ignore_case, context)
+        error = await self._run(search, collector)
+        if error:
+            return ToolResult.error(error)
+        return collector.result()
+
+    async def _run(self, search: _Search, collector: _Collector) -> str | None:
+        rg = self.rg
+        if rg is not None:
+            try:
+                return await search.with_rg(rg, collector)
+            except OSError:
+                self._rg = None  # a binary that will not start: use Python from now on
+        return await asyncio.to_thread(search.with_python, collector)
+
+
+@dataclass
+class _Search:
+    target: Path
+    pattern: str
+    glob: PathGlob | None
+    ignore_case: bool
+    context: int
+
+    async def with_rg(self, rg: str, collector: _Collector) -> str | None:
+        """Feed ripgrep's JSON lines to the collector; an error message if ripgrep failed."""
+        cwd = self.target if self.target.is_dir() else self.target.parent
+        args = [rg, "--json", "--no-config", "--sort", "path", *RG_IGNORE_FLAGS]
+        if self.ignore_case:
+            args.append("--ignore-case")
+        if self.context:
+            args += ["--context", str(self.context)]
+        if self.glob:
+            args += ["--glob", self.glob.pattern]
+        target = "./" if self.target.is_dir() else "./" + self.target.name
+        args += ["--regexp", self.pattern, "--", target]
+        proc = await asyncio.create_subprocess_exec(
+            *args,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            limit=RG_LINE_LIMIT,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        errors = asyncio.ensure_future(proc.stderr.read())
+        # A whitelisting glob overrides .gitignore in ripgrep; check those files ourselves.
+        whitelists = self.glob and not self.glob.negated and self.target.is_dir()
+        recheck = GitIgnore() if whitelists else None
+        finished = False
+        try:
+            while raw := await _next_line(proc.stdout):
+                line = _rg_line(raw, cwd)
+                if line is None or (recheck and recheck.ignored(line.path, cwd)):
+                    continue
+                collector.add(line)
+            finished = True
+        except _Stop:
+            pass
+        finally:
+            if not finished:  # capped or cancelled: ripgrep need not go on
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+        code = await proc.wait()
+        stderr = (await errors).decode("utf-8", "replace").strip()
+        if code == 2 and not collector.matches and not collector.capped:
+            return stderr or "ripgrep failed"
+        return None
+
+    def with_python(self, collector: _Collector) -> str | None:
+        flags = re.IGNORECASE if self.ignore_case else 0
+        try:
+            regex = re.compile(self.pattern, flags)
+        except re.error as exc:
+            return f"bad regex {self.pattern!r}: {exc}"
+        try:
+            for path, rel in GitIgnore().walk(self.target):
+                if self.glob and self.target.is_dir() and not self.glob.matches(rel):
+                    continue
+                for line in _search_file(path, regex, self.context):
+                    collector.add(line)
+        except _Stop:
+            pass
+        return None
+
+
+async def _next_line(stream: asyncio.StreamReader) -> bytes:
+    """The next JSON line; a line over the limit is dropped (its tail then fails to parse)."""
+    while True:
+        try:
+            return await stream.readline()
+        except ValueError:
+            continue
+
+
+def _rg_line(raw: bytes, cwd: Path) -> Line | None:
+    try:
+        event = json.loads(raw)
+    except ValueError:
+        return None
+    kind = event.get("type")
+    if kind not in ("match", "context"):
+        return None
+    data = event["data"]
+    path = _rg_text(data["path"])
+    if path.startswith("./"):
+        path = path[2:]
+    return Line(cwd / path, data["line_number"], _rg_text(data["lines"]), kind == "match")
+
+
+def _rg_text(value: dict[str, str]) -> str:
+    """ripgrep sends text that is not valid UTF-8 as base64 `bytes`."""
+    if "text" in value:
+        return value["text"]
+    return base64.b64decode(value["bytes"]).decode("utf-8", "replace")
+
+
+def _search_file(path: Path, regex: re.Pattern[str], context: int) -> Iterator[Line]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return
+    if b"\0" in data:
+        return  # binary, as ripgrep decides
+    lines = data.decode("utf-8-sig", "replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    hits = [i for i, text in enumerate(lines) if regex.search(text)]
+    if not hits:
+        return
+    shown: set[int] = set()
+    for i in hits:
+        shown.update(range(max(0, i - context), min(len(lines), i + context + 1)))
+    hit_set = set(hits)
+    for i in sorted(shown):
+        yield Line(path, i + 1, lines[i], i in hit_set)

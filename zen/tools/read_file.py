@@ -1,0 +1,116 @@
+"""read-file: numbered lines of a text file, a page at a time, and the mark that allows edits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.files import (
+    BINARY_PROBE,
+    FileError,
+    Target,
+    decode_loose,
+    remember,
+    require_file,
+    target,
+)
+
+DEFAULT_LIMIT = 2000
+MAX_LINE = 2000
+"""Characters shown of one line: a minified file must not eat the whole page."""
+HINT_ROOM = 200
+"""Output kept free under max_tool_output so the next-page hint is never capped away."""
+
+
+class ReadFileParams(Params):
+    path: str
+    offset: int = Field(1, ge=0, description="first line, 1-based")
+    limit: int = Field(DEFAULT_LIMIT, ge=1)
+
+
+@dataclass
+class Page:
+    first: int
+    lines: list[str] = field(default_factory=list)
+    total: int = 0
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.lines) - 1
+
+
+class ReadFile(Tool):
+    name = "read-file"
+    Params = ReadFileParams
+    level = "auto"
+    read_only = True
+
+    async def execute(self, params: ReadFileParams, ctx: ToolContext) -> ToolResult:
+        try:
+            t = target(ctx, params.path)
+            budget = max(ctx.max_tool_output - HINT_ROOM, HINT_ROOM)
+            page = _read_page(t, max(params.offset, 1), params.limit, budget)
+        except FileError as exc:
+            return ToolResult.error(str(exc))
+        ctx.read_tracker.mark_read(t.path)
+        if page.total == 0:
+            remember(ctx, t.shown, "", "read 0 lines (empty)")
+            return ToolResult(True, f"({t.shown} is empty)", "read 0 lines")
+        whole = page.first == 1 and page.last == page.total
+        summary = (
+            f"read {page.total} lines"
+            if whole
+            else f"read lines {page.first}-{page.last} of {page.total}"
+        )
+        remember(ctx, t.shown, "\n".join(page.lines), summary)
+        return ToolResult(True, _render(page), summary)
+
+
+def _read_page(t: Target, first: int, limit: int, budget: int) -> Page:
+    """Lines `first`.. of the file, stopping at `limit` lines or `budget` characters of output.
+
+    The file is streamed, so a huge log costs one pass and one page of memory.
+    """
+    require_file(t)
+    page = Page(first)
+    width = len(str(first + limit - 1))
+    used, full = 0, False
+    try:
+        with t.path.open("rb") as f:
+            if b"\0" in f.read(BINARY_PROBE):
+                raise FileError(f"{t.shown} is a binary file; read-file only shows text")
+            f.seek(0)
+            for number, raw in enumerate(f, 1):
+                page.total = number
+                if number < first or full:
+                    continue  # outside the page: only counted
+                line = _cut(decode_loose(raw).rstrip("\n").removesuffix("\r"))
+                cost = width + 2 + len(line)
+                if len(page.lines) >= limit or (page.lines and used + cost > budget):
+                    full = True
+                    continue
+                page.lines.append(line)
+                used += cost
+    except OSError as exc:
+        raise FileError(f"cannot read {t.shown}: {exc.strerror or exc}") from None
+    if page.total and first > page.total:
+        raise FileError(f"offset {first} is past the end of {t.shown} ({page.total} lines)")
+    return page
+
+
+def _cut(line: str) -> str:
+    if len(line) <= MAX_LINE:
+        return line
+    return f"{line[:MAX_LINE]}… [line cut, {len(line) - MAX_LINE} more chars]"
+
+
+def _render(page: Page) -> str:
+    """`cat -n` style: right-aligned number, tab, line; then how to read the next page."""
+    width = len(str(page.last))
+    out = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(page.lines, page.first))
+    rest = page.total - page.last
+    if rest > 0:
+        out += f"\n… {rest} more lines; call again with offset={page.last + 1}"
+    return out

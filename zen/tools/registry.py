@@ -1,0 +1,99 @@
+"""The registry: the one door every tool call goes through.
+
+It turns the model's raw call into a validated one or into an error result the model can read
+(unknown tool, broken JSON, a missing or wrong-typed parameter), applies the permission level
+(asking the approver for `confirm`), runs the tool, and caps what goes back to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from zen.llm.types import ToolCall
+from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | str:
+    """The call's arguments as a dict, or the reason they are unusable."""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as e:
+        return f"arguments were not valid JSON ({e.msg} at char {e.pos}); send one JSON object"
+    if not isinstance(args, dict):
+        return f"arguments must be a JSON object, not {type(args).__name__}"
+    return args
+
+
+def describe_validation(error: ValidationError) -> str:
+    parts = []
+    for err in error.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        msg = "unknown parameter" if err["type"] == "extra_forbidden" else err["msg"]
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts)
+
+
+def cap(text: str, limit: int) -> str:
+    """Cut `text` to `limit` characters, saying so, so the model knows it saw only part."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[output cut: {len(text):,} characters, showing the first {limit:,}]"
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool], permissions: dict[str, Level] | None = None) -> None:
+        self.tools = {t.name: t for t in tools}
+        self.permissions = dict(permissions or {})
+        # Built once: every request must repeat the tool list byte for byte (prefix caching).
+        self._schemas = [t.schema() for t in tools]
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return self._schemas
+
+    def names(self) -> list[str]:
+        return list(self.tools)
+
+    def level(self, name: str) -> Level:
+        return self.permissions.get(name, self.tools[name].level)
+
+    def is_read_only(self, call: ToolCall) -> bool:
+        tool = self.tools.get(call.name)
+        return bool(tool and tool.read_only and self.level(call.name) == "auto")
+
+    async def call(self, call: ToolCall, ctx: ToolContext, approver: Approver) -> ToolResult:
+        """Run one call; never raises except on cancellation."""
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return ToolResult.error(
+                f"unknown tool {call.name!r}; available tools: {', '.join(self.tools)}"
+            )
+        args = parse_arguments(call.arguments)
+        if isinstance(args, str):
+            return ToolResult.error(f"{call.name}: {args}")
+        try:
+            params = tool.Params.model_validate(args)
+        except ValidationError as e:
+            return ToolResult.error(f"{call.name}: invalid arguments: {describe_validation(e)}")
+
+        level = self.permissions.get(call.name, tool.level_for(params))
+        if level == "deny":
+            return ToolResult.error(f"{call.name} is denied by the permissions configuration")
+        if level == "confirm":
+            preview = await tool.preview(params, ctx)
+            approval = await approver(ApprovalRequest(ctx.agent, call.name, args, preview))
+            if approval.decision == "no":
+                reason = approval.feedback.strip() or "no reason given"
+                return ToolResult(
+                    ok=False,
+                    output=f"The user declined this {call.name} call: {reason}",
+                    summary=f"declined: {reason}"[:120],
+                )
+        try:
+            result = await tool.execute(params, ctx)
+        except Exception as e:  # a tool bug must not end the run; the model reads it instead
+            result = ToolResult.error(f"{call.name} failed: {type(e).__name__}: {e}")
+        result.output = cap(result.output, ctx.max_tool_output)
+        return result

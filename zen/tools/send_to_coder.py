@@ -1,0 +1,31 @@
+"""`send-to-coder`: hand one precise task to a fresh Coder (dual mode)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from zen.tools.base import Params, Tool, ToolContext, ToolResult
+
+
+class SendToCoderParams(Params):
+    task: str = Field(description="[goal] [files] [requirements] [refs]")
+    context: str | None = None
+
+
+class SendToCoder(Tool):
+    name = "send-to-coder"
+    Params = SendToCoderParams
+    level = "auto"
+
+    async def execute(self, params: SendToCoderParams, ctx: ToolContext) -> ToolResult:
+        if ctx.delegate is None:
+            return ToolResult.error("send-to-coder is only available in dual mode")
+        done = await ctx.delegate(params.task, params.context)
+        lines = [done.report.strip() or "(the Coder gave no report)"]
+        lines.append("files changed: " + (", ".join(done.files_changed) or "none"))
+        lines.append("memo keys written: " + (", ".join(done.memo_keys) or "none"))
+        summary = f"{len(done.files_changed)} file(s) changed" if done.ok else "coder failed"
+        return ToolResult(
+            ok=done.ok, output="\n".join(lines), summary=summary,
+            files_changed=done.files_changed,
+        )

@@ -1,0 +1,107 @@
+"""Plain-text pieces shared by every front-end: how one tool call reads in a log line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+KEY_ARGS = ("path", "command", "pattern", "key", "task", "args", "action")
+NESTED = ("coder",)
+"""Agents whose activity is shown indented under the call that started them."""
+
+
+def key_arg(args: dict[str, Any], width: int = 60) -> str:
+    """The argument that says what a call is about, on one line."""
+    for key in KEY_ARGS:
+        value = args.get(key)
+        if value:
+            text = " ".join(str(value).split())
+            if key == "action" and args.get("key"):
+                text += f" {args['key']}"
+            return text if len(text) <= width else text[: width - 1] + "…"
+    return ""
+
+
+def is_nested(agent: str) -> bool:
+    return agent in NESTED or agent.startswith("sub:")
+
+
+def call_parts(
+    agent: str, name: str, args: dict[str, Any], ok: bool, summary: str
+) -> tuple[str, str, str, str, str]:
+    """(indent, marker, tool, key argument, outcome): a call line, for renderers that style it."""
+    return ("    " if is_nested(agent) else "", "✓" if ok else "✗", name, key_arg(args), summary)
+
+
+def call_line(agent: str, name: str, args: dict[str, Any], ok: bool, summary: str) -> str:
+    """`✓ read-file app.py — read 42 lines`, indented for nested agents."""
+    indent, marker, tool, arg, outcome = call_parts(agent, name, args, ok, summary)
+    text = f"{indent}{marker} {tool}{' ' + arg if arg else ''}"
+    if outcome:
+        text += f" — {outcome}"
+    return text
+
+
+def memo_line(agent: str, key: str, summary: str) -> str:
+    return ("    " if is_nested(agent) else "") + f"memo {key} — {summary}"
+
+
+def progress_line(agent: str, name: str, args: dict[str, Any] | None = None) -> str:
+    """The live line while a call runs: `coder › edit-file app/greet.py`."""
+    arg = key_arg(args or {})
+    return f"{agent} › {name}{' ' + arg if arg else ''}"
+
+
+def tokens(n: int) -> str:
+    """`950`, `12.3k`, `1.2M`: token counts at a glance."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m {secs:02d}s"
+
+
+def status_line(usage: dict[str, tuple[int, int, int]], seconds: float) -> str:
+    """After a run: `orchestrator 3.1k in / 412 out · coder 5.2k in / 1.1k out · 12.3s`.
+
+    `usage` maps a role to (prompt, completion, cached) tokens of this run.
+    """
+    parts = []
+    for role, (prompt, completion, cached) in usage.items():
+        if not (prompt or completion):
+            continue
+        text = f"{role} {tokens(prompt)} in"
+        if cached:
+            text += f" ({tokens(cached)} cached)"
+        parts.append(f"{text} / {tokens(completion)} out")
+    parts.append(duration(seconds))
+    return " · ".join(parts)
+
+
+def diff_excerpt(diff: str, max_lines: int = 6) -> list[str]:
+    """The changed lines of a unified diff, at most `max_lines`, then `… N more`."""
+    changed = [
+        line for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
+    ]
+    if len(changed) <= max_lines:
+        return changed
+    return [*changed[:max_lines], f"… {len(changed) - max_lines} more changed lines"]
+
+
+def fold(text: str, width: int, max_lines: int = 3) -> list[str]:
+    """Reasoning and reports folded to a few lines: whitespace collapsed, wrapped, cut."""
+    import textwrap
+
+    lines = textwrap.wrap(" ".join(text.split()), max(20, width))
+    if len(lines) <= max_lines:
+        return lines
+    kept = lines[:max_lines]
+    kept[-1] = kept[-1][: max(0, width - 2)] + " …"
+    return kept

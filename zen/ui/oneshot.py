@@ -1,0 +1,105 @@
+"""`zen -p`: run one task with nobody watching, and report it as text, JSON or JSON lines.
+
+text: the final answer on stdout, one line per tool call on stderr.
+json: one object at the end. stream-json: every event as a JSON line as it happens, then the
+same result object. Exit codes: 0 done, 1 model/API error, 3 max turns (130 is the CLI's).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from zen import events as ev
+from zen.agent.loop import RunResult
+from zen.agent.session import Session
+from zen.llm.types import LLMError
+from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
+from zen.ui.format import call_line, memo_line
+
+EXIT_OK, EXIT_API, EXIT_MAX_TURNS = 0, 1, 3
+
+
+async def approve_all(_request: ApprovalRequest) -> Approval:
+    return Approval("yes")
+
+
+class TextLog:
+    """Tool calls and memo summaries as plain lines on stderr."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ToolCallFinished):
+            line = call_line(event.agent, event.name, event.args, event.ok, event.summary)
+        elif isinstance(event, ev.MemoWritten):
+            line = memo_line(event.agent, event.key, event.summary)
+        elif isinstance(event, ev.Retrying):
+            line = f"retrying in {event.delay:.1f}s ({event.reason})"
+        elif isinstance(event, ev.Notice):
+            line = event.text
+        else:
+            return
+        print(line, file=self.err, flush=True)
+
+
+class JsonLines:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: ev.Event) -> None:
+        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+def result_object(
+    session: Session, result: RunResult | None, error: str | None
+) -> dict[str, Any]:
+    usage = {role: u.to_json() for role, u in session.usage.items()}
+    return {
+        "type": "result",
+        "result": error if error else (result.text if result else ""),
+        "is_error": bool(error) or (result is not None and result.stop != "done"),
+        "stop": "error" if error else (result.stop if result else "error"),
+        "turns": result.turns if result else 0,
+        "usage": usage,
+        "files_changed": result.files_changed if result else [],
+    }
+
+
+async def run_oneshot(
+    session: Session,
+    task: str,
+    *,
+    output_format: str = "text",
+    yes: bool = False,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    emit: ev.Emit = TextLog(err) if output_format == "text" else ev.ignore
+    if output_format == "stream-json":
+        emit = JsonLines(out)
+    approver: Approver = approve_all if yes else refuse_all
+    result: RunResult | None = None
+    error: str | None = None
+    try:
+        result = await session.run(task, emit, approver)
+    except LLMError as e:
+        error = str(e)
+
+    if output_format == "text":
+        if error:
+            print(f"zen: {error}", file=err)
+        elif result and result.stop == "max_turns":
+            print(f"zen: stopped after {result.turns} turns (max_turns); "
+                  "raise it with --max-turns", file=err)
+        elif result:
+            out.write(result.text.rstrip("\n") + "\n")
+    else:
+        out.write(json.dumps(result_object(session, result, error), ensure_ascii=False) + "\n")
+    out.flush()
+    if error:
+        return EXIT_API
+    return EXIT_MAX_TURNS if result and result.stop == "max_turns" else EXIT_OK

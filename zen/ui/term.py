@@ -1,0 +1,138 @@
+"""What the terminal can do, decided once at start: colours, an in-place live line, VT mode.
+
+Windows: nothing POSIX-only is imported at module level (termios is imported inside
+`quiet_input` and only off win32). On win32, `enable_vt()` switches the console to VT
+processing once, so rich emits ANSI instead of calling the Win32 console API (whose colour
+calls would land on the wrong text when output goes through prompt-toolkit's `patch_stdout`).
+Where VT cannot be enabled (pre-Windows-10 conhost) the output is plain: no colours and no
+escape sequences at all; the live line is then overwritten with `\\r` and spaces.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+ENABLE_VIRTUAL_TERMINAL_PROCESSING = 0x0004
+STD_OUTPUT_HANDLE = -11
+
+
+@dataclass(frozen=True)
+class Caps:
+    """How output may look on this stream."""
+
+    styled: bool
+    """Colours and bold/dim: a terminal, no NO_COLOR, not TERM=dumb, VT available."""
+    live: bool
+    """A partial line may be rewritten in place with a carriage return."""
+    vt: bool
+    """Erase-line (`ESC[2K`) works; otherwise the live line is blanked with spaces."""
+
+
+def is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def detect(stream: TextIO | None = None, env: dict[str, str] | None = None) -> Caps:
+    """Decide once; on Windows this is where VT processing gets switched on."""
+    stream = stream or sys.stdout
+    env = dict(os.environ) if env is None else env
+    tty = is_tty(stream)
+    dumb = env.get("TERM", "").lower() == "dumb"
+    vt = tty and not dumb and enable_vt()
+    styled = vt and not env.get("NO_COLOR")
+    return Caps(styled=styled, live=tty and not dumb, vt=vt)
+
+
+_vt_result: bool | None = None
+
+
+def enable_vt() -> bool:
+    """Turn on ENABLE_VIRTUAL_TERMINAL_PROCESSING for stdout (win32); True elsewhere.
+
+    Done once per process: prompt-toolkit's Windows10_Output only enables VT for the length
+    of its own flush and then restores the previous mode, so rich would otherwise see a legacy
+    console. Fails (returns False) on pre-Windows-10 conhost and when stdout is no console.
+    """
+    global _vt_result
+    if _vt_result is None:
+        _vt_result = _enable_vt_win32() if sys.platform == "win32" else True
+    return _vt_result
+
+
+def _enable_vt_win32() -> bool:
+    try:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+        handle = kernel32.GetStdHandle(STD_OUTPUT_HANDLE)
+        mode = wintypes.DWORD()
+        if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+            return False  # not a console: mintty pipe, redirected output
+        if mode.value & ENABLE_VIRTUAL_TERMINAL_PROCESSING:
+            return True
+        return bool(
+            kernel32.SetConsoleMode(handle, mode.value | ENABLE_VIRTUAL_TERMINAL_PROCESSING)
+        )
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def make_console(caps: Caps, file: TextIO | None = None, width: int | None = None) -> Console:
+    """A rich Console that follows `caps`; `file=None` resolves sys.stdout at every print,
+    so output still goes through prompt-toolkit's proxy while a prompt is shown."""
+    from rich.console import Console
+
+    return Console(
+        file=file,
+        force_terminal=caps.styled,
+        color_system="auto" if caps.styled else None,
+        no_color=not caps.styled,
+        legacy_windows=False,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        width=width,
+    )
+
+
+@contextmanager
+def quiet_input(stream: TextIO | None = None) -> Iterator[None]:
+    """While an agent runs, keys typed are not echoed into the output (POSIX).
+
+    They stay queued and show up at the next prompt; Ctrl-C still raises SIGINT because only
+    ECHO is cleared. On Windows nothing echoes while nobody reads, so this is a no-op there.
+    """
+    stream = stream or sys.stdin
+    if sys.platform == "win32" or not is_tty(stream):
+        yield
+        return
+    import termios
+
+    fd = stream.fileno()
+    try:
+        old = termios.tcgetattr(fd)
+    except termios.error:
+        yield
+        return
+    new = list(old)
+    new[3] = new[3] & ~termios.ECHO
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, new)
+        yield
+    finally:
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, old)
+        except termios.error:
+            pass
