@@ -138,9 +138,7 @@ def test_params_accept_any_json_object_unchanged() -> None:
     assert McpParams.model_validate(args).model_dump() == args
 
 
-def test_mcp_json_merges_under_zen_config(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZEN_TEST_MCP_HOST", "example.test")
     monkeypatch.delenv("ZEN_TEST_MCP_UNSET", raising=False)
     (tmp_path / ".mcp.json").write_text(
@@ -151,9 +149,16 @@ def test_mcp_json_merges_under_zen_config(
                     "remote": {
                         "type": "http",
                         "url": "https://${ZEN_TEST_MCP_HOST}/mcp",
-                        "headers": {"X-Key": "$ZEN_TEST_MCP_UNSET", "X-D": "${ZEN_TEST_MCP_UNSET:-d}"},
+                        "headers": {
+                            "X-Key": "$ZEN_TEST_MCP_UNSET",
+                            "X-D": "${ZEN_TEST_MCP_UNSET:-d}",
+                        },
                     },
-                    "local": {"type": "stdio", "command": "srv", "args": ["--root", "$ZEN_TEST_MCP_HOST"]},
+                    "local": {
+                        "type": "stdio",
+                        "command": "srv",
+                        "args": ["--root", "$ZEN_TEST_MCP_HOST"],
+                    },
                     "legacy": {"type": "sse", "url": "https://old.test/sse"},
                     "typo": {"command": "x", "argz": []},
                     "empty": {"type": "http"},
@@ -161,7 +166,9 @@ def test_mcp_json_merges_under_zen_config(
             }
         )
     )
-    config = Config(mcp_servers={"shared": McpServer(command="from-zen"), "mine": McpServer(url="http://a")})
+    config = Config(
+        mcp_servers={"shared": McpServer(command="from-zen"), "mine": McpServer(url="http://a")}
+    )
     warnings: list[str] = []
     servers = collect_servers(config, tmp_path, warn=warnings.append)
 
@@ -219,7 +226,9 @@ def test_results_render_text_json_and_binaries() -> None:
     ]
     only_data = render_result(CallToolResult(content=[], structured_content={"n": 1}))
     assert only_data.output == '{"n": 1}'
-    failed = render_result(CallToolResult(content=[TextContent(type="text", text="nope")], is_error=True))
+    failed = render_result(
+        CallToolResult(content=[TextContent(type="text", text="nope")], is_error=True)
+    )
     assert not failed.ok and "nope" in failed.output
 
 
@@ -241,12 +250,16 @@ class Live:
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def live(tmp_path_factory: pytest.TempPathFactory, http_server: HttpServer) -> AsyncIterator[Live]:
+async def live(
+    tmp_path_factory: pytest.TempPathFactory, http_server: HttpServer
+) -> AsyncIterator[Live]:
     root = tmp_path_factory.mktemp("workspace")
     command, args = stdio_command()
+    _, once = stdio_command("--once", str(root / "flaky-started"))
     servers = {
         "time": McpServer(command=str(TIME_SERVER)),
         "fake": McpServer(command=command, args=args),
+        "flaky": McpServer(command=command, args=once),
         "web": McpServer(
             url=http_server.url, headers={"Authorization": f"Bearer {TOKEN}", "X-Zen-Test": "yes"}
         ),
@@ -267,6 +280,7 @@ async def test_servers_start_together_and_failures_say_why(live: Live) -> None:
     assert {name: s.state for name, s in status.items()} == {
         "time": "running",
         "fake": "running",
+        "flaky": "running",
         "web": "running",
         "locked": "failed",
         "broken": "failed",
@@ -279,7 +293,7 @@ async def test_servers_start_together_and_failures_say_why(live: Live) -> None:
     text = format_status(live.manager.status())
     assert "broken (stdio): failed: command not found: zen-no-such-command" in text
     assert "time (stdio): running, 2 tools" in text
-    assert live.started_in < 15
+    assert live.started_in < 25  # concurrently: far below five sequential starts under load
 
 
 @module_loop
@@ -292,7 +306,9 @@ async def test_time_server_tool_is_described_and_called(live: Live) -> None:
     assert schema["parameters"]["properties"]["timezone"]["type"] == "string"
     assert "title" not in schema["parameters"]
     assert tool.level == "confirm" and tool.read_only
-    result = await call(live.manager, "mcp__time__get_current_time", live.root, timezone="Asia/Tokyo")
+    result = await call(
+        live.manager, "mcp__time__get_current_time", live.root, timezone="Asia/Tokyo"
+    )
     assert result.ok, result.output
     data = json.loads(result.output)
     assert data["timezone"] == "Asia/Tokyo" and data["datetime"].endswith("+09:00")
@@ -342,11 +358,47 @@ async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live
     new_pid = int((await call(live.manager, "mcp__fake__pid", live.root)).output)
     assert new_pid != pid
     fake = next(s for s in live.manager.status() if s.name == "fake")
-    assert fake.state == "running"
+    assert (fake.state, fake.restarts) == ("running", 1)
+    assert "fake (stdio): running, 9 tools (restarted 1x)" in format_status(live.manager.status())
     assert "server fake: connection lost; restarting it" in live.log.read_text()
 
 
+@module_loop
+async def test_failed_restart_reports_the_server_down(live: Live) -> None:
+    pid = int((await call(live.manager, "mcp__flaky__pid", live.root)).output)
+    await call(live.manager, "mcp__flaky__exit_soon", live.root)
+    assert await wait_gone(pid)
+    down = await call(live.manager, "mcp__flaky__echo", live.root, text="hi")
+    assert not down.ok
+    assert "MCP server 'flaky' is down" in down.output
+    assert "refusing to start twice" in down.output
+    began = time.monotonic()
+    still = await call(live.manager, "mcp__flaky__echo", live.root, text="hi")
+    assert not still.ok and "is down" in still.output
+    assert time.monotonic() - began < 0.5  # no second restart
+    flaky = next(s for s in live.manager.status() if s.name == "flaky")
+    assert flaky.state == "failed" and flaky.tools == []
+
+
 # ---------------------------------------------------------------- servers of their own
+
+
+async def test_http_server_that_went_away_is_reconnected_on_the_next_call(tmp_path: Path) -> None:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with HttpServer(TOKEN, tmp_path / "first.log") as first:
+        manager = McpManager(
+            {"web": McpServer(url=first.url, headers=headers)}, tmp_path, tmp_path / "mcp.log"
+        )
+        await manager.start(timeout=20)
+        before = await call(manager, "mcp__web__pid", tmp_path)
+    try:
+        with HttpServer(TOKEN, tmp_path / "second.log", port=first.port):
+            after = await call(manager, "mcp__web__pid", tmp_path)
+            assert after.ok and after.output != before.output
+        gone = await call(manager, "mcp__web__echo", tmp_path, text="x")
+        assert not gone.ok and "MCP server 'web' is down (cannot reach" in gone.output
+    finally:
+        await manager.stop()
 
 
 async def test_server_that_never_answers_times_out_on_time(tmp_path: Path) -> None:
@@ -357,30 +409,8 @@ async def test_server_that_never_answers_times_out_on_time(tmp_path: Path) -> No
     try:
         [status] = manager.status()
         assert (status.state, status.error) == ("failed", "no answer within 1s")
-        assert 0.9 < waited < 1.6
+        assert 0.9 < waited < 2.0
         assert manager.tools() == []
-    finally:
-        await manager.stop()
-
-
-async def test_failed_restart_reports_the_server_down(tmp_path: Path) -> None:
-    command, args = stdio_command("--once", str(tmp_path / "started"))
-    manager = McpManager({"flaky": McpServer(command=command, args=args)}, tmp_path, tmp_path / "mcp.log")
-    await manager.start(timeout=30)
-    try:
-        pid = int((await call(manager, "mcp__flaky__pid", tmp_path)).output)
-        await call(manager, "mcp__flaky__exit_soon", tmp_path)
-        assert await wait_gone(pid)
-        down = await call(manager, "mcp__flaky__echo", tmp_path, text="hi")
-        assert not down.ok
-        assert "MCP server 'flaky' is down" in down.output
-        assert "refusing to start twice" in down.output
-        began = time.monotonic()
-        still = await call(manager, "mcp__flaky__echo", tmp_path, text="hi")
-        assert not still.ok and "is down" in still.output
-        assert time.monotonic() - began < 0.5  # no second restart
-        [status] = manager.status()
-        assert status.state == "failed"
     finally:
         await manager.stop()
 
@@ -405,6 +435,8 @@ async def test_stop_leaves_no_processes_and_nothing_reaches_the_terminal(
     assert time.monotonic() - began < 5
     assert await wait_gone(pid, within=1.0)
     assert {s.state for s in manager.status()} == {"stopped", "failed"}
+    late = await call(manager, "mcp__fake__pid", tmp_path)
+    assert (late.ok, late.output) == (False, "Error: MCP server 'fake' is stopped")
 
     captured = capfd.readouterr()
     assert (captured.out, captured.err) == ("", "")
@@ -412,15 +444,19 @@ async def test_stop_leaves_no_processes_and_nothing_reaches_the_terminal(
     assert f"server fake stderr: {STDERR_MARKER}" in text
     assert "this is not json" in text  # the fake's stray stdout, which its SDK sends to stderr
     assert "Failed to parse JSONRPC message from server" in text  # the `mcp` logger
-    assert logging.getLogger("mcp").propagate  # routing undone after stop
+    routed = [h for h in logging.getLogger("mcp").handlers if isinstance(h, logging.FileHandler)]
+    assert all(Path(h.baseFilename) != log for h in routed)  # this manager's routing is undone
 
 
 async def test_mcp_list_starts_lists_and_stops(
     tmp_path: Path, http_server: HttpServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ZEN_TEST_MCP_TOKEN", TOKEN)
-    entry = {"type": "http", "url": http_server.url}
-    entry["headers"] = {"Authorization": "Bearer ${ZEN_TEST_MCP_TOKEN}"}  # type: ignore[assignment]
+    entry = {
+        "type": "http",
+        "url": http_server.url,
+        "headers": {"Authorization": "Bearer ${ZEN_TEST_MCP_TOKEN}"},
+    }
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": entry}}))
     config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
     text = await mcp_list(config, tmp_path, tmp_path / "mcp.log")

@@ -18,6 +18,7 @@ import pytest
 from tests.fakes.server import Reply, call, status, text, tool_calls
 from zen import events as ev
 from zen.agent.session import Session
+from zen.agent.subagents import agent_names
 from zen.config import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
@@ -284,7 +285,8 @@ async def test_feature_off_hides_the_tool(fake_llm, notes: Path) -> None:
 
 
 async def test_orchestrator_holds_the_tool_in_dual_mode(fake_llm, notes: Path) -> None:
-    fake = fake_llm(script([spawn(*explore(2)), text("scouted")], explorer))
+    scout, planner = explore(2)
+    fake = fake_llm(script([spawn(scout, {**planner, "type": "plan"}), text("scouted")], explorer))
     session = Session(config(fake, agent_mode="dual"), Workspace(notes))
     log = Timed()
     result = await session.run("scout", log, Approver())
@@ -292,11 +294,13 @@ async def test_orchestrator_holds_the_tool_in_dual_mode(fake_llm, notes: Path) -
     assert "spawn-agents" in {t["function"]["name"] for t in fake.requests[0]["tools"]}
     reads = {e.agent for e in log.of(ev.ToolCallFinished) if e.name == "read-file"}
     assert reads == {"sub:look 1", "sub:look 2"}
+    prompts = {task_of(b): b["messages"][0]["content"] for b in fake.requests if not is_main(b)}
+    assert prompts["task-1"].startswith("You are an explorer sub-agent")
+    assert prompts["task-2"].startswith("You are a planning sub-agent")
+    assert "## 2. look 2 (plan): done" in tool_results(fake.requests[-1])[0]
 
 
 def test_sub_agent_names_are_unique_and_never_empty() -> None:
-    from zen.agent.subagents import agent_names
-
     assert agent_names(["scan  the\nparser", "scan the parser", "", "lexer"]) == [
         "sub:scan the parser", "sub:scan the parser #2", "sub:task 3", "sub:lexer",
     ]

@@ -178,3 +178,8 @@ async def test_refusals(ctx: ToolContext, tmp_path: Path) -> None:
 )
 def test_glob_dialect(pattern: str, path: str, expected: bool) -> None:
     assert PathGlob(pattern).matches(path) is expected
+
+
+def test_the_log_line_shows_the_pattern() -> None:
+    assert Glob().key_arg({"pattern": "*.py"}) == "*.py"
+    assert Glob().key_arg({"pattern": "*.py", "path": "src"}) == "*.py in src"

@@ -72,7 +72,7 @@ def test_find_rg_prefers_the_interpreters_scripts_folder() -> None:
 
     beside = Path(sysconfig.get_path("scripts")) / "rg"
     if beside.is_file():
-        assert RG == str(beside)
+        assert str(beside) == RG
 
 
 async def test_matches_are_path_line_text_sorted_by_path(tool: Grep, ctx: ToolContext) -> None:
@@ -168,7 +168,8 @@ async def test_a_file_named_explicitly_is_searched_even_if_ignored(
 
 
 async def test_matching_lines_are_capped_with_a_note(ctx: ToolContext) -> None:
-    make(ctx.workspace.root, {f"f{i}.txt": "".join(f"hit {n}\n" for n in range(4)) for i in range(3)})
+    hits = "".join(f"hit {n}\n" for n in range(4))
+    make(ctx.workspace.root, {f"f{i}.txt": hits for i in range(3)})
     outputs = []
     for rg in ([RG] if RG else []) + [None]:
         result = await grep(Grep(rg=rg, limit=5), ctx, pattern="hit")

@@ -1,24 +1,75 @@
-"""The composition root: the one place that wires config, workspace, MCP and git into a Session."""
+"""The composition root: the one place that wires config, workspace, MCP and git into a Session.
+
+Both front-ends (`zen -p` and the shell) open their session here, so MCP servers start and
+stop the same way for both, and a missing API key is reported before anything starts.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import Config
+from zen.config import Config, resolve_model
+from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.tools.workspace import Workspace
+
+Warn = Callable[[str], None]
+
+
+def warn_stderr(message: str) -> None:
+    print(f"zen: warning: {message}", file=sys.stderr, flush=True)
 
 
 def make_workspace(config: Config, root: Path) -> Workspace:
     return Workspace(root, [Path(p) for p in config.allowed_roots])
 
 
+async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
+    """An McpManager with every configured server started, or None when there are none.
+
+    `mcp` costs ~0.6 s to import, so nothing touches it unless a server is configured.
+    """
+    if not mcp_enabled(config):
+        return None
+    servers = collect_servers(config, root, warn)
+    if not servers:
+        return None
+    from zen.mcp.manager import McpManager, default_log_path
+
+    manager = McpManager(servers, root, default_log_path(), config.permissions)
+    await manager.start()
+    for status in manager.status():
+        if status.state != "running":
+            warn(f"MCP server {status.name} is not available: {status.error}")
+    return manager
+
+
 @asynccontextmanager
-async def open_session(config: Config, root: Path) -> AsyncIterator[Session]:
-    """A session with its MCP servers started, and stopped again on the way out."""
-    session = Session(config, make_workspace(config, root))
-    # Fail early on a missing API key, before any server starts.
-    session.settings(session.role)
-    yield session
+async def open_session(
+    config: Config, root: Path, *, warn: Warn = warn_stderr
+) -> AsyncIterator[Session]:
+    """A session with its MCP servers started and git facts gathered; all stopped on exit."""
+    workspace = make_workspace(config, root)
+    for role in ("orchestrator", "coder") if config.agent_mode == "dual" else (None,):
+        resolve_model(config, role)  # a missing API key fails here, before servers start
+    manager = await start_mcp(config, workspace.root, warn)
+    try:
+        session = Session(
+            config,
+            workspace,
+            extra_tools=manager.tools() if manager else [],
+            git_facts=await git_facts(workspace.root, config.features.git),
+        )
+        session.mcp = manager
+        try:
+            yield session
+        finally:
+            await session.aclose()
+    finally:
+        if manager is not None:
+            await manager.stop()

@@ -124,9 +124,9 @@ def free_port() -> int:
 class HttpServer:
     """The fake HTTP server in a subprocess on a free loopback port."""
 
-    def __init__(self, token: str, log: Path) -> None:
+    def __init__(self, token: str, log: Path, port: int | None = None) -> None:
         self.token = token
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self._log = log
         self._proc: subprocess.Popen[bytes] | None = None

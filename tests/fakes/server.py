@@ -290,6 +290,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "FakeLLM/1.0"
     timeout = 60
+    disable_nagle_algorithm = True  # small SSE writes would otherwise wait ~40 ms for ACKs
     fake: FakeLLM
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -115,7 +115,7 @@ class Agent:
         if not batch:
             return
         outcomes = await asyncio.gather(*(self._run_one(c) for c in batch))
-        results.update(zip((c.id for c in batch), outcomes))
+        results.update(zip((c.id for c in batch), outcomes, strict=True))
 
     async def _run_one(self, call: ToolCall) -> ToolResult:
         args = parse_arguments(call.arguments)

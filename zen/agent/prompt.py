@@ -54,7 +54,9 @@ def project_instructions(workspace: Path, extra_files: list[str]) -> str:
     return "\n\n".join(parts)
 
 
-def system_prompt(role: str, facts: PromptFacts, *, variant: str = "", planning: bool = False) -> str:
+def system_prompt(
+    role: str, facts: PromptFacts, *, variant: str = "", planning: bool = False
+) -> str:
     layers = [load_prompt(role)]
     if variant:
         layers.append(load_prompt(f"{role}-{variant}"))

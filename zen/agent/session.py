@@ -8,7 +8,7 @@ and the todo list; `/clear` empties all three.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
 from zen.agent.dual import CoderDelegator
@@ -26,6 +26,9 @@ from zen.tools.base import Approver, Tool, ToolContext, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.registry import ToolRegistry
 from zen.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from zen.mcp.manager import McpManager
 
 
 class Session:
@@ -55,6 +58,8 @@ class Session:
         self.history: list[dict[str, Any]] = []
         self._clients: dict[str, ChatClient] = {}
         self._top: Agent | None = None
+        self.mcp: McpManager | None = None
+        """The running MCP servers, when any are configured (set by the composition root)."""
 
     # -- what the front-ends call ---------------------------------------------------------
 
@@ -90,6 +95,12 @@ class Session:
         self.config = self.config.model_copy(update={"model": model})
         self._clients.clear()
         self._top = None
+
+    async def aclose(self) -> None:
+        """Close the model clients' HTTP connections."""
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()
 
     def clear(self) -> None:
         self.memo.clear()

@@ -147,7 +147,7 @@ class ChatClient:
             finally:
                 await stream.close()  # also on cancellation: hang up, don't drain
         except self._openai.APIError as exc:
-            raise self._classify(exc, started) from None
+            raise self._classify(exc, started) from exc
         except json.JSONDecodeError as exc:
             raise _Retryable(f"the server sent a malformed stream chunk ({exc})") from None
         if not acc.complete:

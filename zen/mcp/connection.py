@@ -14,7 +14,6 @@ import logging
 import math
 import os
 import threading
-from collections import deque
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -77,13 +76,15 @@ class Connection:
         self._limit = spec.timeout
         self._generation = 0
         self._down = False
+        self._stopped = True
         self._restart_lock = asyncio.Lock()
 
     async def start(self, limit: float) -> None:
         """Connect and list the tools within `limit` seconds; never raises: a failure is
         recorded in `state` and `error`. Returns at the deadline even while a hung server
-        is still being torn down in the background."""
-        self._limit = limit
+        is still being torn down in the background. Starting a started server restarts it."""
+        await self._halt()
+        self._limit, self._stopped = limit, False
         problem = self._check()
         if problem:
             self.state, self.error = "failed", problem
@@ -101,11 +102,14 @@ class Connection:
                 run.scope.cancel()
 
     async def stop(self) -> None:
+        self._stopped = True
         await self._halt()
         if self.state != "failed":
             self.state = "stopped"
 
     async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        if self._stopped:  # a late call must not resurrect a server after `stop()`
+            return ToolResult.error(f"MCP server {self.name!r} is stopped")
         if self._down:
             return self._down_result()
         generation = self._generation
@@ -150,7 +154,6 @@ class Connection:
         return render_result(result)
 
     async def _restart(self) -> None:
-        await self._halt()
         self.restarts += 1
         self._generation += 1
         await self.start(self._limit)
@@ -193,7 +196,7 @@ class Connection:
                 self._fail(run, f"no answer within {run.limit:g}s")
         except Exception as exc:
             if run.stderr is not None:
-                await run.stderr.close()  # the whole stderr tail, for the reason below
+                await run.stderr.close()  # all of stderr read: its last line explains the exit
             reason = self._describe(exc, run)
             log.warning("server %s: %s", self.name, reason, exc_info=None if _known(exc) else exc)
             self._fail(run, f"connection lost: {reason}" if published else reason)
@@ -267,8 +270,8 @@ class Connection:
         if isinstance(leaf, PermissionError):
             return f"cannot run {self.spec.command}: permission denied"
         if self.kind == "stdio" and _is_lost(leaf):
-            tail = run.stderr.tail[-1] if run.stderr and run.stderr.tail else ""
-            return f"server exited: {tail}" if tail else "server exited without saying why"
+            last = run.stderr.last if run.stderr else ""
+            return f"server exited: {last}" if last else "server exited without saying why"
         if run.http_status:
             return f"{run.http_status} from {self.spec.url}"
         if self.kind == "http" and _is_lost(leaf):
@@ -277,7 +280,7 @@ class Connection:
 
 
 class _StderrPump:
-    """Copies a server's stderr into the MCP log line by line, keeping the last few lines.
+    """Copies a server's stderr into the MCP log line by line, keeping the last one.
 
     The child needs a real file descriptor for stderr; a pipe drained by a daemon thread
     keeps every byte of it off zen's terminal and lets a failure quote the server's last words.
@@ -286,7 +289,7 @@ class _StderrPump:
     def __init__(self, server: str) -> None:
         read_fd, write_fd = os.pipe()
         self.file = os.fdopen(write_fd, "w")
-        self.tail: deque[str] = deque(maxlen=5)
+        self.last = ""
         self._server = server
         self._thread = threading.Thread(
             target=self._pump, args=(read_fd,), name=f"mcp stderr {server}", daemon=True
@@ -298,7 +301,7 @@ class _StderrPump:
             for raw in pipe:
                 line = raw.decode("utf-8", errors="replace").rstrip()
                 if line.strip():
-                    self.tail.append(line.strip())
+                    self.last = line.strip()
                     log.info("server %s stderr: %s", self._server, line)
 
     async def close(self) -> None:

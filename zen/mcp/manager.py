@@ -32,6 +32,8 @@ class ServerStatus:
     error: str | None = None
     tools: list[str] = field(default_factory=list)
     """zen's names for the server's tools (`mcp__<server>__<tool>`), while it runs."""
+    restarts: int = 0
+    """How often a call found the server dead and restarted it."""
 
 
 class McpManager:
@@ -84,6 +86,7 @@ class McpManager:
                 tools=[t.name for t in self._tools if t.server == conn.name]
                 if conn.state == "running"
                 else [],
+                restarts=conn.restarts,
             )
             for conn in self._connections.values()
         ]
@@ -119,6 +122,8 @@ def format_status(statuses: list[ServerStatus]) -> str:
         elif status.state == "running":
             count = len(status.tools)
             head += f", {count} tool{'' if count == 1 else 's'}"
+        if status.restarts:
+            head += f" (restarted {status.restarts}x)"
         lines.append(head)
         lines.extend(f"    {name}" for name in status.tools)
     return "\n".join(lines)

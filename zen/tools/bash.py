@@ -80,6 +80,7 @@ class Bash(Tool):
                     _abandon_pipe(proc)
         except BaseException:  # cancelled: the whole tree goes, then the cancellation goes on
             _kill_tree(proc)
+            _abandon_pipe(proc)
             raise
         finally:
             reader.cancel()

@@ -18,6 +18,7 @@ from zen.tools.files import (
     atomic_write,
     decode_strict,
     newline_of,
+    path_lock,
     read_existing,
     remember,
     target,
@@ -56,13 +57,14 @@ class EditFile(Tool):
             return f"Error: {exc}"
 
     async def execute(self, params: EditFileParams, ctx: ToolContext) -> ToolResult:
-        try:
-            plan = _plan(params, ctx)
-            atomic_write(plan.target.path, plan.after.encode("utf-8"), plan.target.shown)
-        except FileError as exc:
-            return ToolResult.error(str(exc))
-        t, diff = plan.target, plan.diff
-        ctx.read_tracker.mark_written(t.path)
+        async with path_lock(ctx, params.path):
+            try:
+                plan = _plan(params, ctx)
+                atomic_write(plan.target.path, plan.after.encode("utf-8"), plan.target.shown)
+            except FileError as exc:
+                return ToolResult.error(str(exc))
+            t, diff = plan.target, plan.diff
+            ctx.read_tracker.mark_written(t.path)
         remember(ctx, t.shown, diff.text, f"edited, {diff.stat}")
         head = f"replaced {plan.count} occurrences\n" if plan.count > 1 else ""
         return ToolResult(

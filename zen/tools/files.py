@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 import os
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -185,3 +187,20 @@ def remember(ctx: ToolContext, shown: str, content: str, summary: str) -> None:
     if len(content) > MEMO_CAP:
         content = content[:MEMO_CAP] + f"\n… [{len(content) - MEMO_CAP} more chars]"
     ctx.memo.write(f"file:{shown}", content, summary, AUTO)
+
+
+@asynccontextmanager
+async def path_lock(ctx: ToolContext, path: str) -> AsyncIterator[None]:
+    """Hold the session-wide lock of `path` so agents writing one file take turns.
+
+    Check, write and re-stamp happen under it, so no agent writes between another's
+    stale-read check and its write. A path that does not resolve takes no lock; the tool
+    reports it.
+    """
+    try:
+        real = ctx.workspace.resolve(path)
+    except (OutsideWorkspace, OSError, ValueError):
+        yield
+        return
+    async with ctx.workspace.lock(real):
+        yield

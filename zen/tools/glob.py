@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-
-from pydantic import Field
+from typing import Any
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.ignore import GitIgnore, PathGlob
@@ -23,7 +22,7 @@ LIMIT = 200
 
 class GlobParams(Params):
     pattern: str
-    path: str = Field(".", description="directory to search")
+    path: str | None = None
 
 
 class Glob(Tool):
@@ -34,9 +33,13 @@ class Glob(Tool):
     def __init__(self, limit: int = LIMIT) -> None:
         self.limit = limit
 
+    def key_arg(self, args: dict[str, Any]) -> str:
+        where = args.get("path")
+        return f"{args.get('pattern', '')} in {where}" if where else str(args.get("pattern", ""))
+
     async def execute(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
         try:
-            base = ctx.workspace.resolve(params.path)
+            base = ctx.workspace.resolve(params.path or ".")
         except OutsideWorkspace as exc:
             return ToolResult.error(str(exc))
         except (ValueError, OSError, RuntimeError) as exc:

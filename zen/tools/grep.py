@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -48,11 +48,11 @@ def find_rg() -> str | None:
 
 
 class GrepParams(Params):
-    pattern: str = Field(description="regex")
-    path: str = "."
+    pattern: str
+    path: str | None = None
     glob: str | None = Field(None, description="file filter, e.g. *.py")
     ignore_case: bool = False
-    context: int = Field(0, description="lines around each match")
+    context: int = Field(0, description="lines around matches")
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ class _Collector:
     matches: int = 0
     files: set[Path] = field(default_factory=set)
     capped: bool = False
+    abandoned: bool = False
     _last: tuple[Path, int] | None = None
 
     def add(self, line: Line) -> None:
@@ -121,6 +122,10 @@ class Grep(Tool):
         self._rg = rg
         self.limit = limit
 
+    def key_arg(self, args: dict[str, Any]) -> str:
+        where = args.get("path")
+        return f"{args.get('pattern', '')} in {where}" if where else str(args.get("pattern", ""))
+
     @property
     def rg(self) -> str | None:
         if self._rg == "auto":
@@ -155,7 +160,11 @@ class Grep(Tool):
                 return await search.with_rg(rg, collector)
             except OSError:
                 self._rg = None  # a binary that will not start: use Python from now on
-        return await asyncio.to_thread(search.with_python, collector)
+        try:
+            return await asyncio.to_thread(search.with_python, collector)
+        except asyncio.CancelledError:
+            collector.abandoned = True  # the thread cannot be cancelled; it stops at the next file
+            raise
 
 
 @dataclass
@@ -219,6 +228,8 @@ class _Search:
             return f"bad regex {self.pattern!r}: {exc}"
         try:
             for path, rel in GitIgnore().walk(self.target):
+                if collector.abandoned:
+                    break
                 if self.glob and self.target.is_dir() and not self.glob.matches(rel):
                     continue
                 for line in _search_file(path, regex, self.context):

@@ -163,12 +163,13 @@ class PathGlob:
             self.regex = re.compile(translate(body.lstrip("/")))
         except re.error as exc:
             raise ValueError(f"bad glob {pattern!r}: {exc}") from None
+        self.literal = self._literal_dirs()
 
     def matches(self, rel: str) -> bool:
         subject = rel.rsplit("/", 1)[-1] if self.by_name else rel
         return bool(self.regex.fullmatch(subject)) != self.negated
 
-    def literal_dirs(self) -> list[str]:
+    def _literal_dirs(self) -> list[str]:
         """The leading directories with no wildcard (`src/app` for `src/app/**/*.py`)."""
         if self.by_name or self.negated:
             return []
@@ -182,10 +183,9 @@ class PathGlob:
 
     def may_enter(self, rel_dir: str) -> bool:
         """Whether a directory can hold a match (prefix pruning for path patterns)."""
-        literal = self.literal_dirs()
         parts = rel_dir.split("/")
-        n = min(len(parts), len(literal))
-        return parts[:n] == literal[:n]
+        n = min(len(parts), len(self.literal))
+        return parts[:n] == self.literal[:n]
 
 
 def translate(glob: str) -> str:

@@ -14,6 +14,7 @@ from zen.tools.files import (
     decode_loose,
     is_binary,
     newline_of,
+    path_lock,
     read_existing,
     remember,
     target,
@@ -59,13 +60,14 @@ class WriteFile(Tool):
         return f"create {plan.target.shown} ({count_lines(plan.text)} lines)\n{head}{tail}"
 
     async def execute(self, params: WriteFileParams, ctx: ToolContext) -> ToolResult:
-        try:
-            plan = _plan(params, ctx)
-            atomic_write(plan.target.path, plan.data, plan.target.shown)
-        except FileError as exc:
-            return ToolResult.error(str(exc))
-        t = plan.target
-        ctx.read_tracker.mark_written(t.path)
+        async with path_lock(ctx, params.path):
+            try:
+                plan = _plan(params, ctx)
+                atomic_write(plan.target.path, plan.data, plan.target.shown)
+            except FileError as exc:
+                return ToolResult.error(str(exc))
+            t = plan.target
+            ctx.read_tracker.mark_written(t.path)
         verb = "created" if plan.diff is None else "overwrote"
         summary = f"{verb}, {count_lines(plan.text)} lines"
         remember(ctx, t.shown, plan.text, summary)

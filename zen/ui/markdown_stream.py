@@ -175,26 +175,35 @@ def _closes(line: str, fence: tuple[str, int]) -> bool:
 
 # -- rendering ----------------------------------------------------------------------------
 
-_markdown_class: Any = None
-
-
-TRAILING = re.compile(r"(?:\x1b\[[0-9;]*m| )*\n")
+TRAILING = re.compile(r"(?:\x1b\[[0-9;]*m| )+$")
+SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def render_block(console: Console, block: str) -> None:
     """Print one finished block as styled markdown (rich.markdown is imported on first use).
 
-    rich pads every line with spaces to the full width; they are cut off here, so a terminal
-    that reflows on resize does not turn them into extra lines, and copied text stays clean.
+    rich pads every line with spaces to the full width and frames some blocks with blank
+    lines; both are cut off here, so a terminal that reflows on resize does not turn them into
+    extra lines, copied text stays clean, and the log spaces blocks evenly.
     """
     with console.capture() as captured:
         console.print(_markdown(block))
-    console.file.write(TRAILING.sub(_end_line, captured.get()).lstrip("\n"))
+    lines = captured.get().split("\n")
+    while lines and not SGR.sub("", lines[-1]).strip():
+        lines.pop()
+    start = 0
+    while start < len(lines) and not SGR.sub("", lines[start]).strip():
+        start += 1
+    out = "\n".join(TRAILING.sub(_end_line, line) for line in lines[start:])
+    console.file.write(out + "\n")
     console.file.flush()
 
 
 def _end_line(match: re.Match[str]) -> str:
-    return "\x1b[0m\n" if "\x1b" in match.group(0) else "\n"
+    return "\x1b[0m" if "\x1b" in match.group(0) else ""
+
+
+_markdown_class: Any = None
 
 
 def _markdown(block: str) -> RenderableType:

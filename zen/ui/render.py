@@ -150,6 +150,9 @@ class LogRenderer:
         """call id -> (agent, tool, argument characters so far)"""
         self._last = "none"
         """What was printed last in this run: none | text | tool."""
+        self._printed: dict[str, list[str]] = {}
+        """Blocks printed by each agent's current turn (a retry may repeat them)."""
+        self._replay: dict[str, list[str]] = {}
 
     # -- the Emit -------------------------------------------------------------------------
 
@@ -159,6 +162,8 @@ class LogRenderer:
             handler(self, event)
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
+        self._printed.pop(e.agent, None)
+        self._replay.pop(e.agent, None)
         self.live.set(("turn", e.agent), f"{e.agent} › waiting for the model")
 
     def _reasoning_delta(self, e: ev.ReasoningDelta) -> None:
@@ -181,10 +186,11 @@ class LogRenderer:
                 return
             splitter = self._text[agent] = BlockSplitter()
         for block in splitter.feed(e.text):
-            self._block(block)
+            self._block(agent, block)
         self.live.set(("turn", agent), splitter.tail_text, tail=True)
 
     def _call_started(self, e: ev.ToolCallStarted) -> None:
+        self._end_reasoning(e.agent)
         self._end_text(e.agent)
         self._args[e.call_id] = (e.agent, e.name, 0)
         self.live.set(("call", e.call_id), progress_line(e.agent, e.name))
@@ -231,10 +237,13 @@ class LogRenderer:
         ), kind="tool")
 
     def _retrying(self, e: ev.Retrying) -> None:
-        """The stream restarts from scratch: what was half-shown of it is thrown away."""
+        """The stream restarts from scratch. What it half-showed (the live line) is dropped;
+        blocks it already printed cannot be taken back, so the new attempt's identical blocks
+        are skipped instead of printed twice."""
         self._text.pop(e.agent, None)
         self._nested_text.pop(e.agent, None)
         self._reasoning.pop(e.agent, None)
+        self._replay[e.agent] = self._printed.pop(e.agent, [])
         self.live.drop()
         self._line(self._styled(
             (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
@@ -282,12 +291,16 @@ class LogRenderer:
             self._end_text(agent)
         self._nested_text.clear()
         self._args.clear()
+        self._printed.clear()
+        self._replay.clear()
         self.live.drop()
         self._last = "none"
 
     def status(self, text: str) -> None:
+        """The line after a run (tokens, time), and a blank line before the next prompt."""
         self.live.drop()
         self.console.print(self._styled((text, "dim")))
+        self.console.print()
 
     def info(self, text: str, style: str = "") -> None:
         """A line from the shell itself (commands, notes)."""
@@ -304,8 +317,15 @@ class LogRenderer:
 
     # -- printing finished content --------------------------------------------------------
 
-    def _block(self, block: str) -> None:
+    def _block(self, agent: str, block: str) -> None:
         """One finished markdown block of an answer."""
+        replay = self._replay.get(agent)
+        if replay:
+            if replay[0] == block:
+                replay.pop(0)  # printed by the attempt that failed
+                return
+            replay.clear()
+        self._printed.setdefault(agent, []).append(block)
         self.live.erase()
         if self._last != "none":
             self.console.print()
@@ -336,7 +356,7 @@ class LogRenderer:
         splitter = self._text.pop(agent, None)
         if splitter is not None:
             for block in splitter.finish():
-                self._block(block)
+                self._block(agent, block)
             self.live.drop(("turn", agent))
 
     def _end_reasoning(self, agent: str) -> None:

@@ -1,0 +1,57 @@
+"""Characters zen sends in its first request, per role and mode (issue 3's figure).
+
+Counts the system prompt + the tool schemas (as JSON) + the first user message, which is what
+every later request of that agent repeats. Run: python bench/prompt_size.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from zen.agent.prompt import system_prompt  # noqa: E402
+from zen.agent.roles import CODER  # noqa: E402
+from zen.agent.session import Session  # noqa: E402
+from zen.app import make_workspace  # noqa: E402
+from zen.config import load_config  # noqa: E402
+from zen.prompts import load_prompt, render  # noqa: E402
+
+TASK = "rename greet() to welcome() everywhere"
+
+
+def size(system: str, tools: list[dict], user: str) -> tuple[int, int, int]:
+    return len(system), len(json.dumps(tools)), len(user)
+
+
+def main() -> None:
+    root = Path(tempfile.mkdtemp())
+    config = load_config(root, {"api_key": "x", "base_url": "http://127.0.0.1:9/v1"}, env={})
+    rows = []
+    session = Session(config, make_workspace(config, root))
+    agent = session._top_agent()
+    rows.append(("single", "-", *size(agent.messages[0]["content"], agent.registry.schemas(),
+                                     TASK)))
+    for mode in ("delegated", "autonomous", "controlled"):
+        session.set_mode("dual")
+        session.set_collaboration(mode)
+        orch = session._top_agent()
+        rows.append(("orchestrator", mode, *size(orch.messages[0]["content"],
+                                                 orch.registry.schemas(), TASK)))
+        names = CODER[mode]
+        coder_prompt = system_prompt("coder", session.facts, variant=mode,
+                                     planning=session.wants_planning(names))
+        task = render(load_prompt("coder-task"), task="[goal] rename greet to welcome "
+                      "[files] greet.py [refs] plan:rename", context="",
+                      memo="plan:rename — rename greet to welcome (orchestrator)")
+        rows.append(("coder", mode, *size(coder_prompt, session.registry(names).schemas(), task)))
+    print(f"{'role':<13}{'mode':<12}{'system':>8}{'tools':>8}{'user':>6}{'total':>8}")
+    for role, mode, s, t, u in rows:
+        print(f"{role:<13}{mode:<12}{s:>8}{t:>8}{u:>6}{s + t + u:>8}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Slash commands: a small registry of plain functions, each `(ctx, argument) -> None`.
+
+A line is a command only when it starts with `/name` followed by a space or the end, so a
+message such as `/usr/bin is missing` still goes to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zen.ui.format import tokens
+
+if TYPE_CHECKING:
+    from zen.agent.session import Session
+    from zen.ui.confirm import ShellApprover
+    from zen.ui.render import LogRenderer
+
+COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
+COLLABORATIONS = ("delegated", "autonomous", "controlled")
+KEYS = (
+    "Enter sends · Alt+Enter (or Esc Enter) starts a new line · @path attaches a file · "
+    "Ctrl-C stops a run or clears the input · Ctrl-D exits"
+)
+
+
+@dataclass
+class CommandContext:
+    session: Session
+    out: LogRenderer
+    approver: ShellApprover
+    exit: bool = False
+
+
+Handler = Callable[[CommandContext, str], None]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str
+    usage: str
+    run: Handler
+    aliases: tuple[str, ...] = field(default=())
+
+
+COMMANDS: dict[str, Command] = {}
+"""Every name and alias -> its command."""
+
+
+def command(name: str, summary: str, usage: str = "", aliases: tuple[str, ...] = ()
+            ) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        cmd = Command(name, summary, usage, fn, aliases)
+        for key in (name, *aliases):
+            COMMANDS[key] = cmd
+        return fn
+
+    return register
+
+
+def is_command(line: str) -> bool:
+    return COMMAND.match(line.strip()) is not None
+
+
+def run_command(ctx: CommandContext, line: str) -> None:
+    match = COMMAND.match(line.strip())
+    if match is None:
+        ctx.out.info(f"not a command: {line.strip()}")
+        return
+    name, arg = match.group(1).lower(), (match.group(2) or "").strip()
+    cmd = COMMANDS.get(name)
+    if cmd is None:
+        ctx.out.info(f"unknown command /{name} (/help lists the commands)", "yellow")
+        return
+    cmd.run(ctx, arg)
+
+
+def listing() -> list[Command]:
+    """Each command once, in the order they were registered (for /help and completion)."""
+    seen: dict[str, Command] = {}
+    for cmd in COMMANDS.values():
+        seen.setdefault(cmd.name, cmd)
+    return list(seen.values())
+
+
+def _say(ctx: CommandContext, text: str, style: str = "") -> None:
+    for line in text.splitlines() or [""]:
+        ctx.out.info(line, style)
+
+
+# -- the commands ---------------------------------------------------------------------------
+
+
+@command("help", "this list")
+def _help(ctx: CommandContext, arg: str) -> None:
+    width = max(len(f"/{c.name} {c.usage}".rstrip()) for c in listing())
+    for cmd in listing():
+        head = f"/{cmd.name} {cmd.usage}".rstrip()
+        ctx.out.info(f"  {head.ljust(width)}  {cmd.summary}")
+    ctx.out.info(KEYS, "dim")
+
+
+@command("exit", "leave zen (Ctrl-D does too)", aliases=("quit",))
+def _exit(ctx: CommandContext, arg: str) -> None:
+    ctx.exit = True
+
+
+@command("clear", "start a new conversation: history, memo and todos emptied")
+def _clear(ctx: CommandContext, arg: str) -> None:
+    ctx.session.clear()
+    ctx.out.info("new conversation: history, memo and todos cleared", "dim")
+
+
+@command("single", "one agent does everything")
+def _single(ctx: CommandContext, arg: str) -> None:
+    ctx.session.set_mode("single")
+    ctx.out.info("single mode: one agent does everything (the conversation is kept)", "dim")
+
+
+@command("dual", "an Orchestrator scouts and delegates to a Coder")
+def _dual(ctx: CommandContext, arg: str) -> None:
+    ctx.session.set_mode("dual")
+    ctx.out.info(
+        f"dual mode ({ctx.session.collaboration}): the Orchestrator scouts and hands precise "
+        "tasks to a Coder", "dim",
+    )
+
+
+@command("collab", "how Orchestrator and Coder share the work", "MODE")
+def _collab(ctx: CommandContext, arg: str) -> None:
+    mode = arg.lower()
+    if not mode:
+        ctx.out.info(f"collaboration: {ctx.session.collaboration} "
+                     f"(choose from {', '.join(COLLABORATIONS)})")
+        return
+    if mode not in COLLABORATIONS:
+        ctx.out.info(f"unknown collaboration mode {arg!r}: choose {', '.join(COLLABORATIONS)}",
+                     "yellow")
+        return
+    ctx.session.set_collaboration(mode)
+    note = "" if ctx.session.mode == "dual" else " (takes effect in dual mode: /dual)"
+    ctx.out.info(f"collaboration: {mode}{note}", "dim")
+
+
+@command("model", "show or switch the model", "[NAME]")
+def _model(ctx: CommandContext, arg: str) -> None:
+    from zen.config import ConfigError
+
+    if arg:
+        ctx.session.set_model(arg)
+    roles = ["orchestrator", "coder"] if ctx.session.mode == "dual" else ["main"]
+    for role in roles:
+        try:
+            settings = ctx.session.settings(role)
+        except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
+            ctx.out.error(f"{role}: {e}")
+            continue
+        ctx.out.info(f"{role}: {settings.model} at {settings.base_url}", "" if arg else "dim")
+
+
+@command("memo", "the memo index, or one entry", "[KEY]")
+def _memo(ctx: CommandContext, arg: str) -> None:
+    memo = ctx.session.memo
+    if arg:
+        entry = memo.read(arg)
+        if entry is None:
+            ctx.out.info(f"no memo entry {arg!r} (/memo lists the keys)", "yellow")
+            return
+        ctx.out.info(f"{entry.key} — {entry.summary} ({entry.author})", "bold")
+        _say(ctx, entry.content)
+        return
+    entries = memo.index()
+    if not entries:
+        ctx.out.info("the memo is empty", "dim")
+    for entry in entries:
+        ctx.out.print(ctx.out.styled(
+            (entry.key, "cyan"), (f" — {entry.summary}", ""), (f" ({entry.author})", "dim")
+        ))
+
+
+@command("todo", "the task plan")
+def _todo(ctx: CommandContext, arg: str) -> None:
+    _say(ctx, ctx.session.todo.render())
+
+
+@command("usage", "tokens used in this session, by role")
+def _usage(ctx: CommandContext, arg: str) -> None:
+    usage: dict[str, Any] = dict(ctx.session.usage)
+    rows = [(role, u) for role, u in usage.items() if u.prompt_tokens or u.completion_tokens]
+    if not rows:
+        ctx.out.info("no tokens used yet", "dim")
+        return
+    for role, u in rows:
+        cached = f" ({tokens(u.cached_tokens)} cached)" if u.cached_tokens else ""
+        ctx.out.info(
+            f"{role}: {tokens(u.prompt_tokens)} in{cached} / {tokens(u.completion_tokens)} out, "
+            f"{u.requests} request{'s' if u.requests != 1 else ''}"
+        )
+    if len(rows) > 1:
+        prompt = sum(u.prompt_tokens for _, u in rows)
+        completion = sum(u.completion_tokens for _, u in rows)
+        ctx.out.info(f"total: {tokens(prompt)} in / {tokens(completion)} out", "dim")
+
+
+@command("yes", "approve every tool call from now on (/yes off to ask again)", "[off]")
+def _yes(ctx: CommandContext, arg: str) -> None:
+    off = arg.lower() in ("off", "no", "0", "false")
+    ctx.approver.yes_all = not off
+    if off:
+        ctx.out.info("confirm-level tools will ask again", "dim")
+    else:
+        ctx.out.info("every tool call is approved without asking (/yes off to undo)", "yellow")
+
+
+@command("mcp", "status of the MCP servers")
+def _mcp(ctx: CommandContext, arg: str) -> None:
+    manager = getattr(ctx.session, "mcp", None)
+    if manager is None:
+        ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
+        return
+    from zen.mcp.manager import format_status
+
+    _say(ctx, format_status(manager.status()) or "no MCP servers")

@@ -1,0 +1,99 @@
+"""Asking before a confirm-level tool runs: show what will happen, then y / a / n.
+
+`a` (always) is remembered per tool for the rest of the shell session; `n` asks for optional
+feedback that goes back to the model as the tool's result. Questions are asked one at a time,
+even when parallel agents want approval together; Ctrl-C at a question stops the whole run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from zen.tools.base import Approval, ApprovalRequest
+from zen.ui.format import is_nested
+from zen.ui.render import LogRenderer
+
+Ask = Callable[[str], Awaitable[str]]
+"""Shows a question and returns the line typed; KeyboardInterrupt on Ctrl-C, EOFError on
+Ctrl-D."""
+
+PREVIEW_LINES = 40
+QUESTION = "  allow? [y]es  [a]lways for {tool}  [n]o › "
+FEEDBACK = "  tell the model why, or what to do instead (Enter to skip) › "
+ANSWERS = {"y": "yes", "yes": "yes", "a": "always", "always": "always", "n": "no", "no": "no"}
+
+
+class ShellApprover:
+    """The shell's `Approver`."""
+
+    def __init__(self, out: LogRenderer, ask: Ask, *, yes: bool = False) -> None:
+        self.out = out
+        self.ask = ask
+        self.yes_all = yes
+        self.always: set[str] = set()
+        self._lock: asyncio.Lock | None = None
+
+    def approved(self, tool: str) -> bool:
+        return self.yes_all or tool in self.always
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        if self.approved(request.tool):
+            return Approval("yes")
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.approved(request.tool):  # answered `a` while this one waited
+                return Approval("yes")
+            self.out.live.pause()
+            try:
+                self.show(request)
+                return await self._decide(request)
+            except KeyboardInterrupt:
+                raise asyncio.CancelledError from None  # Ctrl-C at a question ends the run
+            except EOFError:
+                return Approval("no", "the user gave no answer")
+            finally:
+                self.out.live.resume()
+
+    def show(self, request: ApprovalRequest) -> None:
+        out = self.out
+        who = f" ({request.agent})" if is_nested(request.agent) else ""
+        out.print(out.styled(("? ", "bold yellow"), (request.tool, "bold"), (who, "dim")))
+        lines = request.preview.rstrip("\n").splitlines() or ["(nothing to show)"]
+        if request.tool == "bash":
+            lines = ["$ " + lines[0], *("  " + line for line in lines[1:])]
+        diff = _looks_like_diff(lines)
+        more = len(lines) - PREVIEW_LINES
+        for line in lines[:PREVIEW_LINES]:
+            out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))
+        if more > 0:
+            out.print(out.styled((f"  … {more} more lines", "dim")))
+
+    async def _decide(self, request: ApprovalRequest) -> Approval:
+        question = QUESTION.format(tool=request.tool)
+        while True:
+            answer = ANSWERS.get((await self.ask(question)).strip().lower())
+            if answer == "yes":
+                return Approval("yes")
+            if answer == "always":
+                self.always.add(request.tool)
+                return Approval("always")
+            if answer == "no":
+                feedback = (await self.ask(FEEDBACK)).strip()
+                return Approval("no", feedback)
+            self.out.info("  answer y (yes), a (always) or n (no)", "dim")
+
+
+def _looks_like_diff(lines: list[str]) -> bool:
+    return any(line.startswith("@@") for line in lines[:8]) or (
+        len(lines) > 1 and lines[0].startswith("--- ") and lines[1].startswith("+++ ")
+    )
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("@@"):
+        return "cyan"
+    return {"+": "green", "-": "red"}.get(line[:1], "")

@@ -1,0 +1,463 @@
+"""`zen` with no arguments: the interactive shell.
+
+A prompt-toolkit prompt (persistent history, Alt+Enter for a new line, completion of slash
+commands and of `@path` mentions) alternates with agent runs rendered by the log view. The
+prompt and the run never draw at the same time: while a run streams, nothing but the log
+writes to the terminal, and the only prompts (confirmations) go through `patch_stdout`.
+
+Ctrl-C: during a run it cancels the run (the core closes any open tool calls, the bash tool
+kills its process tree) and the conversation is kept; with text typed it clears the text; at
+an empty prompt it warns, and a second one (or Ctrl-D) exits.
+
+`--simple`, TERM=dumb, input or output that is not a terminal, and any console prompt-toolkit
+cannot drive (Windows `NoConsoleScreenBufferError` under mintty/Git Bash) use plain `input()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from prompt_toolkit.completion import Completer, Completion
+
+from zen import __version__
+from zen.ui import term
+from zen.ui.commands import COLLABORATIONS, CommandContext, is_command, listing, run_command
+from zen.ui.confirm import ShellApprover
+from zen.ui.format import status_line
+from zen.ui.render import LogRenderer
+
+if TYPE_CHECKING:
+    from prompt_toolkit.document import Document
+
+    from zen.agent.session import Session
+    from zen.config import Config
+    from zen.tools.workspace import Workspace
+
+EXIT_OK, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 2, 130
+MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
+ATTACH_LIMIT = 100_000
+"""Characters of one @file attached to a message, at most."""
+COMPLETIONS = 200
+
+
+def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: bool = False) -> int:
+    from zen.config import ConfigError
+
+    caps = term.detect(sys.stdout)
+    shell = Shell(config, workspace, caps, simple=simple, yes=yes)
+    try:
+        return asyncio.run(shell.main())
+    except ConfigError as e:
+        print(f"zen: {e}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+class Reader(Protocol):
+    async def read(self, prompt: str) -> str: ...
+
+    async def ask(self, question: str) -> str: ...
+
+
+class Shell:
+    def __init__(self, config: Config, root: Path, caps: term.Caps, *, simple: bool,
+                 yes: bool) -> None:
+        self.config = config
+        self.root = root
+        self.caps = caps
+        self.out = LogRenderer(term.make_console(caps), caps)
+        self.approver = ShellApprover(self.out, self._ask, yes=yes)
+        self.simple = simple or not caps.live or not term.is_tty(sys.stdin)
+        self.reader: Reader | None = None
+        self.session: Session | None = None
+        self.running: asyncio.Task[Any] | None = None
+        self.reading = False
+        """A blocking input() is waiting: Ctrl-C must interrupt it."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def main(self) -> int:
+        from zen.app import open_session
+
+        self._loop = asyncio.get_running_loop()
+        previous = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, self._on_sigint)
+        try:
+            async with open_session(self.config, self.root) as session:
+                self.session = session
+                self.reader = self._make_reader()
+                self._banner()
+                await self._repl(CommandContext(session, self.out, self.approver))
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        return EXIT_OK
+
+    async def _repl(self, ctx: CommandContext) -> None:
+        warned = False
+        while not ctx.exit:
+            try:
+                line = await self._read(self._prompt())
+            except KeyboardInterrupt:
+                if warned:
+                    break
+                warned = True
+                self.out.info("(Ctrl-C again or Ctrl-D to exit)", "dim")
+                continue
+            except EOFError:
+                break
+            warned = False
+            if not line.strip():
+                continue
+            if is_command(line):
+                run_command(ctx, line)
+                continue
+            await self.run_task(line)
+
+    async def run_task(self, line: str) -> None:
+        """One task: run it, let Ctrl-C cancel it, then print one status line."""
+        assert self.session is not None
+        session = self.session
+        message = self.attach(line)
+        before = _usage_snapshot(session)
+        started = time.monotonic()
+        task = asyncio.ensure_future(session.run(message, self.out, self.approver))
+        self.running = task
+        quiet = contextlib.nullcontext() if self.simple else term.quiet_input()
+        try:
+            with quiet:
+                await asyncio.wait({task})
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            self.running = None
+        self.out.end_run()
+        self._report(task)
+        spent = _spent(before, _usage_snapshot(session))
+        self.out.status(status_line(spent, time.monotonic() - started))
+
+    def _report(self, task: asyncio.Task[Any]) -> None:
+        from zen.llm.types import LLMError
+
+        if task.cancelled():
+            self.out.info("interrupted: the run was stopped, the conversation so far is kept",
+                          "yellow")
+            return
+        error = task.exception()
+        if isinstance(error, LLMError):
+            self.out.error(str(error))
+        elif error is not None:
+            self.out.error(f"internal error: {type(error).__name__}: {error}")
+        elif task.result().stop == "max_turns":
+            result = task.result()
+            self.out.info(f"stopped after {result.turns} turns (max_turns); say `continue` to "
+                          "go on", "yellow")
+
+    # -- @file mentions -------------------------------------------------------------------
+
+    def attach(self, line: str) -> str:
+        """The message with each `@path` inside the workspace attached below it."""
+        assert self.session is not None
+        files: list[str] = []
+        for shown, content in mentioned_files(line, self.session.workspace, self.out.info):
+            files.append(f'<file path="{shown}">\n{content}\n</file>')
+        return line if not files else line.rstrip() + "\n\n" + "\n\n".join(files)
+
+    # -- input ----------------------------------------------------------------------------
+
+    def _make_reader(self) -> Reader:
+        if self.simple:
+            return PlainReader(self)
+        try:
+            return PromptReader(self)
+        except Exception as e:  # NoConsoleScreenBufferError (mintty), odd consoles
+            self.simple = True
+            self.out.info(f"(plain input: the console cannot run the full prompt: {e})", "dim")
+            return PlainReader(self)
+
+    async def _read(self, prompt: str) -> str:
+        assert self.reader is not None
+        try:
+            return await self.reader.read(prompt)
+        except (KeyboardInterrupt, EOFError):
+            raise
+        except Exception as e:  # the prompt failed at run time: fall back, keep the session
+            if isinstance(self.reader, PlainReader):
+                raise
+            self.simple = True
+            self.reader = PlainReader(self)
+            self.out.info(f"(plain input from now on: {type(e).__name__}: {e})", "dim")
+            return await self.reader.read(prompt)
+
+    async def _ask(self, question: str) -> str:
+        assert self.reader is not None
+        return await self.reader.ask(question)
+
+    def _prompt(self) -> str:
+        assert self.session is not None
+        state = self.session.mode
+        if state == "dual":
+            state += f"·{self.session.collaboration}"
+        if self.approver.yes_all:
+            state += "·yes"
+        return f"zen {state}"
+
+    def _banner(self) -> None:
+        assert self.session is not None
+        try:
+            model = self.session.settings(self.session.role).model
+        except Exception:  # shown at the first task instead
+            model = "?"
+        self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
+                      "Ctrl-D to exit", "dim")
+
+    def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        """Ctrl-C outside prompt-toolkit's raw mode: cancel the run, or interrupt input()."""
+        task = self.running
+        if not self.reading and task is not None and not task.done() and self._loop:
+            self._loop.call_soon_threadsafe(task.cancel)
+            return
+        raise KeyboardInterrupt
+
+
+# -- readers --------------------------------------------------------------------------------
+
+
+class PlainReader:
+    """input(): for --simple, pipes, TERM=dumb and consoles prompt-toolkit cannot drive.
+
+    A line ending in a backslash continues on the next one.
+    """
+
+    def __init__(self, shell: Shell) -> None:
+        self.shell = shell
+
+    async def read(self, prompt: str) -> str:
+        lines = [self._input(f"{prompt} › ")]
+        while lines[-1].endswith("\\"):
+            lines[-1] = lines[-1][:-1]
+            lines.append(self._input("… "))
+        return "\n".join(lines)
+
+    async def ask(self, question: str) -> str:
+        return self._input(question)
+
+    def _input(self, prompt: str) -> str:
+        sys.stdout.flush()
+        self.shell.reading = True
+        try:
+            return input(prompt)
+        finally:
+            self.shell.reading = False
+
+
+class PromptReader:
+    """prompt-toolkit: history, multi-line input, completion; output above it is patched."""
+
+    def __init__(self, shell: Shell) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.styles import Style
+
+        self.shell = shell
+        bindings = KeyBindings()
+
+        @bindings.add("c-c")
+        def _interrupt(event: Any) -> None:
+            buffer = event.app.current_buffer
+            if buffer.text:
+                buffer.reset()
+            else:
+                event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
+        @bindings.add("escape", "enter")
+        def _newline(event: Any) -> None:
+            event.current_buffer.insert_text("\n")
+
+        history: History
+        try:
+            path = history_path()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            history = FileHistory(str(path))
+        except OSError:
+            history = InMemoryHistory()
+        assert shell.session is not None
+        self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
+        self.prompt = PromptSession(
+            history=history,
+            completer=ShellCompleter(shell.session.workspace),
+            complete_while_typing=True,
+            reserve_space_for_menu=6,
+            key_bindings=bindings,
+            multiline=False,
+            prompt_continuation=lambda width, line, wrap: "… ".rjust(width),
+            style=self.style,
+            include_default_pygments_style=False,
+        )
+        self.confirm: Any = None
+
+    async def read(self, prompt: str) -> str:
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        message = [("class:state", prompt), ("class:arrow", " › ")]
+        with patch_stdout(raw=True):
+            return await self.prompt.prompt_async(message, handle_sigint=False)
+
+    async def ask(self, question: str) -> str:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        if self.confirm is None:
+            self.confirm = PromptSession(style=self.style, include_default_pygments_style=False)
+        with patch_stdout(raw=True):
+            return await self.confirm.prompt_async(
+                [("class:question", question)], handle_sigint=False
+            )
+
+
+def history_path() -> Path:
+    """~/.zen/history, with HOME taken from the environment (tests point it elsewhere)."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".zen" / "history"
+
+
+# -- completion and @mentions ---------------------------------------------------------------
+
+
+class ShellCompleter(Completer):
+    """`/com…` → slash commands (and /collab's modes); `…@pa…` → paths in the workspace."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
+        before = document.text_before_cursor
+        if before.startswith("/") and " " not in before:
+            for cmd in listing():
+                name = f"/{cmd.name}"
+                if name.startswith(before.lower()):
+                    yield Completion(name, -len(before), display_meta=cmd.summary)
+            return
+        if before.startswith("/collab ") and " " not in before[8:]:
+            word = before[8:]
+            for mode in COLLABORATIONS:
+                if mode.startswith(word):
+                    yield Completion(mode, -len(word))
+            return
+        word = document.get_word_before_cursor(WORD=True)
+        if word.startswith("@"):
+            for path, is_dir in path_candidates(self.workspace, word[1:]):
+                shown = path + ("/" if is_dir else "")
+                yield Completion("@" + shown, -len(word), display=shown)
+
+
+def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
+    """Entries of the workspace folder `partial` points into whose names start like it."""
+    from zen.tools.workspace import OutsideWorkspace
+
+    folder, _, prefix = partial.rpartition("/")
+    try:
+        base = workspace.resolve(folder or ".")
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except (OutsideWorkspace, OSError):
+        return []
+    found = []
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        if entry.name.startswith(".") and not prefix.startswith("."):
+            continue
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            continue
+        found.append((f"{folder}/{entry.name}" if folder else entry.name, is_dir))
+        if len(found) >= COMPLETIONS:
+            break
+    return found
+
+
+def mentioned_files(line: str, workspace: Workspace, note: Any) -> list[tuple[str, str]]:
+    """(shown path, text) of each `@path` in `line` that is a text file inside the workspace.
+
+    Anything else (missing, outside the workspace, a folder, binary) stays in the message as
+    typed, and `note(text, style)` tells the user why it was not attached.
+    """
+    found: list[tuple[str, str]] = []
+    seen: set[Path] = set()
+    for match in MENTION.finditer(line):
+        raw = match.group(1)
+        target = _mention_target(workspace, raw)
+        if isinstance(target, str):
+            note(f"@{raw}: {target}, not attached", "yellow")
+            continue
+        if target in seen:
+            continue
+        try:
+            data = target.read_bytes()
+        except OSError as e:
+            note(f"@{raw}: cannot be read ({e.strerror}), not attached", "yellow")
+            continue
+        if b"\0" in data[:8192]:
+            note(f"@{raw}: a binary file, not attached", "yellow")
+            continue
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > ATTACH_LIMIT:
+            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {len(text):,} characters]"
+        seen.add(target)
+        shown = workspace.show(target)
+        found.append((shown, text))
+        note(f"attached {shown} ({text.count(chr(10)) + 1} lines)", "dim")
+    return found
+
+
+def _mention_target(workspace: Workspace, raw: str) -> Path | str:
+    """The file `@raw` names (trailing punctuation forgiven), or why there is none."""
+    from zen.tools.workspace import OutsideWorkspace
+
+    reason = "no such file"
+    for candidate in dict.fromkeys((raw, raw.rstrip(".,;:!?)]}'\""))):
+        if not candidate:
+            continue
+        try:
+            path = workspace.resolve(candidate)
+        except OutsideWorkspace:
+            reason = "outside the workspace"
+            continue
+        if path.is_file():
+            return path
+        if path.is_dir():
+            reason = "a folder (mention the files in it)"
+    return reason
+
+
+Tokens = tuple[int, int, int]
+
+
+def _usage_snapshot(session: Session) -> dict[str, Tokens]:
+    return {
+        role: (u.prompt_tokens, u.completion_tokens, u.cached_tokens)
+        for role, u in session.usage.items()
+    }
+
+
+def _spent(before: dict[str, Tokens], after: dict[str, Tokens]) -> dict[str, Tokens]:
+    """What this run used, by role: prompt, completion and cached tokens."""
+    spent = {}
+    for role, (p, c, k) in after.items():
+        p0, c0, k0 = before.get(role, (0, 0, 0))
+        spent[role] = (p - p0, c - c0, k - k0)
+    return spent
