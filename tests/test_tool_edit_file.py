@@ -47,7 +47,7 @@ async def edit(ctx: ToolContext, **args: Any) -> ToolResult:
     return await tool.execute(tool.Params.model_validate(args), ctx)
 
 
-async def preview(ctx: ToolContext, **args: Any) -> str:
+async def preview(ctx: ToolContext, **args: Any) -> str | ToolResult:
     tool = EditFile()
     return await tool.preview(tool.Params.model_validate(args), ctx)
 
@@ -271,7 +271,7 @@ async def test_preview_is_the_diff_and_changes_nothing(ctx: ToolContext) -> None
 async def test_preview_of_a_refused_edit_says_why(ctx: ToolContext) -> None:
     (root(ctx) / "a.py").write_text("x = 1\n")
     text = await preview(ctx, path="a.py", old_string="x = 1", new_string="x = 2")
-    assert text.startswith("Error:") and "read-file" in text
+    assert isinstance(text, ToolResult) and not text.ok and "read-file" in text.output
 
 
 async def test_auto_memo_records_the_edit(ctx: ToolContext) -> None:

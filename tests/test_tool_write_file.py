@@ -34,7 +34,7 @@ async def write(ctx: ToolContext, **args: Any) -> ToolResult:
     return await tool.execute(tool.Params.model_validate(args), ctx)
 
 
-async def preview(ctx: ToolContext, **args: Any) -> str:
+async def preview(ctx: ToolContext, **args: Any) -> str | ToolResult:
     tool = WriteFile()
     return await tool.preview(tool.Params.model_validate(args), ctx)
 
@@ -231,7 +231,7 @@ async def test_preview_of_an_overwrite_is_a_diff(ctx: ToolContext) -> None:
 async def test_preview_of_a_refused_overwrite_says_why(ctx: ToolContext) -> None:
     (root(ctx) / "f.txt").write_text("old\n")
     text = await preview(ctx, path="f.txt", content="new\n")
-    assert text.startswith("Error:") and "overwrite" in text
+    assert isinstance(text, ToolResult) and not text.ok and "overwrite" in text.output
 
 
 def test_schema_is_small_and_named() -> None:

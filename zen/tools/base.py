@@ -148,8 +148,12 @@ class Tool(ABC):
                 return str(args[key])
         return ""
 
-    async def preview(self, params: Any, ctx: ToolContext) -> str:
-        """What a confirmation prompt shows before this call runs."""
+    async def preview(self, params: Any, ctx: ToolContext) -> str | ToolResult:
+        """What a confirmation prompt shows before this call runs.
+
+        A call that cannot succeed returns its error result instead: nobody is asked to
+        approve an edit of a file the agent has not read.
+        """
         return self.key_arg(params.model_dump())
 
     @abstractmethod

@@ -50,11 +50,11 @@ class EditFile(Tool):
     Params = EditFileParams
     level = "confirm"
 
-    async def preview(self, params: EditFileParams, ctx: ToolContext) -> str:
+    async def preview(self, params: EditFileParams, ctx: ToolContext) -> str | ToolResult:
         try:
             return _plan(params, ctx).diff.text
         except FileError as exc:
-            return f"Error: {exc}"
+            return ToolResult.error(str(exc))
 
     async def execute(self, params: EditFileParams, ctx: ToolContext) -> ToolResult:
         async with path_lock(ctx, params.path):

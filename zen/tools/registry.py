@@ -83,6 +83,8 @@ class ToolRegistry:
             return ToolResult.error(f"{call.name} is denied by the permissions configuration")
         if level == "confirm":
             preview = await tool.preview(params, ctx)
+            if isinstance(preview, ToolResult):
+                return preview
             approval = await approver(ApprovalRequest(ctx.agent, call.name, args, preview))
             if approval.decision == "no":
                 reason = approval.feedback.strip() or "no reason given"

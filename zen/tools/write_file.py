@@ -46,11 +46,11 @@ class WriteFile(Tool):
     Params = WriteFileParams
     level = "confirm"
 
-    async def preview(self, params: WriteFileParams, ctx: ToolContext) -> str:
+    async def preview(self, params: WriteFileParams, ctx: ToolContext) -> str | ToolResult:
         try:
             plan = _plan(params, ctx)
         except FileError as exc:
-            return f"Error: {exc}"
+            return ToolResult.error(str(exc))
         if plan.diff is not None:
             return plan.diff.text or f"overwrite {plan.target.shown} (no change)"
         lines = plan.text.replace("\r\n", "\n").split("\n")

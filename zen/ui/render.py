@@ -58,7 +58,7 @@ class LiveLine:
         self.paused = False
         self._shown = 0
         """Cells on screen now (0: the cursor is at the start of an empty line)."""
-        self._drawn_at = 0.0
+        self._drawn_at = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
 
     def set(self, key: object, text: str | Callable[[], str], *, tail: bool = False) -> None:

@@ -1,0 +1,68 @@
+"""The agent loop's contracts: call order, read-only concurrency and clean cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from tests.fakes.server import call, text, tool_calls
+from zen.agent.session import Session
+from zen.app import make_workspace
+from zen.config import load_config
+from zen.events import EventLog, ToolCallRunning
+from zen.tools.base import Approval, ApprovalRequest
+
+
+async def yes(_request: ApprovalRequest) -> Approval:
+    return Approval("yes")
+
+
+def session_for(fake, root: Path) -> Session:
+    config = load_config(root, {"base_url": fake.base_url, "api_key": "k"}, env={})
+    return Session(config, make_workspace(config, root))
+
+
+async def test_results_come_back_in_call_order(fake_llm, tmp_path: Path) -> None:
+    for name in "abc":
+        (tmp_path / f"{name}.txt").write_text(name * 3 + "\n")
+    fake = fake_llm([
+        tool_calls([call("read-file", {"path": "a.txt"}), call("bash", {"command": "echo b"}),
+                    call("read-file", {"path": "c.txt"})]),
+        text("done"),
+    ])
+    result = await session_for(fake, tmp_path).run("go", EventLog(), yes)
+    assert result.text == "done"
+    tools = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tools] == ["call_fake_1", "call_fake_2", "call_fake_3"]
+    assert "aaa" in tools[0]["content"] and "b" in tools[1]["content"]
+    assert "ccc" in tools[2]["content"]
+
+
+async def test_cancelling_mid_tool_closes_every_call(fake_llm, tmp_path: Path) -> None:
+    fake = fake_llm([
+        tool_calls([call("bash", {"command": "sleep 30"}), call("glob", {"pattern": "*"})]),
+        text("after the interruption"),
+    ])
+    session = session_for(fake, tmp_path)
+    log = EventLog()
+    task = asyncio.create_task(session.run("go", log, yes))
+    while not any(isinstance(e, ToolCallRunning) for e in log.events):
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.2)
+    started = time.monotonic()
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    assert time.monotonic() - started < 5
+    # The conversation stays valid: every tool call has its result, then a new task works.
+    result = await session.run("next", EventLog(), yes)
+    assert result.text == "after the interruption"
+    messages = fake.requests[1]["messages"]
+    calls = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+    assert calls == answered == ["call_fake_1", "call_fake_2"]
+    assert "Cancelled" in messages[-2]["content"] or "Cancelled" in messages[-3]["content"]
+    assert messages[-1] == {"role": "user", "content": "next"}

@@ -1,0 +1,390 @@
+"""The log view, driven with synthetic events; what it wrote is replayed in a terminal emulator.
+
+Output goes to a StringIO rich Console; pyte (a VT100 emulator) shows what a person would see
+on screen and in scrollback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import re
+from collections.abc import Iterable
+
+import pyte
+import pytest
+
+from zen import events as ev
+from zen.tools.base import ApprovalRequest
+from zen.ui.confirm import ShellApprover
+from zen.ui.format import call_line, diff_excerpt, fold, memo_line, status_line, tokens
+from zen.ui.render import LogRenderer, clip
+from zen.ui.term import Caps, detect, make_console
+
+STYLED = Caps(styled=True, live=True, vt=True)
+NO_COLOR = Caps(styled=False, live=True, vt=True)
+LEGACY = Caps(styled=False, live=True, vt=False)
+PIPE = Caps(styled=False, live=False, vt=False)
+COLS = 60
+CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[^\[]")
+
+
+def renderer(caps: Caps, width: int = COLS, **kw: object) -> tuple[LogRenderer, io.StringIO]:
+    sink = io.StringIO()
+    return LogRenderer(make_console(caps, file=sink, width=width), caps, **kw), sink  # type: ignore[arg-type]
+
+
+def feed(r: LogRenderer, events: Iterable[ev.Event]) -> None:
+    for event in events:
+        r(event)
+
+
+def screen(raw: str, cols: int = COLS, rows: int = 12) -> tuple[list[str], pyte.HistoryScreen]:
+    """Every line a person sees, scrollback first (the tty turns \\n into \\r\\n)."""
+    scr = pyte.HistoryScreen(cols, rows, history=10_000)
+    pyte.Stream(scr).feed(raw.replace("\n", "\r\n"))
+    rows_ = [
+        "".join(line[x].data for x in range(cols)).rstrip() for line in scr.history.top
+    ] + [line.rstrip() for line in scr.display]
+    while rows_ and not rows_[-1]:
+        rows_.pop()
+    return rows_, scr
+
+
+def stream(agent: str, text: str, size: int = 3) -> list[ev.Event]:
+    return [ev.TextDelta(agent, text[i : i + size]) for i in range(0, len(text), size)]
+
+
+def a_run() -> list[ev.Event]:
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old()\n+new()\n"
+    return [
+        ev.TurnStarted("main", 1),
+        *stream("main", "I will **fix** it.\n\n- read\n- edit\n"),
+        ev.ToolCallStarted("main", "c1", "edit-file"),
+        *[ev.ToolCallArgsDelta("main", "c1", "edit-file", "x" * 10) for _ in range(5)],
+        ev.TurnEnded("main", 1, "", 1),
+        ev.ToolCallRunning("main", "c1", "edit-file", {"path": "app.py"}),
+        ev.ToolCallFinished("main", "c1", "edit-file", {"path": "app.py"}, True, "+1 -1", "",
+                            diff),
+        ev.MemoWritten("main", "plan:fix", "swap old() for new()"),
+        ev.TurnStarted("main", 2),
+        *stream("main", "Done.\n\n```python\nnew()\n```\n"),
+        ev.TurnEnded("main", 2, "", 0),
+    ]
+
+
+EXPECTED = [
+    "I will fix it.",
+    "",
+    " • read",
+    " • edit",
+    "",
+    "✓ edit-file app.py — +1 -1",
+    "  -old()",
+    "  +new()",
+    "memo plan:fix — swap old() for new()",
+    "",
+    "Done.",
+    "",
+    "  new()",
+    "main 12 in / 3 out · 1.5s",
+]
+
+
+@pytest.mark.parametrize("rows", [4, 40])
+def test_finished_lines_appear_once_and_live_lines_leave_no_trace(rows: int) -> None:
+    """Also with a 4-row screen, where everything scrolls into the history."""
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, a_run())
+    r.end_run()
+    r.status(status_line({"main": (12, 3, 0)}, 1.5))
+    lines, _ = screen(sink.getvalue(), rows=rows)
+    assert lines == EXPECTED
+    raw = sink.getvalue()
+    assert "waiting for the model" in raw and "edit-file · 50 chars" in raw  # it was live
+
+
+def test_nothing_but_colours_carriage_returns_and_erase_line() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, a_run())
+    r.end_run()
+    for seq in CONTROL.findall(sink.getvalue()):
+        assert seq.endswith("m") or seq == "\x1b[2K", repr(seq)
+    assert not re.search(r"[⠁-⣿◐◓◑◒]", sink.getvalue())  # no spinner frames
+
+
+def test_plain_output_for_pipes_has_no_escapes_and_keeps_the_markdown_source() -> None:
+    r, sink = renderer(PIPE)
+    feed(r, a_run())
+    r.end_run()
+    out = sink.getvalue()
+    assert "\x1b" not in out and "\r" not in out
+    assert "I will **fix** it.\n\n- read\n- edit\n" in out
+    assert "✓ edit-file app.py — +1 -1\n  -old()\n  +new()\n" in out
+    assert "```python\nnew()\n```" in out
+
+
+def test_no_color_keeps_the_live_line_but_no_styles() -> None:
+    r, sink = renderer(NO_COLOR, interval=0)
+    feed(r, a_run())
+    r.end_run()
+    out = sink.getvalue()
+    assert not re.search(r"\x1b\[[0-9;]*m", out)
+    assert "\r\x1b[2K" in out
+    assert screen(out)[0][0] == "I will **fix** it."
+
+
+def test_a_console_without_vt_gets_the_live_line_blanked_with_spaces() -> None:
+    r, sink = renderer(LEGACY, interval=0)
+    feed(r, a_run())
+    r.end_run()
+    out = sink.getvalue()
+    assert "\x1b" not in out
+    lines, _ = screen(out)
+    assert "✓ edit-file app.py — +1 -1" in lines
+    assert not any("waiting for the model" in line for line in lines)
+
+
+@pytest.mark.parametrize("text", ["x" * 300, "漢字かな" * 60, "tab\there " * 40])
+def test_the_live_line_never_wraps(text: str) -> None:
+    r, sink = renderer(STYLED, width=40, interval=0)
+    feed(r, [ev.TurnStarted("main", 1), *stream("main", text, 1)])
+    lines, scr = screen(sink.getvalue(), cols=40, rows=5)
+    assert len(lines) == 1 and lines[0].startswith("…")
+    assert scr.cursor.y == 0
+    for draw in sink.getvalue().split("\r\x1b[2K")[1:]:
+        assert "\n" not in draw
+    r.end_run()
+    lines, _ = screen(sink.getvalue(), cols=40, rows=50)
+    assert "".join(lines).replace(" ", "") == text.replace("\t", "").replace(" ", "")
+
+
+def test_clip_counts_cells() -> None:
+    assert clip("abc", 5) == "abc"
+    assert clip("abcdef", 4) == "abc…"
+    assert clip("abcdef", 4, tail=True) == "…def"
+    assert clip("漢字漢字", 5) == "漢字…"
+    assert clip("a\x1b[31mb\nc", 20) == "a [31mb c"  # no control character survives
+
+
+def test_live_updates_are_throttled_and_the_last_one_is_drawn_by_a_timer() -> None:
+    now = [0.0]
+    r, sink = renderer(STYLED, interval=0.05, clock=lambda: now[0])
+
+    async def go() -> None:
+        r(ev.TurnStarted("main", 1))
+        for event in stream("main", "abcdefghij" * 10, 1):
+            r(event)
+        assert sink.getvalue().count("\x1b[2K") == 1  # only the first draw so far
+        now[0] = 1.0
+        await asyncio.sleep(0.1)
+
+    asyncio.run(go())
+    out = sink.getvalue()
+    assert out.count("\x1b[2K") == 2
+    assert out.endswith("\r\x1b[2K\x1b[2m…" + ("abcdefghij" * 10)[-58:] + "\x1b[0m")
+
+
+def test_a_retry_drops_the_partial_text_and_does_not_repeat_printed_blocks() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, [
+        ev.TurnStarted("main", 1),
+        *stream("main", "First paragraph.\n\nSecond para"),
+        ev.Retrying("main", 1, 0.5, "connection dropped"),
+        *stream("main", "First paragraph.\n\nSecond paragraph, complete.\n"),
+        ev.TurnEnded("main", 1, "", 0),
+    ])
+    r.end_run()
+    lines, _ = screen(sink.getvalue(), rows=30)
+    assert lines == [
+        "First paragraph.",
+        "",
+        "↻ retrying in 0.5s (attempt 1): connection dropped",
+        "",
+        "Second paragraph, complete.",
+    ]
+
+
+def test_a_retry_that_answers_differently_prints_the_new_answer() -> None:
+    r, sink = renderer(PIPE)
+    feed(r, [
+        ev.TurnStarted("main", 1),
+        *stream("main", "Old start.\n\n"),
+        ev.Retrying("main", 1, 0.5, "HTTP 502"),
+        *stream("main", "New start.\n"),
+        ev.TurnEnded("main", 1, "", 0),
+    ])
+    r.end_run()
+    assert sink.getvalue().count("Old start.") == 1
+    assert "New start." in sink.getvalue()
+
+
+def test_coder_activity_is_indented_under_its_send_to_coder_line() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, [
+        ev.TurnStarted("orchestrator", 1),
+        ev.ToolCallStarted("orchestrator", "o1", "send-to-coder"),
+        ev.TurnEnded("orchestrator", 1, "", 1),
+        ev.ToolCallRunning("orchestrator", "o1", "send-to-coder", {"task": "add a flag"}),
+        ev.TurnStarted("coder", 1),
+        *stream("coder", "Reading first."),
+        ev.TurnEnded("coder", 1, "Reading first.", 1),
+        ev.ToolCallRunning("coder", "k1", "read-file", {"path": "cli.py"}),
+        ev.ToolCallFinished("coder", "k1", "read-file", {"path": "cli.py"}, True, "read 9 lines",
+                            ""),
+        ev.MemoWritten("coder", "file:cli.py", "argparse entry point"),
+        ev.TurnStarted("coder", 2),
+        *stream("coder", "Added --name to cli.py and tested it."),
+        ev.TurnEnded("coder", 2, "", 0),
+        ev.ToolCallFinished("orchestrator", "o1", "send-to-coder", {"task": "add a flag"}, True,
+                            "1 file(s) changed", "report"),
+    ])
+    r.end_run()
+    lines, _ = screen(sink.getvalue(), rows=30)
+    assert lines == [
+        "› send-to-coder add a flag",
+        "    ✓ read-file cli.py — read 9 lines",
+        "    memo file:cli.py — argparse entry point",
+        "      Added --name to cli.py and tested it.",
+        "✓ send-to-coder — 1 file(s) changed",
+    ]
+
+
+def test_diffs_are_coloured_and_cut_to_a_few_lines() -> None:
+    diff = "--- a/x\n+++ b/x\n@@ -1,9 +1,9 @@\n" + "".join(
+        f"-old {i}\n+new {i}\n" for i in range(9)
+    )
+    r, sink = renderer(STYLED, interval=0)
+    r(ev.ToolCallFinished("main", "c", "edit-file", {"path": "x"}, True, "+9 -9", "", diff))
+    lines, scr = screen(sink.getvalue(), rows=20)
+    assert lines[1:] == ["  -old 0", "  +new 0", "  -old 1", "  +new 1", "  -old 2", "  +new 2",
+                         "  … 12 more changed lines"]
+    assert scr.buffer[1][2].fg == "red" and scr.buffer[2][2].fg == "green"
+    assert scr.buffer[0][0].fg == "green"  # ✓
+    r(ev.ToolCallFinished("main", "d", "bash", {"command": "false"}, False, "exit 1", ""))
+    _, scr = screen(sink.getvalue(), rows=20)
+    assert scr.buffer[8][0].data == "✗" and scr.buffer[8][0].fg == "red"
+
+
+def test_reasoning_is_folded_to_three_italic_lines() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, [
+        ev.TurnStarted("main", 1),
+        *[ev.ReasoningDelta("main", "step by step we consider the problem ") for _ in range(40)],
+        *stream("main", "Answer.\n"),
+        ev.TurnEnded("main", 1, "", 0),
+    ])
+    lines, scr = screen(sink.getvalue(), rows=20)
+    assert lines[0].startswith("thinking: step by step")
+    assert lines[2].endswith("…") and lines[3] == "" and lines[4] == "Answer."
+    assert all(len(line) < COLS for line in lines)
+    assert scr.buffer[0][0].italics
+
+
+def test_a_cancelled_run_keeps_what_was_streamed() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, [ev.TurnStarted("main", 1), *stream("main", "Partial answ")])
+    r.end_run()
+    lines, _ = screen(sink.getvalue())
+    assert lines == ["Partial answ"]
+
+
+def test_format_helpers() -> None:
+    assert call_line("coder", "edit-file", {"path": "a.py"}, True, "+3 -1") == (
+        "    ✓ edit-file a.py — +3 -1"
+    )
+    assert memo_line("main", "plan", "the plan") == "memo plan — the plan"
+    assert tokens(950) == "950" and tokens(12_345) == "12.3k" and tokens(2_500_000) == "2.5M"
+    assert status_line({"orchestrator": (3100, 412, 2000), "coder": (0, 0, 0)}, 12.34) == (
+        "orchestrator 3.1k in (2.0k cached) / 412 out · 12.3s"
+    )
+    assert status_line({}, 125) == "2m 05s"
+    assert diff_excerpt("--- a\n+++ b\n@@\n ctx\n-x\n+y\n") == ["-x", "+y"]
+    folded = fold("word " * 100, 30, 3)
+    assert len(folded) == 3 and folded[-1].endswith(" …")
+    assert all(len(line) <= 30 for line in folded)
+    assert fold("short\n\n text", 30) == ["short text"]
+
+
+# -- terminal detection ----------------------------------------------------------------------
+
+
+def test_detect_follows_the_stream_and_the_environment() -> None:
+    assert detect(io.StringIO(), {"TERM": "xterm"}) == PIPE
+    main, child = os.openpty()
+    try:
+        with open(child, "w", closefd=False) as tty:
+            assert detect(tty, {"TERM": "xterm-256color"}) == STYLED
+            assert detect(tty, {"TERM": "xterm", "NO_COLOR": "1"}) == NO_COLOR
+            assert detect(tty, {"TERM": "dumb"}) == PIPE
+    finally:
+        os.close(main)
+        os.close(child)
+
+
+# -- confirmation ----------------------------------------------------------------------------
+
+
+class Script:
+    """An `Ask` that answers from a list and records the questions."""
+
+    def __init__(self, *answers: str | type[BaseException]) -> None:
+        self.answers = list(answers)
+        self.questions: list[str] = []
+
+    async def __call__(self, question: str) -> str:
+        self.questions.append(question)
+        answer = self.answers.pop(0)
+        if isinstance(answer, type):
+            raise answer()
+        return answer
+
+
+def request(tool: str = "bash", preview: str = "rm -rf build", agent: str = "main"
+            ) -> ApprovalRequest:
+    return ApprovalRequest(agent, tool, {"command": preview}, preview)
+
+
+async def test_yes_always_and_no_with_feedback() -> None:
+    r, sink = renderer(STYLED)
+    ask = Script("y", "maybe", "a", "n", "use git clean instead")
+    approver = ShellApprover(r, ask)
+    assert (await approver(request())).decision == "yes"
+    assert (await approver(request())).decision == "always"  # after one re-ask
+    assert (await approver(request())).decision == "yes"  # no question: always
+    no = await approver(request("write-file", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"))
+    assert no.decision == "no" and no.feedback == "use git clean instead"
+    assert len(ask.questions) == 5 and "[a]lways for bash" in ask.questions[0]
+    lines, scr = screen(sink.getvalue(), rows=40)
+    assert lines[:2] == ["? bash", "  $ rm -rf build"]
+    assert "  answer y (yes), a (always) or n (no)" in lines
+    assert "  +b" in lines
+    plus = lines.index("  +b")
+    assert scr.buffer[plus][2].fg == "green"
+
+
+async def test_yes_approves_everything_and_ctrl_c_cancels_the_run() -> None:
+    r, _ = renderer(PIPE)
+    assert (await ShellApprover(r, Script(), yes=True)(request())).decision == "yes"
+    with pytest.raises(asyncio.CancelledError):
+        await ShellApprover(r, Script(KeyboardInterrupt))(request())
+    no = await ShellApprover(r, Script(EOFError))(request())
+    assert no.decision == "no"
+
+
+async def test_questions_from_parallel_agents_are_asked_one_at_a_time() -> None:
+    r, _ = renderer(PIPE)
+    ask = Script("a")
+    approver = ShellApprover(r, ask)
+    first, second = await asyncio.gather(
+        approver(request(agent="sub:a")), approver(request(agent="sub:b"))
+    )
+    assert {first.decision, second.decision} == {"always", "yes"}
+    assert len(ask.questions) == 1
+
+
+async def test_a_long_preview_is_cut() -> None:
+    r, sink = renderer(PIPE)
+    await ShellApprover(r, Script("y"))(request("write-file", "\n".join(map(str, range(100)))))
+    assert "  … 60 more lines" in sink.getvalue()
