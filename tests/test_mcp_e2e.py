@@ -29,7 +29,8 @@ def configure(project: Path, http_server: HttpServer, extra: str = "") -> None:
     (project / ".zen" / "config.yaml").write_text(
         "mcp_servers:\n"
         f"  time: {{command: '{TIME_SERVER}', args: ['--local-timezone', 'UTC']}}\n"
-        f"  docs: {{url: '{http_server.url}', headers: {{Authorization: 'Bearer ${{DOCS_TOKEN}}'}}}}\n"
+        f"  docs: {{url: '{http_server.url}',"
+        " headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}}\n"
         "  broken: {command: zen-no-such-server}\n" + extra
     )
 

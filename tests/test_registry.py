@@ -85,7 +85,8 @@ async def test_output_is_capped_with_a_note(ctx: ToolContext) -> None:
     assert result.ok and result.output.startswith("ABC")
     assert "[output cut: 300 characters" not in result.output
     long = await run(registry(), ctx, "shout", '{"text": "abcdefgh"}')
-    assert len(long.output) < 600 and "[output cut: 800 characters, showing the first 500]" in long.output
+    assert len(long.output) < 600
+    assert "[output cut: 800 characters, showing the first 500]" in long.output
 
 
 async def test_a_crashing_tool_is_an_error_result(ctx: ToolContext) -> None:
