@@ -1,7 +1,8 @@
 """Characters zen sends in its first request, per role and mode (issue 3's figure).
 
-Counts the system prompt + the tool schemas (as JSON) + the first user message, which is what
-every later request of that agent repeats. Run: python bench/prompt_size.py
+Counts the system prompt + the tool schemas (compact JSON, as the SDK sends them) + the first
+user message: what every later request of that agent repeats. Measured with the git layer and
+tool on (inside a repository), the largest case. Run: python bench/prompt_size.py
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ TASK = "rename greet() to welcome() everywhere"
 
 
 def size(system: str, tools: list[dict], user: str) -> tuple[int, int, int]:
-    return len(system), len(json.dumps(tools)), len(user)
+    compact = json.dumps(tools, separators=(",", ":"), ensure_ascii=False)
+    return len(system), len(compact), len(user)
 
 
 def main() -> None:
     root = Path(tempfile.mkdtemp())
     config = load_config(root, {"api_key": "x", "base_url": "http://127.0.0.1:9/v1"}, env={})
     rows = []
-    session = Session(config, make_workspace(config, root))
+    session = Session(config, make_workspace(config, root),
+                      git_facts="Git: branch main; 2 modified, 1 untracked")
     agent = session._top_agent()
     rows.append(("single", "-", *size(agent.messages[0]["content"], agent.registry.schemas(),
                                      TASK)))
@@ -42,8 +45,7 @@ def main() -> None:
         rows.append(("orchestrator", mode, *size(orch.messages[0]["content"],
                                                  orch.registry.schemas(), TASK)))
         names = CODER[mode]
-        coder_prompt = system_prompt("coder", session.facts, variant=mode,
-                                     planning=session.wants_planning(names))
+        coder_prompt = system_prompt("coder", session.facts, variant=mode)
         task = render(load_prompt("coder-task"), task="[goal] rename greet to welcome "
                       "[files] greet.py [refs] plan:rename", context="",
                       memo="plan:rename — rename greet to welcome (orchestrator)")

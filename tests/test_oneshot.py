@@ -115,7 +115,8 @@ def test_single_agent_prompt_and_tools_stay_small(fake_llm, run_zen) -> None:
     fake = fake_llm([text("hi")])
     assert run_zen("-p", "hi", *args_for(fake)).code == 0
     request = fake.requests[0]
-    size = len(request["messages"][0]["content"]) + len(json.dumps(request["tools"]))
+    tools = json.dumps(request["tools"], separators=(",", ":"), ensure_ascii=False)
+    size = len(request["messages"][0]["content"]) + len(tools)
     assert size < 6000, size
 
 

@@ -36,9 +36,8 @@ class CoderDelegator:
             session.client("coder"),
             session.registry(names),
             session.context("coder", self.emit),
-            system_prompt(
-                "coder", session.facts, variant=mode, planning=session.wants_planning(names)
-            ),
+            # No planning layer: a Coder's task is one step of the Orchestrator's plan.
+            system_prompt("coder", session.facts, variant=mode),
             max_turns=session.config.coder_max_turns,
             approver=self.approver,
         )

@@ -1,0 +1,413 @@
+"""The interactive shell, driven through a pseudo-terminal as a person would drive it.
+
+`zen` runs as a subprocess on a pty (pexpect) against the scripted fake model server. What it
+wrote is replayed in pyte's HistoryScreen to check what a person sees: every finished line
+exactly once on screen and in scrollback, and, outside prompt-toolkit's own prompts, no escape
+sequence that moves the cursor.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pyte
+import pytest
+
+from tests.conftest import zen_env
+from tests.fakes.server import FakeLLM, call, text, tool_calls
+
+ROOT = Path(__file__).resolve().parent.parent
+COLS, ROWS = 100, 30
+ARROW = " › ".encode()
+PROMPT_REGION = re.compile(rb"\x1b\[\?2004h.*?(?:\x1b\[\?2004l|\Z)", re.DOTALL)
+CSI = re.compile(rb"\x1b\[([0-9;?]*)([A-Za-z@`])|\x1b([^\[])")
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+
+
+class Zen:
+    """A `zen` shell on a pty. `task()` types a line and waits for the next prompt."""
+
+    def __init__(self, fake: FakeLLM, project: Path, home: Path, *args: str,
+                 env: dict[str, str] | None = None, state: str = "single") -> None:
+        environment = zen_env(home, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
+        environment.pop("NO_COLOR")
+        environment.update(env or {})
+        self.raw = io.BytesIO()
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "zen", "--base-url", fake.base_url, "--api-key", "test-key",
+             "--model", "fake-model", "-C", str(project), *args],
+            env=environment, cwd=str(project), dimensions=(ROWS, COLS), timeout=30,
+        )
+        self.child.logfile_read = self.raw
+        self.prompt(state)
+
+    def prompt(self, state: str) -> None:
+        """Wait until the main prompt `zen STATE › ` is drawn."""
+        pattern = re.escape(f"zen {state}".encode()) + rb"(?:\x1b\[[0-9;]*m)*" + re.escape(ARROW)
+        self.child.expect(pattern)
+
+    def type(self, keys: str) -> None:
+        self.child.send(keys)
+
+    def task(self, line: str, state: str = "single") -> str:
+        """Type `line`, press Enter, wait for the next prompt; what was written meanwhile."""
+        start = self.raw.tell()
+        self.child.send(line + "\r")
+        self.child.expect(re.escape(b"\x1b[?2004l"))  # the prompt is done with the line
+        self.prompt(state)
+        return self.raw.getvalue()[start:].decode("utf-8", "replace")
+
+    def expect(self, text: str) -> None:
+        self.child.expect(re.escape(text.encode()))
+
+    def exit(self, keys: str = "/exit\r") -> int:
+        self.child.send(keys)
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+        return self.child.exitstatus
+
+    def lines(self) -> list[str]:
+        """Scrollback and screen, as a person would see them."""
+        scr = pyte.HistoryScreen(COLS, ROWS, history=100_000)
+        pyte.ByteStream(scr).feed(self.raw.getvalue())
+        rows = [
+            "".join(line[x].data for x in range(COLS)).rstrip() for line in scr.history.top
+        ] + [line.rstrip() for line in scr.display]
+        return rows
+
+    def agent_output(self) -> bytes:
+        """Everything written outside prompt-toolkit's prompts (its own redraws excluded)."""
+        return PROMPT_REGION.sub(b"", self.raw.getvalue())
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+@pytest.fixture
+def shell(fake_llm: Any, project: Path, home: Path) -> Any:
+    started: list[Zen] = []
+
+    def start(script: Any, *args: str, **kw: Any) -> tuple[Zen, FakeLLM]:
+        fake = fake_llm(script)
+        zen = Zen(fake, project, home, *args, **kw)
+        started.append(zen)
+        return zen, fake
+
+    yield start
+    for zen in started:
+        zen.close()
+
+
+def assert_clean(zen: Zen) -> None:
+    """Outside prompts: colours, carriage returns and erase-line only; no spinner frames."""
+    out = zen.agent_output()
+    for params, final, other in CSI.findall(out):
+        if other:
+            raise AssertionError(f"escape ESC {other!r} in the agent output")
+        ok = final == b"m" or (final == b"K" and params == b"2") or (
+            params.startswith(b"?") and final in b"hl"  # mode switches move nothing
+        )
+        assert ok, f"cursor control ESC[{params.decode()}{final.decode()} in the agent output"
+    assert not re.search("[⠁-⣿◐◓◑◒]", out.decode("utf-8", "replace"))
+
+
+def once(lines: list[str], line: str) -> None:
+    count = lines.count(line)
+    assert count == 1, f"{line!r} is shown {count} times:\n" + "\n".join(lines)
+
+
+def tool_results(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+
+
+def user_texts(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+# -- the scenarios ---------------------------------------------------------------------------
+
+ANSWER = "\n\n".join(f"Paragraph {i} of the answer." for i in range(40)) + (
+    "\n\n- first point\n- second point\n\n```python\nprint('hello')\n```\n\nThat is all.\n"
+)
+
+
+def test_a_task_streams_its_answer_once_and_nothing_moves_the_cursor(shell: Any) -> None:
+    zen, fake = shell([text(ANSWER, chunk=3, chunk_delay=0.0005)])
+    zen.task("explain the project")
+    lines = zen.lines()
+    for i in range(40):
+        once(lines, f"Paragraph {i} of the answer.")
+    for line in (" • first point", " • second point", "  print('hello')", "That is all."):
+        once(lines, line)
+    assert any(line.startswith("main 10 in / 5 out · ") for line in lines)
+    assert not any("waiting for the model" in line for line in lines)
+    assert_clean(zen)
+    assert zen.exit() == 0
+    assert user_texts(fake.requests[0]) == ["explain the project"]
+
+
+def test_a_declined_call_sends_the_feedback_to_the_model(shell: Any, project: Path) -> None:
+    zen, fake = shell([
+        tool_calls([call("bash", {"command": "touch made-by-bash"})]),
+        text("Understood, I will use Python."),
+    ])
+    zen.type("make the file\r")
+    zen.expect("allow?")
+    zen.type("n\r")
+    zen.expect("tell the model why")
+    zen.type("please use python instead\r")
+    zen.prompt("single")
+    assert not (project / "made-by-bash").exists()
+    assert "please use python instead" in tool_results(fake.requests[1])[0]
+    lines = zen.lines()
+    once(lines, "? bash")
+    once(lines, "  $ touch made-by-bash")
+    once(lines, "✗ bash touch made-by-bash — declined: please use python instead")
+    once(lines, "Understood, I will use Python.")
+    assert_clean(zen)
+
+
+def test_always_stops_further_questions_for_that_tool(shell: Any) -> None:
+    zen, fake = shell([
+        tool_calls([call("bash", {"command": "echo one"})]),
+        tool_calls([call("bash", {"command": "echo two"})]),
+        text("Both ran."),
+        tool_calls([call("bash", {"command": "echo three"})]),
+        text("Again."),
+    ])
+    zen.type("run them\r")
+    zen.expect("allow?")
+    zen.type("a\r")
+    zen.prompt("single")
+    zen.task("once more")
+    lines = zen.lines()
+    once(lines, "? bash")  # asked once: `a` covered the rest
+    results = [tool_results(r) for r in fake.requests]
+    assert "one" in results[1][0] and "two" in results[2][1] and "three" in results[4][-1]
+    once(lines, "✓ bash echo two — exit 0")
+    once(lines, "Again.")
+    assert_clean(zen)
+
+
+def dual_script(body: dict[str, Any]) -> Any:
+    """The orchestrator is the one offered send-to-coder; the coder is not."""
+    names = {t["function"]["name"] for t in body.get("tools", [])}
+    answered = any(m["role"] == "tool" for m in body["messages"])
+    if "send-to-coder" in names:
+        if answered:
+            return text("The Coder wrote notes.txt.")
+        return tool_calls([call("send-to-coder", {"task": "create notes.txt saying hi"})])
+    if answered:
+        return text("Created notes.txt with one line.")
+    return tool_calls([call("write-file", {"path": "notes.txt", "content": "hi\n"})])
+
+
+def test_dual_mode_routes_the_task_through_the_orchestrator(shell: Any, project: Path) -> None:
+    zen, fake = shell(dual_script, "--yes", state="single·yes")
+    zen.task("/dual", state="dual·delegated·yes")
+    zen.task("write a note", state="dual·delegated·yes")
+    assert (project / "notes.txt").read_text() == "hi\n"
+    offered = [{t["function"]["name"] for t in r["tools"]} for r in fake.requests]
+    assert "send-to-coder" in offered[0]
+    assert "send-to-coder" not in offered[1] and "write-file" in offered[1]
+    assert "Created notes.txt" in tool_results(fake.requests[3])[0]
+    lines = zen.lines()
+    once(lines, "› send-to-coder create notes.txt saying hi")
+    once(lines, "    ✓ write-file notes.txt — created, 1 lines")
+    once(lines, "      Created notes.txt with one line.")
+    once(lines, "✓ send-to-coder — 1 file(s) changed")
+    once(lines, "The Coder wrote notes.txt.")
+    status = next(line for line in lines if line.startswith("orchestrator "))
+    assert " · coder " in status
+    assert_clean(zen)
+
+
+def sleeping(marker: str) -> bool:
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline and b"sleep" in cmdline:
+                return True
+    return False
+
+
+def wait_for(condition: Any, timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_ctrl_c_stops_a_slow_stream_and_a_running_command(shell: Any) -> None:
+    zen, fake = shell([
+        text("word " * 3000, chunk=5, chunk_delay=0.01),
+        tool_calls([call("bash", {"command": "sleep 31.337"})]),
+        text("Still here."),
+    ], "--yes", state="single·yes")
+    zen.type("write a lot\r")
+    zen.expect("word word word")
+    zen.type("\x03")
+    zen.expect("interrupted")
+    zen.prompt("single·yes")
+
+    zen.type("run the command\r")
+    assert wait_for(lambda: sleeping("31.337")), "the command never started"
+    zen.type("\x03")
+    zen.expect("interrupted")
+    zen.prompt("single·yes")
+    assert wait_for(lambda: not sleeping("31.337")), "the command outlived the run"
+
+    zen.task("are you there?", state="single·yes")
+    last = fake.requests[-1]
+    assert user_texts(last) == ["write a lot", "run the command", "are you there?"]
+    calls = [c["id"] for m in last["messages"] if m["role"] == "assistant"
+             for c in m.get("tool_calls") or []]
+    answered = [m["tool_call_id"] for m in last["messages"] if m["role"] == "tool"]
+    assert calls and calls == answered  # no dangling tool call
+    lines = zen.lines()
+    once(lines, "Still here.")
+    assert lines.count("interrupted: the run was stopped, the conversation so far is kept") == 2
+    assert_clean(zen)
+    assert zen.exit() == 0
+
+
+def test_clear_starts_a_new_conversation(shell: Any) -> None:
+    zen, fake = shell([text("Noted."), text("Which number?")])
+    zen.task("remember the number 42")
+    out = zen.task("/clear")
+    assert "new conversation" in out
+    zen.task("what number was it?")
+    assert user_texts(fake.requests[1]) == ["what number was it?"]
+    assert len(fake.requests[1]["messages"]) == 2
+
+
+def test_ctrl_c_clears_the_line_then_warns_then_exits(shell: Any) -> None:
+    zen, fake = shell([])
+    zen.type("some half-typed text")
+    zen.expect("half-typed")
+    zen.type("\x03")
+    zen.type("\r")  # the line was cleared: nothing is sent
+    zen.type("\x03")
+    zen.expect("(Ctrl-C again or Ctrl-D to exit)")
+    zen.prompt("single")
+    assert zen.exit("\x03") == 0
+    assert fake.requests == []
+
+
+def test_ctrl_d_exits(shell: Any) -> None:
+    zen, _ = shell([])
+    assert zen.exit("\x04") == 0
+
+
+def test_multi_line_input_and_pasted_text_arrive_whole(shell: Any) -> None:
+    zen, fake = shell([text("one"), text("two")])
+    zen.task("first line\x1b\rsecond line")
+    zen.task("\x1b[200~pasted one\npasted two\x1b[201~")
+    assert user_texts(fake.requests[1]) == [
+        "first line\nsecond line", "pasted one\npasted two"
+    ]
+
+
+def test_mentions_attach_files_inside_the_workspace_only(shell: Any, project: Path) -> None:
+    (project / "app.py").write_text("print('from app')\n")
+    (project.parent / "secret.txt").write_text("top secret\n")
+    zen, fake = shell([text("It prints a greeting.")])
+    zen.type("@ap\t")
+    zen.expect("@app.py")
+    out = zen.task(" and @../secret.txt, what do they do?")
+    message = user_texts(fake.requests[0])[0]
+    assert message.startswith("@app.py and @../secret.txt, what do they do?")
+    assert "<file path=\"app.py\">\nprint('from app')\n\n</file>" in message
+    assert "top secret" not in message
+    assert "attached app.py (1 lines)" in out or "attached app.py" in out
+    assert "@../secret.txt: outside the workspace, not attached" in "\n".join(zen.lines())
+
+
+def test_slash_commands(shell: Any, home: Path) -> None:
+    zen, fake = shell([
+        tool_calls([call("memo", {"action": "write", "key": "plan", "content": "step one",
+                                  "summary": "the plan"})]),
+        text("Planned."),
+        text("Other model."),
+    ])
+    zen.type("/he\t")
+    zen.expect("/help")
+    out = zen.task("")
+    assert "/collab MODE" in out and "Alt+Enter" in out
+    assert "unknown command /nope" in zen.task("/nope")
+    assert "the memo is empty" in zen.task("/memo")
+    zen.task("make a plan")
+    assert "plan — the plan (main)" in zen.task("/memo")
+    assert "step one" in zen.task("/memo plan")
+    assert "main: 20 in / 10 out, 2 requests" in zen.task("/usage")
+    assert "(no todos)" in zen.task("/todo")
+    assert "no MCP servers" in zen.task("/mcp")
+    assert "unknown collaboration mode" in zen.task("/collab sideways")
+    zen.task("/collab autonomous")
+    zen.task("/dual", state="dual·autonomous")
+    zen.task("/single")
+    assert "main: other-model" in zen.task("/model other-model")
+    zen.task("hello")
+    assert fake.requests[-1]["model"] == "other-model"
+    zen.task("/yes", state="single·yes")
+    zen.task("/yes off")
+    lines = zen.lines()
+    once(lines, "memo plan — the plan")
+    assert "make a plan" in (home / ".zen" / "history").read_text()
+    assert zen.exit() == 0
+
+
+def test_no_color_gives_plain_text(shell: Any) -> None:
+    zen, _ = shell([text("Some **bold** words.\n\n- a list\n")], env={"NO_COLOR": "1"})
+    zen.task("hi")
+    out = zen.agent_output()
+    assert not re.search(rb"\x1b\[[0-9;]*m", out)
+    lines = zen.lines()
+    once(lines, "Some **bold** words.")
+    once(lines, "- a list")
+
+
+def test_simple_mode_reads_plain_lines(shell: Any) -> None:
+    zen, fake = shell([
+        tool_calls([call("bash", {"command": "echo simple"})]), text("Done simply."),
+    ], "--simple")
+    zen.type("do it\r")
+    zen.expect("allow?")
+    zen.type("y\r")
+    zen.expect("Done simply.")
+    zen.expect("zen single › ")
+    assert "simple" in tool_results(fake.requests[1])[0]
+    assert b"\x1b[?2004h" not in zen.raw.getvalue()  # prompt-toolkit never ran
+    once(zen.lines(), "✓ bash echo simple — exit 0")
+    assert zen.exit() == 0
+
+
+def test_piped_input_and_output_are_plain(fake_llm: Any, project: Path, home: Path) -> None:
+    fake = fake_llm([text("Piped **answer**.")])
+    done = subprocess.run(
+        [sys.executable, "-m", "zen", "--base-url", fake.base_url, "--api-key", "k",
+         "-C", str(project)],
+        input="hello there\n/usage\n", capture_output=True, text=True, timeout=60,
+        env={**zen_env(home, TERM="xterm-256color"), "NO_COLOR": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\r" not in done.stdout
+    assert "Piped **answer**." in done.stdout
+    assert "main: 10 in / 5 out, 1 request" in done.stdout
+    assert user_texts(fake.requests[0]) == ["hello there"]
