@@ -6,6 +6,8 @@ Checked on the source with `ast`, so a stray import anywhere (even inside a func
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,20 @@ def test_no_upward_imports(package: str) -> None:
     for path in files:
         bad = zen_imports(path) & FORBIDDEN[package]
         assert not bad, f"{path.relative_to(ZEN.parent)} imports zen.{sorted(bad)}"
+
+
+def test_version_loads_nothing_heavy() -> None:
+    """What `zen --version` actually imports, checked in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from zen.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "heavy = {'openai', 'mcp', 'rich', 'prompt_toolkit', 'pydantic', 'yaml', 'pathlib'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ZEN.parent, check=True)
+    assert done.stdout.strip().endswith("[]"), done.stdout
 
 
 def test_startup_modules_import_nothing_heavy() -> None:
