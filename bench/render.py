@@ -11,13 +11,19 @@ Baselines on the same deltas and sink:
 - one render: rich Markdown of the *finished* answer, once (the least any rich-rendered
   markdown can cost; it shows nothing while the answer streams).
 
-Run: `python bench/render.py [--repeat N]` from the repository root. CPU time is
-`time.process_time()`, best of N.
+`--end-to-end` adds the whole path a user pays for: the fake server streams the answer over
+loopback HTTP in 4-character SSE chunks, zen's ChatClient (openai SDK) parses it, and the
+events go either to a raw printer (each TextDelta written as is) or to the markdown log. CPU
+is the main thread's (`time.thread_time()`), so the server thread is not counted.
+
+Run: `python bench/render.py [--repeat N] [--end-to-end]` from the repository root. CPU time
+is `time.process_time()`, best of N.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import sys
 import time
@@ -26,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fakes.server import long_markdown  # noqa: E402
+from tests.fakes.server import FakeLLM, long_markdown, text  # noqa: E402
 from zen import events as ev  # noqa: E402
 from zen.ui.render import LogRenderer  # noqa: E402
 from zen.ui.term import Caps, make_console  # noqa: E402
@@ -93,10 +99,60 @@ def best(fn: Callable[[list[str]], int], chunks: list[str], repeat: int) -> tupl
     return min(times), size
 
 
+class RawPrinter:
+    """The stream printed raw: each text delta written to the sink as it arrives."""
+
+    def __init__(self, sink: io.StringIO) -> None:
+        self.sink = sink
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta):
+            self.sink.write(event.text)
+            self.sink.flush()
+
+
+def end_to_end(words: int, repeat: int) -> dict[str, float]:
+    """Main-thread CPU of streaming the answer from the fake server through ChatClient."""
+    from zen.config import ModelSettings
+    from zen.llm.client import ChatClient
+
+    answer = long_markdown(words)
+
+    async def once(emit: ev.Emit, base_url: str) -> float:
+        client = ChatClient(ModelSettings(model="fake", base_url=base_url, api_key="k"),
+                            retries=0)
+        try:
+            start = time.thread_time()
+            turn = await client.stream([{"role": "user", "content": "go"}], [], emit, "main")
+            spent = time.thread_time() - start
+        finally:
+            await client.aclose()
+        assert turn.content == answer
+        return spent
+
+    def sinks() -> dict[str, Callable[[], ev.Emit]]:
+        def markdown() -> ev.Emit:
+            renderer = LogRenderer(make_console(STYLED, file=io.StringIO(), width=WIDTH), STYLED)
+            renderer(ev.TurnStarted("main", 1))
+            return renderer
+
+        return {"raw print": lambda: RawPrinter(io.StringIO()), "markdown log": markdown}
+
+    best_of: dict[str, float] = {}
+    with FakeLLM(lambda body: text(answer, chunk=CHUNK)) as fake:
+        for name, make in sinks().items():
+            best_of[name] = min(
+                asyncio.run(once(make(), fake.base_url)) for _ in range(repeat)
+            )
+    return best_of
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--words", type=int, nargs="*", default=[10_000, 20_000])
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="also stream from the fake server through the real client")
     args = parser.parse_args()
 
     # warm up: imports (rich.markdown, pygments lexers) are not part of the per-answer cost
@@ -131,6 +187,14 @@ def main() -> None:
         (w1, *_, r1), (w2, *_, r2) = rows[0], rows[-1]
         growth = r2["markdown log"][0] / r1["markdown log"][0]
         print(f"linearity: {w2 / w1:.1f}x the words -> {growth:.2f}x the markdown log time")
+    if args.end_to_end:
+        print()
+        print("end to end (fake server -> ChatClient -> sink), main-thread CPU:")
+        for words in args.words:
+            e2e = end_to_end(words, args.repeat)
+            raw, md = e2e["raw print"], e2e["markdown log"]
+            print(f"{words:>7} words: raw print {raw * 1000:.0f} ms, markdown log "
+                  f"{md * 1000:.0f} ms = {md / raw:.2f}x raw")
 
 
 if __name__ == "__main__":

@@ -388,3 +388,52 @@ async def test_a_long_preview_is_cut() -> None:
     r, sink = renderer(PIPE)
     await ShellApprover(r, Script("y"))(request("write-file", "\n".join(map(str, range(100)))))
     assert "  … 60 more lines" in sink.getvalue()
+
+
+def test_an_output_that_cannot_encode_the_markers_replaces_them() -> None:
+    from zen.ui.term import tolerate_encoding
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="cp1252")
+    tolerate_encoding(stream)
+    r = LogRenderer(make_console(PIPE, file=stream, width=COLS), PIPE)
+    r(ev.ToolCallFinished("main", "c", "bash", {"command": "ls"}, True, "exit 0", ""))
+    stream.flush()
+    assert raw.getvalue() == b"? bash ls \x97 exit 0\n"
+
+
+def test_no_posix_only_api_is_touched_at_import_time() -> None:
+    """Windows: zen/ui must import there, so POSIX-only modules are imported inside functions
+    that are only called off win32, and only SIGINT (which Windows has) is named."""
+    import ast
+    from pathlib import Path
+
+    posix_only = {"termios", "tty", "pty", "fcntl", "resource", "grp", "pwd", "posix", "curses"}
+    ui = Path(__file__).resolve().parent.parent / "zen" / "ui"
+    for path in sorted(ui.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:  # module level only
+            names = (
+                [a.name for a in node.names] if isinstance(node, ast.Import)
+                else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )
+            assert not {n.split(".")[0] for n in names} & posix_only, f"{path.name}: {names}"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("SIG"):
+                assert node.attr == "SIGINT", f"{path.name} uses signal.{node.attr}"
+
+
+def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    feed(r, [
+        ev.TurnStarted("main", 1),
+        *stream("main", "Clear \x1b[2J the screen\r\n\nnext\n"),
+        ev.TurnEnded("main", 1, "", 1),
+        ev.ToolCallFinished("main", "c", "bash", {"command": "printf '\x1b[1A'"}, True,
+                            "exit 0 \x07", ""),
+    ])
+    r.end_run()
+    for seq in CONTROL.findall(sink.getvalue()):
+        assert seq.endswith("m") or seq == "\x1b[2K", repr(seq)
+    lines, _ = screen(sink.getvalue())
+    assert lines == ["Clear ?[2J the screen", "", "next", "", "✓ bash printf '?[1A' — exit 0 ?"]

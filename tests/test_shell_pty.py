@@ -327,16 +327,24 @@ def test_multi_line_input_and_pasted_text_arrive_whole(shell: Any) -> None:
 def test_mentions_attach_files_inside_the_workspace_only(shell: Any, project: Path) -> None:
     (project / "app.py").write_text("print('from app')\n")
     (project.parent / "secret.txt").write_text("top secret\n")
-    zen, fake = shell([text("It prints a greeting.")])
-    zen.type("@ap\t")
-    zen.expect("@app.py")
-    out = zen.task(" and @../secret.txt, what do they do?")
+    zen, fake = shell([
+        tool_calls([call("edit-file", {"path": "app.py", "old_string": "from app",
+                                       "new_string": "from zen"})]),
+        text("It prints a greeting; now from zen."),
+    ], "--yes", state="single·yes")
+    zen.type("@ap")
+    zen.expect("app.py")  # the completion menu
+    zen.type("\t")
+    zen.expect("p.py")  # prompt-toolkit redraws only what changed: `@ap` + `p.py`
+    out = zen.task(" and @../secret.txt, what do they do?", state="single·yes")
     message = user_texts(fake.requests[0])[0]
     assert message.startswith("@app.py and @../secret.txt, what do they do?")
-    assert "<file path=\"app.py\">\nprint('from app')\n\n</file>" in message
+    assert message.endswith("<file path=\"app.py\">\nprint('from app')\n</file>")
     assert "top secret" not in message
-    assert "attached app.py (1 lines)" in out or "attached app.py" in out
-    assert "@../secret.txt: outside the workspace, not attached" in "\n".join(zen.lines())
+    assert "attached app.py (1 line)" in out
+    assert "@../secret.txt: outside the workspace, not attached" in zen.lines()
+    # The model saw the whole file, so it may edit it without reading it again.
+    assert (project / "app.py").read_text() == "print('from zen')\n"
 
 
 def test_slash_commands(shell: Any, home: Path) -> None:
@@ -346,14 +354,16 @@ def test_slash_commands(shell: Any, home: Path) -> None:
         text("Planned."),
         text("Other model."),
     ])
-    zen.type("/he\t")
-    zen.expect("/help")
+    zen.type("/he")
+    zen.expect("this list")  # the completion menu shows each command's summary
+    zen.type("\t")
     out = zen.task("")
     assert "/collab MODE" in out and "Alt+Enter" in out
     assert "unknown command /nope" in zen.task("/nope")
     assert "the memo is empty" in zen.task("/memo")
     zen.task("make a plan")
-    assert "plan — the plan (main)" in zen.task("/memo")
+    zen.task("/memo")
+    assert "plan — the plan (main)" in zen.lines()
     assert "step one" in zen.task("/memo plan")
     assert "main: 20 in / 10 out, 2 requests" in zen.task("/usage")
     assert "(no todos)" in zen.task("/todo")
@@ -411,3 +421,38 @@ def test_piped_input_and_output_are_plain(fake_llm: Any, project: Path, home: Pa
     assert "Piped **answer**." in done.stdout
     assert "main: 10 in / 5 out, 1 request" in done.stdout
     assert user_texts(fake.requests[0]) == ["hello there"]
+
+
+def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(
+    shell: Any, project: Path
+) -> None:
+    import json
+
+    from tests.fakes.mcp_servers import stdio_command
+
+    command, args = stdio_command()
+    (project / ".zen").mkdir()
+    (project / ".zen" / "config.yaml").write_text(json.dumps({"mcp_servers": {
+        "demo": {"command": command, "args": args},
+        "broken": {"command": "zen-no-such-command"},
+    }}))
+    zen, _ = shell([])
+    zen.task("/mcp")
+    lines = zen.lines()
+    assert any(line.startswith("warning: MCP server broken is not available") for line in lines)
+    assert any(re.match(r"demo \(stdio\): running, \d+ tools", line) for line in lines)
+    assert any(line.startswith("broken (stdio): failed") for line in lines), lines
+    assert zen.exit() == 0
+
+
+def test_a_dumb_terminal_gets_no_escape_sequences_at_all(shell: Any) -> None:
+    zen, _ = shell([text("Plain **answer**.\n\n- item\n")], env={"TERM": "dumb"})
+    zen.type("hi\r")
+    zen.expect("- item")
+    zen.prompt("single")
+    assert zen.exit() == 0
+    raw = zen.raw.getvalue()
+    assert b"\x1b" not in raw
+    lines = zen.lines()
+    once(lines, "Plain **answer**.")
+    once(lines, "- item")

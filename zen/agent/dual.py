@@ -49,7 +49,6 @@ class CoderDelegator:
             memo=session.memo.index_text() or "(empty)",
         )
         result = await agent.run(message)
-        session.usage["coder"].add(result.usage)
         keys = [
             e.key for e in session.memo.index() if e.author == "coder" and e.time >= started
         ]

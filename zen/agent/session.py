@@ -8,6 +8,7 @@ and the todo list; `/clear` empties all three.
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
@@ -69,6 +70,7 @@ class Session:
         return "orchestrator" if self.mode == "dual" else "main"
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
+        emit = self._counting(emit)
         agent = self._top_agent()
         agent.ctx.emit = emit
         agent.approver = approver
@@ -77,11 +79,28 @@ class Session:
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         try:
-            result = await agent.run(task)
+            return await agent.run(task)
         finally:
             self.history = agent.messages[1:]
-        self.usage[self.role].add(result.usage)
-        return result
+
+    def _counting(self, emit: ev.Emit) -> ev.Emit:
+        """Tally every agent's `Usage` events by role, so interrupted runs count too."""
+
+        def counted(event: ev.Event) -> None:
+            if isinstance(event, ev.Usage):
+                role = "sub-agents" if event.agent.startswith("sub:") else event.agent
+                usage = self.usage[role]
+                usage.prompt_tokens += event.prompt_tokens
+                usage.completion_tokens += event.completion_tokens
+                usage.cached_tokens += event.cached_tokens
+                usage.requests += 1
+            emit(event)
+
+        return counted
+
+    def note_read(self, path: Path) -> None:
+        """The user attached this whole file to a message: the top agent has read it."""
+        self._top_agent().ctx.read_tracker.mark_read(path)
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode  # type: ignore[assignment]

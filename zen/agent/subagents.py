@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from zen.tools.spawn_agents import SubTask
 
 PROMPTS = {"explore": "explore", "plan": "plan", "code": "code-subagent"}
-USAGE_KEY = "sub-agents"
 
 
 class SubAgentRunner:
@@ -82,7 +81,6 @@ class SubAgentRunner:
             self.emit(ev.Notice(name, f"sub-agent failed: {reason}", level="warning"))
             files = list(dict.fromkeys(written))
             return Delegation(f"Failed: {reason}", files, self._memo_keys(name, started), ok=False)
-        session.usage[USAGE_KEY].add(result.usage)
         keys = self._memo_keys(name, started)
         if result.stop == "max_turns":
             report = f"Hit its turn limit ({agent.max_turns}) before finishing."

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zen.ui.format import tokens
+from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
 COLLABORATIONS = ("delegated", "autonomous", "controlled")
 KEYS = (
-    "Enter sends · Alt+Enter (or Esc Enter) starts a new line · @path attaches a file · "
-    "Ctrl-C stops a run or clears the input · Ctrl-D exits"
+    "Enter sends · Alt+Enter (or Esc Enter): new line · @path attaches a file",
+    "Ctrl-C stops a run, or clears the input · Ctrl-D exits",
 )
 
 
@@ -100,7 +100,8 @@ def _help(ctx: CommandContext, arg: str) -> None:
     for cmd in listing():
         head = f"/{cmd.name} {cmd.usage}".rstrip()
         ctx.out.info(f"  {head.ljust(width)}  {cmd.summary}")
-    ctx.out.info(KEYS, "dim")
+    for line in KEYS:
+        ctx.out.info(line, "dim")
 
 
 @command("exit", "leave zen (Ctrl-D does too)", aliases=("quit",))
@@ -189,7 +190,8 @@ def _todo(ctx: CommandContext, arg: str) -> None:
 @command("usage", "tokens used in this session, by role")
 def _usage(ctx: CommandContext, arg: str) -> None:
     usage: dict[str, Any] = dict(ctx.session.usage)
-    rows = [(role, u) for role, u in usage.items() if u.prompt_tokens or u.completion_tokens]
+    rows = [(role, u) for role, u in sorted(usage.items(), key=role_order)
+            if u.prompt_tokens or u.completion_tokens]
     if not rows:
         ctx.out.info("no tokens used yet", "dim")
         return

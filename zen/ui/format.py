@@ -1,4 +1,5 @@
-"""Plain-text pieces shared by every front-end: how one tool call reads in a log line."""
+"""Plain-text pieces shared by every front-end: how a tool call, a diff excerpt, folded
+reasoning and a run's status line read in a log. Renderers add the styling."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def status_line(usage: dict[str, tuple[int, int, int]], seconds: float) -> str:
     `usage` maps a role to (prompt, completion, cached) tokens of this run.
     """
     parts = []
-    for role, (prompt, completion, cached) in usage.items():
+    for role, (prompt, completion, cached) in sorted(usage.items(), key=role_order):
         if not (prompt or completion):
             continue
         text = f"{role} {tokens(prompt)} in"
@@ -82,6 +83,14 @@ def status_line(usage: dict[str, tuple[int, int, int]], seconds: float) -> str:
         parts.append(f"{text} / {tokens(completion)} out")
     parts.append(duration(seconds))
     return " · ".join(parts)
+
+
+ROLES = ("main", "orchestrator", "coder")
+
+
+def role_order(item: tuple[str, object]) -> tuple[int, str]:
+    role = item[0]
+    return (ROLES.index(role) if role in ROLES else len(ROLES), role)
 
 
 def diff_excerpt(diff: str, max_lines: int = 6) -> list[str]:

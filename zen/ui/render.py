@@ -39,7 +39,13 @@ NESTING_TOOLS = ("send-to-coder", "spawn-agents")
 DIFF_LINES = 6
 REASONING_LINES = 3
 REPORT_LINES = 3
+THINKING = "thinking: "
 ERASE = "\r\x1b[2K"
+SAFE = str.maketrans(
+    {**{c: "?" for c in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F] if c != 0x0D}, 0x0D: None}
+)
+"""Control characters from models and tools (an ESC could clear the screen) shown as `?`;
+tabs and newlines are kept, carriage returns dropped."""
 
 
 class LiveLine:
@@ -326,6 +332,7 @@ class LogRenderer:
                 return
             replay.clear()
         self._printed.setdefault(agent, []).append(block)
+        block = block.translate(SAFE)
         self.live.erase()
         if self._last != "none":
             self.console.print()
@@ -349,7 +356,7 @@ class LogRenderer:
 
         text = Text()
         for chunk, style in parts:
-            text.append(chunk, style=style if self.caps.styled and style else None)
+            text.append(chunk.translate(SAFE), style=style if self.caps.styled and style else None)
         return text
 
     def _end_text(self, agent: str) -> None:
@@ -366,11 +373,10 @@ class LogRenderer:
         self.live.drop(("turn", agent))
         nested = is_nested(agent)
         indent = "      " if nested else ""
-        lead = "thinking: "
-        width = max(20, self.console.width - len(indent) - len(lead) - 1)
+        width = max(20, self.console.width - len(indent) - len(THINKING) - 1)
         lines = fold("".join(parts), width, 1 if nested else REASONING_LINES)
         for n, line in enumerate(lines):
-            lead = "thinking: " if n == 0 else " " * len(lead)
+            lead = THINKING if n == 0 else " " * len(THINKING)
             self._line(self._styled((indent + lead + line, "dim italic")), kind="tool")
 
 

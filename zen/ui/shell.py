@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 2, 130
 MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
+TRAILING_PUNCTUATION = ".,;:!?)]}'\""
 ATTACH_LIMIT = 100_000
 """Characters of one @file attached to a message, at most."""
 COMPLETIONS = 200
@@ -53,6 +54,7 @@ COMPLETIONS = 200
 def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: bool = False) -> int:
     from zen.config import ConfigError
 
+    term.tolerate_encoding(sys.stdout)
     caps = term.detect(sys.stdout)
     shell = Shell(config, workspace, caps, simple=simple, yes=yes)
     try:
@@ -95,7 +97,7 @@ class Shell:
         previous = signal.getsignal(signal.SIGINT)
         signal.signal(signal.SIGINT, self._on_sigint)
         try:
-            async with open_session(self.config, self.root) as session:
+            async with open_session(self.config, self.root, warn=self._warn) as session:
                 self.session = session
                 self.reader = self._make_reader()
                 self._banner()
@@ -121,7 +123,10 @@ class Shell:
             if not line.strip():
                 continue
             if is_command(line):
-                run_command(ctx, line)
+                try:
+                    run_command(ctx, line)
+                except Exception as e:  # a command's bug must not end the shell
+                    self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
                 continue
             await self.run_task(line)
 
@@ -171,8 +176,11 @@ class Shell:
         """The message with each `@path` inside the workspace attached below it."""
         assert self.session is not None
         files: list[str] = []
-        for shown, content in mentioned_files(line, self.session.workspace, self.out.info):
-            files.append(f'<file path="{shown}">\n{content}\n</file>')
+        for path, shown, content in mentioned_files(line, self.session.workspace, self.out.info):
+            if len(content) <= ATTACH_LIMIT:
+                self.session.note_read(path)  # it saw the whole file: no re-read to edit it
+            body = content[:-1] if content.endswith("\n") else content
+            files.append(f'<file path="{shown}">\n{body}\n</file>')
         return line if not files else line.rstrip() + "\n\n" + "\n\n".join(files)
 
     # -- input ----------------------------------------------------------------------------
@@ -223,13 +231,18 @@ class Shell:
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
                       "Ctrl-D to exit", "dim")
 
+    def _warn(self, message: str) -> None:
+        self.out.info(f"warning: {message}", "yellow")
+
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
-        """Ctrl-C outside prompt-toolkit's raw mode: cancel the run, or interrupt input()."""
+        """Ctrl-C outside prompt-toolkit's raw mode (which reads it as a key): interrupt a
+        blocking input(), else cancel the run, else stop a start-up that hangs. One arriving
+        just after a run ended (a second press) is dropped: it must not end the shell."""
         task = self.running
-        if not self.reading and task is not None and not task.done() and self._loop:
+        if self.reading or self.session is None:
+            raise KeyboardInterrupt
+        if task is not None and not task.done() and self._loop:
             self._loop.call_soon_threadsafe(task.cancel)
-            return
-        raise KeyboardInterrupt
 
 
 # -- readers --------------------------------------------------------------------------------
@@ -372,7 +385,7 @@ def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, b
     try:
         base = workspace.resolve(folder or ".")
         entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except (OutsideWorkspace, OSError):
+    except (OutsideWorkspace, OSError, ValueError, RuntimeError):
         return []
     found = []
     for entry in entries:
@@ -390,17 +403,19 @@ def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, b
     return found
 
 
-def mentioned_files(line: str, workspace: Workspace, note: Any) -> list[tuple[str, str]]:
-    """(shown path, text) of each `@path` in `line` that is a text file inside the workspace.
+def mentioned_files(
+    line: str, workspace: Workspace, note: Any
+) -> list[tuple[Path, str, str]]:
+    """(path, shown path, text) of each `@path` in `line` that is a text file inside the workspace.
 
     Anything else (missing, outside the workspace, a folder, binary) stays in the message as
     typed, and `note(text, style)` tells the user why it was not attached.
     """
-    found: list[tuple[str, str]] = []
+    found: list[tuple[Path, str, str]] = []
     seen: set[Path] = set()
     for match in MENTION.finditer(line):
-        raw = match.group(1)
-        target = _mention_target(workspace, raw)
+        raw = match.group(1).rstrip(TRAILING_PUNCTUATION) or match.group(1)
+        target = _mention_target(workspace, match.group(1))
         if isinstance(target, str):
             note(f"@{raw}: {target}, not attached", "yellow")
             continue
@@ -419,8 +434,9 @@ def mentioned_files(line: str, workspace: Workspace, note: Any) -> list[tuple[st
             text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {len(text):,} characters]"
         seen.add(target)
         shown = workspace.show(target)
-        found.append((shown, text))
-        note(f"attached {shown} ({text.count(chr(10)) + 1} lines)", "dim")
+        found.append((target, shown, text))
+        count = len(text.splitlines())
+        note(f"attached {shown} ({count} line{'' if count == 1 else 's'})", "dim")
     return found
 
 
@@ -429,13 +445,16 @@ def _mention_target(workspace: Workspace, raw: str) -> Path | str:
     from zen.tools.workspace import OutsideWorkspace
 
     reason = "no such file"
-    for candidate in dict.fromkeys((raw, raw.rstrip(".,;:!?)]}'\""))):
+    for candidate in dict.fromkeys((raw, raw.rstrip(TRAILING_PUNCTUATION))):
         if not candidate:
             continue
         try:
             path = workspace.resolve(candidate)
         except OutsideWorkspace:
             reason = "outside the workspace"
+            continue
+        except (OSError, ValueError, RuntimeError):  # a symlink loop, a NUL byte
+            reason = "not a usable path"
             continue
         if path.is_file():
             return path
