@@ -12,6 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.server import FakeLLM, fake_servers
+from zen.stores.memo import MemoStore
+from zen.stores.read_tracker import ReadTracker
+from zen.stores.todo import TodoStore
+from zen.tools.base import ToolContext
+from zen.tools.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +41,14 @@ def project(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    """A tool context on an empty workspace, with fresh stores: what one agent's tools get."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return ToolContext(Workspace(root), "main", ReadTracker(), MemoStore(), TodoStore())
 
 
 def zen_env(home: Path, **extra: str) -> dict[str, str]:

@@ -13,13 +13,6 @@ from zen.prompts import data_dir
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     path = tmp_path / "proj"
     path.mkdir()

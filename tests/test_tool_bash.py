@@ -13,25 +13,14 @@ from typing import Any
 import pytest
 
 import zen.tools.bash as bash_module
-from zen.stores.memo import MemoStore
-from zen.stores.read_tracker import ReadTracker
-from zen.stores.todo import TodoStore
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.bash import Bash, shell_description
-from zen.tools.workspace import Workspace
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands"),
     # A subprocess transport left open past its event loop shows up as this warning.
     pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning"),
 ]
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return ToolContext(Workspace(root), "main", ReadTracker(), MemoStore(), TodoStore())
 
 
 async def bash(ctx: ToolContext, **args: Any) -> ToolResult:

@@ -8,20 +8,9 @@ from typing import Any
 
 import pytest
 
-from zen.stores.memo import MemoStore
-from zen.stores.read_tracker import ReadTracker
-from zen.stores.todo import TodoStore
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.glob import Glob
 from zen.tools.ignore import PathGlob
-from zen.tools.workspace import Workspace
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return ToolContext(Workspace(root), "main", ReadTracker(), MemoStore(), TodoStore())
 
 
 def make(root: Path, files: dict[str, str], mtime: float | None = None) -> None:

@@ -7,21 +7,10 @@ from typing import Any
 
 import pytest
 
-from zen.stores.memo import MemoStore
-from zen.stores.read_tracker import ReadTracker
-from zen.stores.todo import TodoStore
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.grep import Grep, find_rg
-from zen.tools.workspace import Workspace
 
 RG = find_rg()
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return ToolContext(Workspace(root), "main", ReadTracker(), MemoStore(), TodoStore())
 
 
 @pytest.fixture(params=["rg", "python"])

@@ -9,20 +9,10 @@ from typing import Any
 
 import pytest
 
-from zen.stores.memo import AUTO, MemoStore
-from zen.stores.read_tracker import ReadTracker
-from zen.stores.todo import TodoStore
+from zen.stores.memo import AUTO
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.files import FileError, atomic_write
-from zen.tools.workspace import Workspace
 from zen.tools.write_file import WriteFile
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return ToolContext(Workspace(root), "main", ReadTracker(), MemoStore(), TodoStore())
 
 
 def root(ctx: ToolContext) -> Path:

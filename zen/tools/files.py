@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zen.stores.memo import AUTO
-from zen.tools.workspace import OutsideWorkspace
+from zen.tools.workspace import PathError
 
 if TYPE_CHECKING:
     from zen.tools.base import ToolContext
@@ -43,10 +43,8 @@ def target(ctx: ToolContext, path: str) -> Target:
     """Resolve `path` inside the workspace, or explain why it cannot be used."""
     try:
         real = ctx.workspace.resolve(path)
-    except OutsideWorkspace as exc:
+    except PathError as exc:
         raise FileError(str(exc)) from None
-    except (ValueError, OSError, RuntimeError) as exc:
-        raise FileError(f"invalid path {path!r}: {exc}") from None
     return Target(real, ctx.workspace.show(real))
 
 
@@ -199,7 +197,7 @@ async def path_lock(ctx: ToolContext, path: str) -> AsyncIterator[None]:
     """
     try:
         real = ctx.workspace.resolve(path)
-    except (OutsideWorkspace, OSError, ValueError):
+    except PathError:
         yield
         return
     async with ctx.workspace.lock(real):

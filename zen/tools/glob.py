@@ -15,7 +15,7 @@ from typing import Any
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.ignore import GitIgnore, PathGlob
-from zen.tools.workspace import OutsideWorkspace
+from zen.tools.workspace import PathError
 
 LIMIT = 200
 
@@ -40,10 +40,8 @@ class Glob(Tool):
     async def execute(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
         try:
             base = ctx.workspace.resolve(params.path or ".")
-        except OutsideWorkspace as exc:
+        except PathError as exc:
             return ToolResult.error(str(exc))
-        except (ValueError, OSError, RuntimeError) as exc:
-            return ToolResult.error(f"invalid path {params.path!r}: {exc}")
         if not base.is_dir():
             return ToolResult.error(f"{params.path} is not a directory")
         pattern = _relative_pattern(params.pattern.strip(), base)

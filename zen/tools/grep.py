@@ -25,7 +25,7 @@ from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.ignore import RG_IGNORE_FLAGS, GitIgnore, PathGlob
-from zen.tools.workspace import OutsideWorkspace
+from zen.tools.workspace import PathError
 
 LIMIT = 200
 """Matching lines shown before the output is cut."""
@@ -135,10 +135,8 @@ class Grep(Tool):
     async def execute(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
         try:
             target = ctx.workspace.resolve(params.path or ".")
-        except OutsideWorkspace as exc:
+        except PathError as exc:
             return ToolResult.error(str(exc))
-        except (ValueError, OSError, RuntimeError) as exc:
-            return ToolResult.error(f"invalid path {params.path!r}: {exc}")
         if not target.exists():
             return ToolResult.error(f"{params.path} does not exist")
         try:

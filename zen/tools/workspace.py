@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-class OutsideWorkspace(ValueError):
+class PathError(ValueError):
+    """A path a tool cannot use; the message says why, for the model to read."""
+
+
+class OutsideWorkspace(PathError):
     pass
 
 
@@ -23,16 +27,19 @@ class Workspace:
         self.extra_roots = [p.expanduser().resolve() for p in self.extra_roots]
 
     def resolve(self, path: str) -> Path:
-        """The real path for `path`, or OutsideWorkspace if it lands outside every root.
+        """The real path for `path`; PathError (OutsideWorkspace) when it cannot be used.
 
         Symlinks are resolved first, so a link inside the workspace that points out is refused.
         """
         if not path or not path.strip():
-            raise OutsideWorkspace("empty path")
-        candidate = Path(os.path.expanduser(path))
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
-        real = candidate.resolve()
+            raise PathError("empty path")
+        try:
+            candidate = Path(os.path.expanduser(path))
+            if not candidate.is_absolute():
+                candidate = self.root / candidate
+            real = candidate.resolve()
+        except (ValueError, OSError, RuntimeError) as exc:  # a NUL byte, a symlink loop
+            raise PathError(f"invalid path {path!r}: {exc}") from None
         for root in (self.root, *self.extra_roots):
             if real == root or real.is_relative_to(root):
                 return real

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import Completer, Completion
 
 from zen import __version__
+from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import COLLABORATIONS, CommandContext, is_command, listing, run_command
 from zen.ui.confirm import ShellApprover
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
     from zen.agent.session import Session
     from zen.config import Config
-    from zen.tools.workspace import Workspace
 
 EXIT_OK, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 2, 130
 MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
@@ -379,13 +379,11 @@ class ShellCompleter(Completer):
 
 def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
     """Entries of the workspace folder `partial` points into whose names start like it."""
-    from zen.tools.workspace import OutsideWorkspace
-
     folder, _, prefix = partial.rpartition("/")
     try:
         base = workspace.resolve(folder or ".")
         entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except (OutsideWorkspace, OSError, ValueError, RuntimeError):
+    except (PathError, OSError):
         return []
     found = []
     for entry in entries:
@@ -442,8 +440,6 @@ def mentioned_files(
 
 def _mention_target(workspace: Workspace, raw: str) -> Path | str:
     """The file `@raw` names (trailing punctuation forgiven), or why there is none."""
-    from zen.tools.workspace import OutsideWorkspace
-
     reason = "no such file"
     for candidate in dict.fromkeys((raw, raw.rstrip(TRAILING_PUNCTUATION))):
         if not candidate:
@@ -453,7 +449,7 @@ def _mention_target(workspace: Workspace, raw: str) -> Path | str:
         except OutsideWorkspace:
             reason = "outside the workspace"
             continue
-        except (OSError, ValueError, RuntimeError):  # a symlink loop, a NUL byte
+        except PathError:  # a symlink loop, a NUL byte
             reason = "not a usable path"
             continue
         if path.is_file():
