@@ -66,3 +66,29 @@ async def test_cancelling_mid_tool_closes_every_call(fake_llm, tmp_path: Path) -
     assert calls == answered == ["call_fake_1", "call_fake_2"]
     assert "Cancelled" in messages[-2]["content"] or "Cancelled" in messages[-3]["content"]
     assert messages[-1] == {"role": "user", "content": "next"}
+
+
+async def test_switching_modes_keeps_the_conversation_and_its_reads(
+    fake_llm, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    fake = fake_llm([
+        tool_calls([call("read-file", {"path": "a.txt"})]),
+        text("read it"),
+        tool_calls([call("edit-file", {"path": "a.txt", "old_string": "one",
+                                       "new_string": "two"})]),
+        text("edited"),
+    ])
+    session = session_for(fake, tmp_path)
+    await session.run("read a.txt", EventLog(), yes)
+    session.set_mode("dual")
+    session.set_collaboration("controlled")  # the Orchestrator may edit in this mode
+    result = await session.run("now change it", EventLog(), yes)
+    assert result.text == "edited"
+    assert (tmp_path / "a.txt").read_text() == "two\n"
+    third = fake.requests[2]
+    assert "send-to-coder" in {t["function"]["name"] for t in third["tools"]}
+    assert [m["content"] for m in third["messages"] if m["role"] == "user"] == [
+        "read a.txt", "now change it"]
+    session.clear()
+    assert session.history == [] and not session._top_reads.seen

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 SCOUT = ["read-file", "glob", "grep", "memo", "todo", "bash"]
 WRITE = ["write-file", "edit-file"]
+EXTRA = ["spawn-agents", "git"]
+"""Held by the agent the user talks to, when their feature is on (the session filters)."""
 
-SINGLE = ["read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo"]
+SINGLE = ["read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo", *EXTRA]
 
 ORCHESTRATOR: dict[str, list[str]] = {
-    "delegated": [*SCOUT, "send-to-coder"],
-    "autonomous": [*SCOUT, "send-to-coder"],
-    "controlled": [*SCOUT, "send-to-coder", *WRITE],
+    "delegated": [*SCOUT, "send-to-coder", *EXTRA],
+    "autonomous": [*SCOUT, "send-to-coder", *EXTRA],
+    "controlled": [*SCOUT, "send-to-coder", *WRITE, *EXTRA],
 }
 
 CODER: dict[str, list[str]] = {
@@ -29,6 +31,3 @@ SUBAGENT: dict[str, list[str]] = {
     "plan": ["read-file", "glob", "grep", "memo"],
     "code": CODER["delegated"],
 }
-
-OPTIONAL = {"todo", "spawn-agents", "git"}
-"""Tools that a feature flag can take away."""

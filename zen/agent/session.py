@@ -8,6 +8,7 @@ and the todo list; `/clear` empties all three.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,8 @@ class Session:
         self.history: list[dict[str, Any]] = []
         self._clients: dict[str, ChatClient] = {}
         self._top: Agent | None = None
+        self._top_reads = ReadTracker()
+        """The top agent's reads survive a mode or model switch, as its conversation does."""
         self.mcp: McpManager | None = None
         """The running MCP servers, when any are configured (set by the composition root)."""
 
@@ -125,6 +128,7 @@ class Session:
         self.memo.clear()
         self.todo.clear()
         self.history = []
+        self._top_reads = ReadTracker()
         self._top = None
 
     # -- building agents ------------------------------------------------------------------
@@ -163,33 +167,29 @@ class Session:
             todo=self.todo,
             emit=emit,
             max_tool_output=self.config.max_tool_output,
-            extras={"session": self},
         )
 
     def _top_agent(self) -> Agent:
         if self._top is None:
             if self.mode == "dual":
-                names = [*ORCHESTRATOR[self.collaboration], *self._optional()]
+                names = ORCHESTRATOR[self.collaboration]
                 prompt = system_prompt(
                     "orchestrator", self.facts, variant=self.collaboration,
                     planning=self.wants_planning(names),
                 )
             else:
-                names = [*SINGLE, *self._optional()]
+                names = SINGLE
                 prompt = system_prompt("core", self.facts, planning=self.wants_planning(names))
             self._top = Agent(
                 self.role,
                 self.client(self.role),
                 self.registry(names, with_extras=True),
-                self.context(self.role),
+                replace(self.context(self.role), read_tracker=self._top_reads),
                 prompt,
                 max_turns=self.config.max_turns,
                 history=self.history,
             )
         return self._top
-
-    def _optional(self) -> list[str]:
-        return [n for n in ("spawn-agents", "git") if n in self.tools]
 
     def wants_planning(self, names: list[str]) -> bool:
         """The planning layer goes to agents that hold the todo tool, when enabled."""

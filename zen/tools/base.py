@@ -110,8 +110,6 @@ class ToolContext:
     delegate: Delegator | None = None
     spawn: Spawner | None = None
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
-    extras: dict[str, Any] = field(default_factory=dict)
-    """Hooks for tools that need more than the fields above."""
 
 
 class Tool(ABC):
