@@ -5,7 +5,7 @@
   (c) agent overhead per turn over a 200-turn scripted run (the server answers at once):
       the run's wall time minus the time spent inside the model client, per turn.
 
-Run: python bench/core.py   (uses the current interpreter; zen need not be installed)
+Run: python bench/core.py   (the interpreter's installed `zen` if it has one, else the checkout)
 """
 
 from __future__ import annotations
@@ -25,7 +25,12 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fakes.server import FakeLLM, call, text, tool_calls  # noqa: E402
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+SCRIPT = Path(sys.executable).parent / "zen"
+"""The installed `zen` script when this interpreter has one: what users run."""
+ZEN = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "zen"]
+ENV = {**os.environ, "NO_COLOR": "1"}
+if not SCRIPT.exists():
+    ENV["PYTHONPATH"] = str(ROOT)  # run the checkout
 
 
 def timed(cmd: list[str], runs: int = 10) -> tuple[float, int]:
@@ -46,22 +51,18 @@ def timed(cmd: list[str], runs: int = 10) -> tuple[float, int]:
 
 
 def startup() -> None:
-    """The installed `zen` script when this interpreter has one (as users run it)."""
-    py = sys.executable
-    script = Path(py).parent / "zen"
-    zen = [str(script)] if script.exists() else [py, "-m", "zen"]
-    base, _ = timed([py, "-c", "pass"], runs=20)
-    print(f"(a) startup of {' '.join(zen)}, median of 20")
+    base, _ = timed([sys.executable, "-c", "pass"], runs=20)
+    print(f"(a) startup of {' '.join(ZEN)}, median of 20")
     print(f"    python -c pass      {base * 1000:7.1f} ms")
     for flag in ("--version", "--help"):
-        wall, _ = timed([*zen, flag], runs=20)
+        wall, _ = timed([*ZEN, flag], runs=20)
         print(f"    zen {flag:<15} {wall * 1000:7.1f} ms  ({wall / base:.2f}x)")
 
 
 def oneshot() -> None:
     with FakeLLM(lambda body: text("ok")) as fake:
-        wall, peak = timed([sys.executable, "-m", "zen", "-p", "say ok", "--base-url",
-                            fake.base_url, "--api-key", "x"], runs=5)
+        wall, peak = timed([*ZEN, "-p", "say ok", "--base-url", fake.base_url,
+                            "--api-key", "x"], runs=5)
     print("(b) zen -p one turn against the fake server, median of 5")
     print(f"    wall {wall * 1000:.0f} ms, peak memory {peak / 1024:.1f} MiB")
 
