@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.process import kill_tree
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -72,14 +73,14 @@ class Bash(Tool):
                 await asyncio.wait_for(_exited(proc), timeout)
             except asyncio.TimeoutError:
                 timed_out = True
-                _kill_tree(proc)
+                kill_tree(proc)
             if not await _drained(reader):
                 lingered = True
-                _kill_tree(proc)
+                kill_tree(proc)
                 if not await _drained(reader):
                     _abandon_pipe(proc)
         except BaseException:  # cancelled: the whole tree goes, then the cancellation goes on
-            _kill_tree(proc)
+            kill_tree(proc)
             _abandon_pipe(proc)
             raise
         finally:
@@ -152,25 +153,6 @@ def _abandon_pipe(proc: asyncio.subprocess.Process) -> None:
     transport = getattr(proc, "_transport", None)
     if transport is not None:
         transport.close()
-
-
-def _kill_tree(proc: asyncio.subprocess.Process) -> None:
-    """Kill the shell and everything it started (synchronous, so a cancellation cannot stop it)."""
-    if _WINDOWS:
-        subprocess.run(
-            ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-    else:
-        import signal
-
-        # The session's process group outlives the shell while any member lives.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        proc.kill()
 
 
 class _Output:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
+from zen.tools.process import kill_tree
 
 READ_ONLY = frozenset({"status", "diff", "log", "show", "blame"})
 ESCAPES = ("--output", "--no-index", "--contents")
@@ -69,11 +69,11 @@ async def run_git(
     try:
         out, err, truncated = await asyncio.wait_for(_collect(proc, limit), timeout)
     except asyncio.TimeoutError:
-        _kill(proc)
+        kill_tree(proc)
         await proc.wait()
         raise GitError(f"git {args[0]} timed out after {timeout:g}s") from None
     except BaseException:  # cancelled: leave nothing running
-        _kill(proc)
+        kill_tree(proc)
         raise
     code = await proc.wait()
     return GitOutput(code, _decode(out), _decode(err), truncated)
@@ -93,23 +93,11 @@ async def _collect(proc: asyncio.subprocess.Process, limit: int) -> tuple[bytes,
                 return b"".join(chunks), False
             chunks.append(chunk)
             size += len(chunk)
-        _kill(proc)
+        kill_tree(proc)
         return b"".join(chunks)[:limit], True
 
     (out, truncated), err = await asyncio.gather(capped(), stderr.read())
     return out, err[:limit], truncated
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is not None:
-        return
-    try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _decode(data: bytes) -> str:
