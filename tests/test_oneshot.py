@@ -219,3 +219,15 @@ def test_ctrl_c_stops_cleanly(fake_llm, home: Path, project: Path) -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert (project / "calc.py").read_text() == CALC
+
+
+def test_a_server_that_silently_truncates_is_called_out(fake_llm, run_zen) -> None:
+    big_task = "explain this log:\n" + "the build failed at step seven again\n" * 600
+    cutting = fake_llm([text("ok", usage=(2048, 5))])  # what Ollama reports at num_ctx 2048
+    done = run_zen("-p", "-", *args_for(cutting), stdin=big_task)
+    assert done.code == 0, done.err
+    assert "2,048 prompt tokens" in done.err and "OLLAMA_CONTEXT_LENGTH" in done.err
+    honest = fake_llm([text("ok", usage="estimate")])
+    done = run_zen("-p", "-", *args_for(honest), stdin=big_task)
+    assert done.code == 0, done.err
+    assert "prompt tokens" not in done.err

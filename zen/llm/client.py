@@ -14,7 +14,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from zen.events import Emit, Retrying, Usage
+from zen.events import Emit, Notice, Retrying, Usage
 from zen.llm import providers
 from zen.llm.accumulator import StreamAccumulator
 from zen.llm.types import AssistantTurn, LLMError
@@ -22,6 +22,8 @@ from zen.llm.types import AssistantTurn, LLMError
 if TYPE_CHECKING:
     from zen.config import ModelSettings
 
+TRUNCATION_RATIO = 0.7
+"""Reported prompt tokens under this share of the estimate: the server cut the conversation."""
 MAX_RETRY_AFTER = 120.0
 """A server asking for a longer wait than this gets a clear error instead of a silent hang."""
 
@@ -80,6 +82,7 @@ class ChatClient:
         self.echo_reasoning: bool = self.provider.echo_reasoning
         """Send `reasoning_content` back on assistant turns with tool calls."""
         self._stream_usage = self.provider.stream_usage
+        self._warned_truncation = False
         self._openai = openai
         self._client = openai.AsyncOpenAI(
             # the SDK insists on a key; local servers ignore it, remote ones answer 401
@@ -155,7 +158,31 @@ class ChatClient:
         turn = acc.finish()
         u = turn.usage
         emit(Usage(agent, u.prompt_tokens, u.completion_tokens, u.cached_tokens))
+        self._check_truncation(messages, tools, u.prompt_tokens, emit, agent)
         return turn
+
+    def _check_truncation(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                          reported: int, emit: Emit, agent: str) -> None:
+        """Warn once when the server counted far fewer prompt tokens than were sent.
+
+        Ollama's OpenAI endpoint silently keeps only its `num_ctx` (2-4k tokens by default):
+        the model then answers without the start of the conversation, and nothing says so.
+        Estimate: 4 characters a token, which undercounts CJK text, so it never cries wolf.
+        """
+        if self._warned_truncation or reported <= 0:
+            return
+        sent = sum(len(str(m.get("content") or "")) for m in messages)
+        sent += sum(len(c["function"]["arguments"]) for m in messages
+                    for c in m.get("tool_calls") or ())
+        sent += len(json.dumps(tools)) if tools else 0
+        estimate = sent // 4
+        if estimate >= 2000 and reported < estimate * TRUNCATION_RATIO:
+            self._warned_truncation = True
+            emit(Notice(agent, (
+                f"the server counted {reported:,} prompt tokens for about {estimate:,} sent: it "
+                "is probably cutting the conversation to fit a small context window (Ollama: "
+                "raise num_ctx in a Modelfile or set OLLAMA_CONTEXT_LENGTH)"
+            ), level="warning"))
 
     def _classify(self, exc: Exception, started: bool) -> Exception:
         """Map an SDK error to a retry, a stream_options fallback, or one clear LLMError."""
