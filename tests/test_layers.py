@@ -72,4 +72,4 @@ def test_startup_modules_import_nothing_heavy() -> None:
     tree = ast.parse((ZEN / "cli.py").read_text(encoding="utf-8"))
     top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     modules = {getattr(n, "module", None) or n.names[0].name for n in top_level}
-    assert modules <= {"__future__", "argparse", "sys", "pathlib", "typing", "zen"}
+    assert modules <= {"__future__", "argparse", "sys", "zen"}

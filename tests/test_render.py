@@ -64,9 +64,9 @@ def a_run() -> list[ev.Event]:
         ev.ToolCallStarted("main", "c1", "edit-file"),
         *[ev.ToolCallArgsDelta("main", "c1", "edit-file", "x" * 10) for _ in range(5)],
         ev.TurnEnded("main", 1, "", 1),
-        ev.ToolCallRunning("main", "c1", "edit-file", {"path": "app.py"}),
+        ev.ToolCallRunning("main", "c1", "edit-file", {"path": "app.py"}, detail="app.py"),
         ev.ToolCallFinished("main", "c1", "edit-file", {"path": "app.py"}, True, "+1 -1", "",
-                            diff),
+                            diff, detail="app.py"),
         ev.MemoWritten("main", "plan:fix", "swap old() for new()"),
         ev.TurnStarted("main", 2),
         *stream("main", "Done.\n\n```python\nnew()\n```\n"),
@@ -226,13 +226,14 @@ def test_coder_activity_is_indented_under_its_send_to_coder_line() -> None:
         ev.TurnStarted("orchestrator", 1),
         ev.ToolCallStarted("orchestrator", "o1", "send-to-coder"),
         ev.TurnEnded("orchestrator", 1, "", 1),
-        ev.ToolCallRunning("orchestrator", "o1", "send-to-coder", {"task": "add a flag"}),
+        ev.ToolCallRunning("orchestrator", "o1", "send-to-coder", {"task": "add a flag"},
+                           detail="add a flag"),
         ev.TurnStarted("coder", 1),
         *stream("coder", "Reading first."),
         ev.TurnEnded("coder", 1, "Reading first.", 1),
-        ev.ToolCallRunning("coder", "k1", "read-file", {"path": "cli.py"}),
+        ev.ToolCallRunning("coder", "k1", "read-file", {"path": "cli.py"}, detail="cli.py"),
         ev.ToolCallFinished("coder", "k1", "read-file", {"path": "cli.py"}, True, "read 9 lines",
-                            ""),
+                            "", detail="cli.py"),
         ev.MemoWritten("coder", "file:cli.py", "argparse entry point"),
         ev.TurnStarted("coder", 2),
         *stream("coder", "Added --name to cli.py and tested it."),
@@ -256,13 +257,15 @@ def test_diffs_are_coloured_and_cut_to_a_few_lines() -> None:
         f"-old {i}\n+new {i}\n" for i in range(9)
     )
     r, sink = renderer(STYLED, interval=0)
-    r(ev.ToolCallFinished("main", "c", "edit-file", {"path": "x"}, True, "+9 -9", "", diff))
+    r(ev.ToolCallFinished("main", "c", "edit-file", {"path": "x"}, True, "+9 -9", "", diff,
+                          detail="x"))
     lines, scr = screen(sink.getvalue(), rows=20)
     assert lines[1:] == ["  -old 0", "  +new 0", "  -old 1", "  +new 1", "  -old 2", "  +new 2",
                          "  … 12 more changed lines"]
     assert scr.buffer[1][2].fg == "red" and scr.buffer[2][2].fg == "green"
     assert scr.buffer[0][0].fg == "green"  # ✓
-    r(ev.ToolCallFinished("main", "d", "bash", {"command": "false"}, False, "exit 1", ""))
+    r(ev.ToolCallFinished("main", "d", "bash", {"command": "false"}, False, "exit 1", "",
+                          detail="false"))
     _, scr = screen(sink.getvalue(), rows=20)
     assert scr.buffer[8][0].data == "✗" and scr.buffer[8][0].fg == "red"
 
@@ -291,7 +294,7 @@ def test_a_cancelled_run_keeps_what_was_streamed() -> None:
 
 
 def test_format_helpers() -> None:
-    assert call_line("coder", "edit-file", {"path": "a.py"}, True, "+3 -1") == (
+    assert call_line("coder", "edit-file", "a.py", True, "+3 -1") == (
         "    ✓ edit-file a.py — +3 -1"
     )
     assert memo_line("main", "plan", "the plan") == "memo plan — the plan"
@@ -397,7 +400,8 @@ def test_an_output_that_cannot_encode_the_markers_replaces_them() -> None:
     stream = io.TextIOWrapper(raw, encoding="cp1252")
     tolerate_encoding(stream)
     r = LogRenderer(make_console(PIPE, file=stream, width=COLS), PIPE)
-    r(ev.ToolCallFinished("main", "c", "bash", {"command": "ls"}, True, "exit 0", ""))
+    r(ev.ToolCallFinished("main", "c", "bash", {"command": "ls"}, True, "exit 0", "",
+                          detail="ls"))
     stream.flush()
     assert raw.getvalue() == b"? bash ls \x97 exit 0\n"
 
@@ -430,7 +434,7 @@ def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() 
         *stream("main", "Clear \x1b[2J the screen\r\n\nnext\n"),
         ev.TurnEnded("main", 1, "", 1),
         ev.ToolCallFinished("main", "c", "bash", {"command": "printf '\x1b[1A'"}, True,
-                            "exit 0 \x07", ""),
+                            "exit 0 \x07", "", detail="printf '\x1b[1A'"),
     ])
     r.end_run()
     for seq in CONTROL.findall(sink.getvalue()):

@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from zen import __version__
+from zen import __version__, exits
 
 TYPE_CHECKING = False  # `typing` alone costs ~5 ms of a ~30 ms start; checkers know this idiom
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
 
 
 def help_formatter(prog: str) -> argparse.HelpFormatter:
@@ -73,7 +72,7 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {k: getattr(args, k) for k in CLI_KEYS if getattr(args, k) is not None}
 
 
-def fail(message: str, code: int = EXIT_USAGE) -> int:
+def fail(message: str, code: int = exits.USAGE) -> int:
     print(f"zen: {message}", file=sys.stderr)
     return code
 
@@ -130,7 +129,7 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     except ConfigError as e:
         return fail(str(e))
     except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
+        return fail("interrupted", exits.INTERRUPTED)
 
 
 def mcp_command(argv: list[str]) -> int:
@@ -155,5 +154,5 @@ def mcp_command(argv: list[str]) -> int:
     try:
         print(asyncio.run(mcp_list(config, workspace)))
     except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
+        return fail("interrupted", exits.INTERRUPTED)
     return 0

@@ -62,6 +62,8 @@ class ToolCallRunning(Event):
     call_id: str
     name: str
     args: dict[str, Any]
+    detail: str = ""
+    """What the call is about, as its tool puts it (`*.py in src`, the command)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class ToolCallFinished(Event):
     summary: str
     output: str
     diff: str = ""
+    detail: str = ""
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,10 @@ session's memo but keeps its own ReadTracker, so it must read a file itself befo
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from zen import events as ev
-from zen.agent.loop import Agent
+from zen.agent.delegate import build_delegate, run_delegate
 from zen.agent.prompt import system_prompt
 from zen.agent.roles import CODER
 from zen.prompts import load_prompt, render
@@ -30,31 +29,16 @@ class CoderDelegator:
     async def __call__(self, task: str, context: str | None) -> Delegation:
         session = self.session
         mode = session.collaboration
-        names = CODER[mode]
-        agent = Agent(
-            "coder",
-            session.client("coder"),
-            session.registry(names),
-            session.context("coder", self.emit),
+        coder = build_delegate(
+            session, "coder", model_role="coder", tools=CODER[mode],
             # No planning layer: a Coder's task is one step of the Orchestrator's plan.
-            system_prompt("coder", session.facts, variant=mode),
-            max_turns=session.config.coder_max_turns,
-            approver=self.approver,
+            prompt=system_prompt("coder", session.facts, variant=mode),
+            emit=self.emit, approver=self.approver,
         )
-        started = time.time()
         message = render(
             load_prompt("coder-task"),
             task=task.strip(),
             context=f"Context:\n{context.strip()}\n" if context and context.strip() else "",
             memo=session.memo.index_text() or "(empty)",
         )
-        result = await agent.run(message)
-        keys = [
-            e.key for e in session.memo.index() if e.author == "coder" and e.time >= started
-        ]
-        if result.stop == "max_turns":
-            return Delegation(
-                f"The Coder hit its turn limit ({agent.max_turns}) before finishing.",
-                result.files_changed, keys, ok=False,
-            )
-        return Delegation(result.text, result.files_changed, keys)
+        return await run_delegate(coder, session, message)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from zen import events as ev
-from zen.llm.types import AssistantTurn, TokenUsage, ToolCall
+from zen.llm.types import AssistantTurn, ToolCall
 from zen.tools.base import Approver, ToolContext, ToolResult, refuse_all
 from zen.tools.registry import ToolRegistry, parse_arguments
 
@@ -32,7 +32,6 @@ class ChatModel(Protocol):
 class RunResult:
     text: str
     turns: int
-    usage: TokenUsage
     files_changed: list[str] = field(default_factory=list)
     stop: Literal["done", "max_turns"] = "done"
 
@@ -58,6 +57,10 @@ class Agent:
         self.approver = approver
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
         self.messages.extend(history or [])
+        self.files_changed: list[str] = []
+        """Files this run changed so far: kept as it goes, so a failed run still tells."""
+        self._started: set[str] = set()
+        """Calls of the current turn that began to run (for the cancellation message)."""
         self._last_call: tuple[str, str] | None = None
         self._repeats = 0
 
@@ -67,14 +70,12 @@ class Agent:
 
     async def run(self, user_text: str) -> RunResult:
         self.messages.append({"role": "user", "content": user_text})
-        usage = TokenUsage()
-        files: list[str] = []
+        self.files_changed = []
         for turn in range(1, self.max_turns + 1):
             self.emit(ev.TurnStarted(self.name, turn))
             reply = await self.client.stream(
                 self.messages, self.registry.schemas(), self.emit, self.name
             )
-            usage.add(reply.usage)
             self.messages.append(reply.to_message(self.client.echo_reasoning))
             self.emit(
                 ev.TurnEnded(
@@ -82,18 +83,18 @@ class Agent:
                 )
             )
             if not reply.tool_calls:
-                return RunResult(reply.content, turn, usage, files)
-            for result in await self._run_calls(reply.tool_calls):
-                files.extend(f for f in result.files_changed if f not in files)
-        return RunResult("", self.max_turns, usage, files, stop="max_turns")
+                return RunResult(reply.content, turn, list(self.files_changed))
+            await self._run_calls(reply.tool_calls)
+        return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
 
-    async def _run_calls(self, calls: list[ToolCall]) -> list[ToolResult]:
+    async def _run_calls(self, calls: list[ToolCall]) -> None:
         """Run one turn's calls: consecutive read-only calls together, the rest in order.
 
         Results are appended in call order. If the run is cancelled midway, every call still
         gets a result message, so the next request never carries a dangling tool call.
         """
         results: dict[str, ToolResult] = {}
+        self._started = set()
         try:
             batch: list[ToolCall] = []
             for call in calls:
@@ -107,9 +108,13 @@ class Agent:
         finally:
             for call in calls:
                 result = results.get(call.id)
-                content = result.output if result else "Cancelled by the user before it ran."
+                if result:
+                    content = result.output
+                elif call.id in self._started:
+                    content = "Cancelled by the user while running; it may have partly run."
+                else:
+                    content = "Cancelled by the user before it ran."
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-        return list(results.values())
 
     async def _run_batch(self, batch: list[ToolCall], results: dict[str, ToolResult]) -> None:
         if not batch:
@@ -120,7 +125,9 @@ class Agent:
     async def _run_one(self, call: ToolCall) -> ToolResult:
         args = parse_arguments(call.arguments)
         shown = args if isinstance(args, dict) else {}
-        self.emit(ev.ToolCallRunning(self.name, call.id, call.name, shown))
+        detail = self.registry.detail(call.name, shown)
+        self._started.add(call.id)
+        self.emit(ev.ToolCallRunning(self.name, call.id, call.name, shown, detail))
         if self._is_looping(call):
             result = ToolResult.error(
                 f"you made this exact {call.name} call {LOOP_LIMIT} times in a row; you are "
@@ -128,10 +135,11 @@ class Agent:
             )
         else:
             result = await self.registry.call(call, self.ctx, self.approver)
+        self.files_changed.extend(f for f in result.files_changed if f not in self.files_changed)
         self.emit(
             ev.ToolCallFinished(
                 self.name, call.id, call.name, shown, result.ok, result.summary, result.output,
-                result.diff,
+                result.diff, detail,
             )
         )
         return result

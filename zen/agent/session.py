@@ -92,18 +92,16 @@ class Session:
         def counted(event: ev.Event) -> None:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
-                usage = self.usage[role]
-                usage.prompt_tokens += event.prompt_tokens
-                usage.completion_tokens += event.completion_tokens
-                usage.cached_tokens += event.cached_tokens
-                usage.requests += 1
+                self.usage[role].add(TokenUsage(
+                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1
+                ))
             emit(event)
 
         return counted
 
     def note_read(self, path: Path) -> None:
         """The user attached this whole file to a message: the top agent has read it."""
-        self._top_agent().ctx.read_tracker.mark_read(path)
+        self._top_reads.mark_read(path)
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode  # type: ignore[assignment]
@@ -115,8 +113,7 @@ class Session:
 
     def set_model(self, model: str) -> None:
         self.config = self.config.model_copy(update={"model": model})
-        self._clients.clear()
-        self._top = None
+        self._top = None  # clients are cached by their settings: the new model gets its own
 
     async def aclose(self) -> None:
         """Close the model clients' HTTP connections."""

@@ -9,16 +9,15 @@ whole call still stops them all.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING
 
 from zen import events as ev
-from zen.agent.loop import Agent
+from zen.agent.delegate import build_delegate, memo_keys, run_delegate
 from zen.agent.prompt import system_prompt
-from zen.agent.roles import SUBAGENT, WRITE
+from zen.agent.roles import SUBAGENT
 from zen.prompts import load_prompt, render
-from zen.tools.base import Approval, ApprovalRequest, Approver, Delegation
+from zen.tools.base import Approver, Delegation
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
@@ -31,7 +30,7 @@ class SubAgentRunner:
     def __init__(self, session: Session, emit: ev.Emit, approver: Approver) -> None:
         self.session = session
         self.emit = emit
-        self.approver = one_at_a_time(approver)
+        self.approver = approver
 
     async def __call__(self, tasks: list[SubTask]) -> list[Delegation]:
         import anyio  # only sessions that spawn pay for it
@@ -51,49 +50,32 @@ class SubAgentRunner:
 
     async def _run(self, name: str, task: SubTask) -> Delegation:
         session = self.session
-        names = SUBAGENT[task.type]
-        written: list[str] = []
-
-        def emit(event: ev.Event) -> None:
-            if isinstance(event, ev.ToolCallFinished) and event.ok and event.name in WRITE:
-                written.append(str(event.args.get("path", "")))
-            self.emit(event)
-
-        agent = Agent(
-            name,
-            session.client(self._model_role(task.type)),
-            session.registry(names),
-            session.context(name, emit),
-            system_prompt(PROMPTS[task.type], session.facts),
-            max_turns=session.config.coder_max_turns,
-            approver=self.approver,
-        )
         started = time.time()
-        message = render(
-            load_prompt("subagent-task"),
-            prompt=task.prompt.strip(),
-            memo=session.memo.index_text() or "(empty)",
-        )
+        agent = None
         try:
-            result = await agent.run(message)
+            agent = build_delegate(
+                session, name, model_role=self._model_role(task.type),
+                tools=SUBAGENT[task.type],
+                prompt=system_prompt(PROMPTS[task.type], session.facts),
+                emit=self.emit, approver=self.approver,
+            )
+            message = render(
+                load_prompt("subagent-task"),
+                prompt=task.prompt.strip(),
+                memo=session.memo.index_text() or "(empty)",
+            )
+            return await run_delegate(agent, session, message)
         except Exception as exc:  # one sub-agent's failure is reported, never spread
             reason = str(exc).strip() or type(exc).__name__
             self.emit(ev.Notice(name, f"sub-agent failed: {reason}", level="warning"))
-            files = list(dict.fromkeys(written))
-            return Delegation(f"Failed: {reason}", files, self._memo_keys(name, started), ok=False)
-        keys = self._memo_keys(name, started)
-        if result.stop == "max_turns":
-            report = f"Hit its turn limit ({agent.max_turns}) before finishing."
-            return Delegation(report, result.files_changed, keys, ok=False)
-        return Delegation(result.text, result.files_changed, keys)
+            files = list(agent.files_changed) if agent else []
+            return Delegation(f"Failed: {reason}", files, memo_keys(session, name, started),
+                              ok=False)
 
     def _model_role(self, kind: str) -> str:
         """Code sub-agents use the Coder's model in dual mode; the rest use the caller's."""
         session = self.session
         return "coder" if kind == "code" and session.mode == "dual" else session.role
-
-    def _memo_keys(self, name: str, since: float) -> list[str]:
-        return [e.key for e in self.session.memo.index() if e.author == name and e.time >= since]
 
 
 def agent_names(descriptions: list[str]) -> list[str]:
@@ -107,14 +89,3 @@ def agent_names(descriptions: list[str]) -> list[str]:
             name = f"{base} #{n}"
         names.append(name)
     return names
-
-
-def one_at_a_time(approver: Approver) -> Approver:
-    """Sub-agents run together but ask the user one question at a time."""
-    lock = asyncio.Lock()
-
-    async def ask(request: ApprovalRequest) -> Approval:
-        async with lock:
-            return await approver(request)
-
-    return ask

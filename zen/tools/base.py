@@ -140,9 +140,11 @@ class Tool(ABC):
         return self.level
 
     def key_arg(self, args: dict[str, Any]) -> str:
-        """The argument a one-line log shows for this call."""
+        """What a one-line log shows of this call (`*.py in src`, `app.py`, the command)."""
+        if args.get("pattern") and args.get("path"):
+            return f"{args['pattern']} in {args['path']}"
         for key in ("path", "command", "pattern", "key", "task", "args"):
-            if key in args:
+            if args.get(key):
                 return str(args[key])
         return ""
 

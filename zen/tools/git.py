@@ -146,11 +146,11 @@ class Git(Tool):
         value = args.get("args", "")
         return " ".join(value) if isinstance(value, list) else str(value)
 
-    async def preview(self, params: GitParams, ctx: ToolContext) -> str:
+    async def preview(self, params: GitParams, ctx: ToolContext) -> str | ToolResult:
         try:
             return "git " + shlex.join(split_args(params.args))
         except GitError as exc:
-            return f"Error: {exc}"
+            return ToolResult.error(str(exc))
 
     async def execute(self, params: GitParams, ctx: ToolContext) -> ToolResult:
         try:

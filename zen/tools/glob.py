@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.ignore import GitIgnore, PathGlob
@@ -32,10 +31,6 @@ class Glob(Tool):
 
     def __init__(self, limit: int = LIMIT) -> None:
         self.limit = limit
-
-    def key_arg(self, args: dict[str, Any]) -> str:
-        where = args.get("path")
-        return f"{args.get('pattern', '')} in {where}" if where else str(args.get("pattern", ""))
 
     async def execute(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
         try:

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -121,10 +121,6 @@ class Grep(Tool):
         """`rg`: a ripgrep path, None for the pure-Python search, "auto" to look for one."""
         self._rg = rg
         self.limit = limit
-
-    def key_arg(self, args: dict[str, Any]) -> str:
-        where = args.get("path")
-        return f"{args.get('pattern', '')} in {where}" if where else str(args.get("pattern", ""))
 
     @property
     def rg(self) -> str | None:

@@ -53,15 +53,20 @@ class ToolRegistry:
     def schemas(self) -> list[dict[str, Any]]:
         return self._schemas
 
-    def names(self) -> list[str]:
-        return list(self.tools)
-
-    def level(self, name: str) -> Level:
-        return self.permissions.get(name, self.tools[name].level)
+    def detail(self, name: str, args: dict[str, Any]) -> str:
+        """What a log line shows of a call, in its tool's words."""
+        tool = self.tools.get(name)
+        try:
+            return " ".join(tool.key_arg(args).split()) if tool else ""
+        except Exception:  # odd arguments must not cost the log line, let alone the run
+            return ""
 
     def is_read_only(self, call: ToolCall) -> bool:
+        """Read-only calls that need no approval may run side by side."""
         tool = self.tools.get(call.name)
-        return bool(tool and tool.read_only and self.level(call.name) == "auto")
+        return bool(
+            tool and tool.read_only and self.permissions.get(call.name, tool.level) == "auto"
+        )
 
     async def call(self, call: ToolCall, ctx: ToolContext, approver: Approver) -> ToolResult:
         """Run one call; never raises except on cancellation."""
@@ -77,25 +82,34 @@ class ToolRegistry:
             params = tool.Params.model_validate(args)
         except ValidationError as e:
             return ToolResult.error(f"{call.name}: invalid arguments: {describe_validation(e)}")
-
-        level = self.permissions.get(call.name, tool.level_for(params))
-        if level == "deny":
-            return ToolResult.error(f"{call.name} is denied by the permissions configuration")
-        if level == "confirm":
-            preview = await tool.preview(params, ctx)
-            if isinstance(preview, ToolResult):
-                return preview
-            approval = await approver(ApprovalRequest(ctx.agent, call.name, args, preview))
-            if approval.decision == "no":
-                reason = approval.feedback.strip() or "no reason given"
-                return ToolResult(
-                    ok=False,
-                    output=f"The user declined this {call.name} call: {reason}",
-                    summary=f"declined: {reason}"[:120],
-                )
         try:
-            result = await tool.execute(params, ctx)
+            result = await self._permitted(tool, params, args, ctx, approver)
+            if result is None:
+                result = await tool.execute(params, ctx)
         except Exception as e:  # a tool bug must not end the run; the model reads it instead
             result = ToolResult.error(f"{call.name} failed: {type(e).__name__}: {e}")
         result.output = cap(result.output, ctx.max_tool_output)
         return result
+
+    async def _permitted(
+        self, tool: Tool, params: Any, args: dict[str, Any], ctx: ToolContext,
+        approver: Approver,
+    ) -> ToolResult | None:
+        """None when the call may run; else the result that stands in for it."""
+        level = self.permissions.get(tool.name, tool.level_for(params))
+        if level == "deny":
+            return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
+        if level == "auto":
+            return None
+        preview = await tool.preview(params, ctx)
+        if isinstance(preview, ToolResult):
+            return preview  # it cannot succeed: nobody is asked
+        approval = await approver(ApprovalRequest(ctx.agent, tool.name, args, preview))
+        if approval.decision != "no":
+            return None
+        reason = approval.feedback.strip() or "no reason given"
+        return ToolResult(
+            ok=False,
+            output=f"The user declined this {tool.name} call: {reason}",
+            summary=f"declined: {reason}"[:120],
+        )

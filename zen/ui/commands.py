@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
+from zen.config import Collaboration
 from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from zen.ui.render import LogRenderer
 
 COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
-COLLABORATIONS = ("delegated", "autonomous", "controlled")
+COLLABORATIONS: tuple[str, ...] = get_args(Collaboration)
 KEYS = (
     "Enter sends · Alt+Enter (or Esc Enter): new line · @path attaches a file",
     "Ctrl-C stops a run, or clears the input · Ctrl-D exits",
@@ -219,7 +220,7 @@ def _yes(ctx: CommandContext, arg: str) -> None:
 
 @command("mcp", "status of the MCP servers")
 def _mcp(ctx: CommandContext, arg: str) -> None:
-    manager = getattr(ctx.session, "mcp", None)
+    manager = ctx.session.mcp
     if manager is None:
         ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
         return

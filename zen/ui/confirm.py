@@ -27,12 +27,15 @@ ANSWERS = {"y": "yes", "yes": "yes", "a": "always", "always": "always", "n": "no
 class ShellApprover:
     """The shell's `Approver`."""
 
-    def __init__(self, out: LogRenderer, ask: Ask, *, yes: bool = False) -> None:
+    def __init__(self, out: LogRenderer, ask: Ask, *, yes: bool = False,
+                 interrupt: Callable[[], None] = lambda: None) -> None:
         self.out = out
         self.ask = ask
         self.yes_all = yes
+        self.interrupt = interrupt
+        """Cancels the whole run: a question may be asked deep inside a sub-agent's task."""
         self.always: set[str] = set()
-        self._lock: asyncio.Lock | None = None
+        self._lock = asyncio.Lock()
 
     def approved(self, tool: str) -> bool:
         return self.yes_all or tool in self.always
@@ -40,8 +43,6 @@ class ShellApprover:
     async def __call__(self, request: ApprovalRequest) -> Approval:
         if self.approved(request.tool):
             return Approval("yes")
-        if self._lock is None:
-            self._lock = asyncio.Lock()
         async with self._lock:
             if self.approved(request.tool):  # answered `a` while this one waited
                 return Approval("yes")
@@ -49,8 +50,9 @@ class ShellApprover:
             try:
                 self.show(request)
                 return await self._decide(request)
-            except KeyboardInterrupt:
-                raise asyncio.CancelledError from None  # Ctrl-C at a question ends the run
+            except KeyboardInterrupt:  # Ctrl-C at a question ends the run, not just this call
+                self.interrupt()
+                raise asyncio.CancelledError from None
             except EOFError:
                 return Approval("no", "the user gave no answer")
             finally:

@@ -3,23 +3,12 @@ reasoning and a run's status line read in a log. Renderers add the styling."""
 
 from __future__ import annotations
 
-from typing import Any
-
-KEY_ARGS = ("path", "command", "pattern", "key", "task", "args", "action")
 NESTED = ("coder",)
 """Agents whose activity is shown indented under the call that started them."""
 
 
-def key_arg(args: dict[str, Any], width: int = 60) -> str:
-    """The argument that says what a call is about, on one line."""
-    for key in KEY_ARGS:
-        value = args.get(key)
-        if value:
-            text = " ".join(str(value).split())
-            if key == "action" and args.get("key"):
-                text += f" {args['key']}"
-            return text if len(text) <= width else text[: width - 1] + "…"
-    return ""
+def clip(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def is_nested(agent: str) -> bool:
@@ -27,15 +16,15 @@ def is_nested(agent: str) -> bool:
 
 
 def call_parts(
-    agent: str, name: str, args: dict[str, Any], ok: bool, summary: str
+    agent: str, name: str, detail: str, ok: bool, summary: str
 ) -> tuple[str, str, str, str, str]:
-    """(indent, marker, tool, key argument, outcome): a call line, for renderers that style it."""
-    return ("    " if is_nested(agent) else "", "✓" if ok else "✗", name, key_arg(args), summary)
+    """(indent, marker, tool, detail, outcome): a call line, for renderers that style it."""
+    return ("    " if is_nested(agent) else "", "✓" if ok else "✗", name, clip(detail), summary)
 
 
-def call_line(agent: str, name: str, args: dict[str, Any], ok: bool, summary: str) -> str:
+def call_line(agent: str, name: str, detail: str, ok: bool, summary: str) -> str:
     """`✓ read-file app.py — read 42 lines`, indented for nested agents."""
-    indent, marker, tool, arg, outcome = call_parts(agent, name, args, ok, summary)
+    indent, marker, tool, arg, outcome = call_parts(agent, name, detail, ok, summary)
     text = f"{indent}{marker} {tool}{' ' + arg if arg else ''}"
     if outcome:
         text += f" — {outcome}"
@@ -46,9 +35,9 @@ def memo_line(agent: str, key: str, summary: str) -> str:
     return ("    " if is_nested(agent) else "") + f"memo {key} — {summary}"
 
 
-def progress_line(agent: str, name: str, args: dict[str, Any] | None = None) -> str:
+def progress_line(agent: str, name: str, detail: str = "") -> str:
     """The live line while a call runs: `coder › edit-file app/greet.py`."""
-    arg = key_arg(args or {})
+    arg = clip(detail)
     return f"{agent} › {name}{' ' + arg if arg else ''}"
 
 

@@ -12,13 +12,12 @@ import sys
 from typing import Any, TextIO
 
 from zen import events as ev
+from zen import exits
 from zen.agent.loop import RunResult
 from zen.agent.session import Session
 from zen.llm.types import LLMError
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
-
-EXIT_OK, EXIT_API, EXIT_MAX_TURNS = 0, 1, 3
 
 
 async def approve_all(_request: ApprovalRequest) -> Approval:
@@ -33,7 +32,7 @@ class TextLog:
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.ToolCallFinished):
-            line = call_line(event.agent, event.name, event.args, event.ok, event.summary)
+            line = call_line(event.agent, event.name, event.detail, event.ok, event.summary)
         elif isinstance(event, ev.MemoWritten):
             line = memo_line(event.agent, event.key, event.summary)
         elif isinstance(event, ev.Retrying):
@@ -101,5 +100,5 @@ async def run_oneshot(
         out.write(json.dumps(result_object(session, result, error), ensure_ascii=False) + "\n")
     out.flush()
     if error:
-        return EXIT_API
-    return EXIT_MAX_TURNS if result and result.stop == "max_turns" else EXIT_OK
+        return exits.API_ERROR
+    return exits.MAX_TURNS if result and result.stop == "max_turns" else exits.DONE

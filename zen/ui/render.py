@@ -24,7 +24,6 @@ from zen.ui.format import (
     diff_excerpt,
     fold,
     is_nested,
-    key_arg,
     progress_line,
 )
 from zen.ui.markdown_stream import LIVE_CHARS, BlockSplitter, render_block
@@ -152,7 +151,7 @@ class LogRenderer:
         self._text: dict[str, BlockSplitter] = {}
         self._nested_text: dict[str, list[str]] = {}
         self._reasoning: dict[str, list[str]] = {}
-        self._args: dict[str, tuple[str, str, int]] = {}
+        self._args: dict[tuple[str, str], tuple[str, str, int]] = {}
         """call id -> (agent, tool, argument characters so far)"""
         self._last = "none"
         """What was printed last in this run: none | text | tool."""
@@ -198,32 +197,33 @@ class LogRenderer:
     def _call_started(self, e: ev.ToolCallStarted) -> None:
         self._end_reasoning(e.agent)
         self._end_text(e.agent)
-        self._args[e.call_id] = (e.agent, e.name, 0)
-        self.live.set(("call", e.call_id), progress_line(e.agent, e.name))
+        self._args[(e.agent, e.call_id)] = (e.agent, e.name, 0)
+        self.live.set(("call", e.agent, e.call_id), progress_line(e.agent, e.name))
 
     def _args_delta(self, e: ev.ToolCallArgsDelta) -> None:
-        agent, name, size = self._args.get(e.call_id, (e.agent, e.name, 0))
+        agent, name, size = self._args.get((e.agent, e.call_id), (e.agent, e.name, 0))
         size += len(e.delta)
-        self._args[e.call_id] = (agent, name, size)
-        self.live.set(("call", e.call_id), f"{progress_line(agent, name)} · {size:,} chars")
+        self._args[(e.agent, e.call_id)] = (agent, name, size)
+        self.live.set(("call", e.agent, e.call_id),
+                      f"{progress_line(agent, name)} · {size:,} chars")
 
     def _call_running(self, e: ev.ToolCallRunning) -> None:
         self._end_text(e.agent)
-        self._args.pop(e.call_id, None)
+        self._args.pop((e.agent, e.call_id), None)
         if e.name in NESTING_TOOLS:
-            self.live.drop(("call", e.call_id))
+            self.live.drop(("call", e.agent, e.call_id))
             indent = "    " if is_nested(e.agent) else ""
-            arg = key_arg(e.args, 200)
+            arg = clip(e.detail, 200)
             self._line(self._styled(
                 (indent, ""), ("› ", "magenta"), (e.name, "bold"), (f" {arg}" if arg else "", "")
             ), kind="tool")
             return
-        self.live.set(("call", e.call_id), progress_line(e.agent, e.name, e.args))
+        self.live.set(("call", e.agent, e.call_id), progress_line(e.agent, e.name, e.detail))
 
     def _call_finished(self, e: ev.ToolCallFinished) -> None:
-        self.live.drop(("call", e.call_id))
-        args = {} if e.name in NESTING_TOOLS else e.args
-        indent, marker, name, arg, outcome = call_parts(e.agent, e.name, args, e.ok, e.summary)
+        self.live.drop(("call", e.agent, e.call_id))
+        detail = "" if e.name in NESTING_TOOLS else e.detail
+        indent, marker, name, arg, outcome = call_parts(e.agent, e.name, detail, e.ok, e.summary)
         self._line(self._styled(
             (indent, ""),
             (marker, "green" if e.ok else "red"),
@@ -250,7 +250,7 @@ class LogRenderer:
         self._nested_text.pop(e.agent, None)
         self._reasoning.pop(e.agent, None)
         self._replay[e.agent] = self._printed.pop(e.agent, [])
-        self.live.drop()
+        self.live.drop(("turn", e.agent))  # only this agent's: a parallel one keeps its line
         self._line(self._styled(
             (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
         ), kind="tool")

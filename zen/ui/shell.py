@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit.completion import Completer, Completion
 
-from zen import __version__
+from zen import __version__, exits
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import COLLABORATIONS, CommandContext, is_command, listing, run_command
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from zen.agent.session import Session
     from zen.config import Config
 
-EXIT_OK, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 2, 130
 MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
 TRAILING_PUNCTUATION = ".,;:!?)]}'\""
 ATTACH_LIMIT = 100_000
@@ -61,9 +60,9 @@ def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: boo
         return asyncio.run(shell.main())
     except ConfigError as e:
         print(f"zen: {e}", file=sys.stderr)
-        return EXIT_CONFIG
+        return exits.USAGE
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return exits.INTERRUPTED
 
 
 class Reader(Protocol):
@@ -77,9 +76,8 @@ class Shell:
                  yes: bool) -> None:
         self.config = config
         self.root = root
-        self.caps = caps
         self.out = LogRenderer(term.make_console(caps), caps)
-        self.approver = ShellApprover(self.out, self._ask, yes=yes)
+        self.approver = ShellApprover(self.out, self._ask, yes=yes, interrupt=self._cancel_run)
         self.simple = simple or not caps.live or not term.is_tty(sys.stdin)
         self.reader: Reader | None = None
         self.session: Session | None = None
@@ -99,12 +97,15 @@ class Shell:
         try:
             async with open_session(self.config, self.root, warn=self._warn) as session:
                 self.session = session
-                self.reader = self._make_reader()
-                self._banner()
-                await self._repl(CommandContext(session, self.out, self.approver))
+                try:
+                    self.reader = self._make_reader()
+                    self._banner()
+                    await self._repl(CommandContext(session, self.out, self.approver))
+                finally:
+                    self.session = None  # Ctrl-C while servers stop must still work
         finally:
             signal.signal(signal.SIGINT, previous)
-        return EXIT_OK
+        return exits.DONE
 
     async def _repl(self, ctx: CommandContext) -> None:
         warned = False
@@ -153,7 +154,12 @@ class Shell:
         spent = _spent(before, _usage_snapshot(session))
         self.out.status(status_line(spent, time.monotonic() - started))
 
+    def _cancel_run(self) -> None:
+        if self.running is not None:
+            self.running.cancel()
+
     def _report(self, task: asyncio.Task[Any]) -> None:
+        from zen.config import ConfigError
         from zen.llm.types import LLMError
 
         if task.cancelled():
@@ -161,7 +167,7 @@ class Shell:
                           "yellow")
             return
         error = task.exception()
-        if isinstance(error, LLMError):
+        if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
             self.out.error(str(error))
         elif error is not None:
             self.out.error(f"internal error: {type(error).__name__}: {error}")
@@ -196,22 +202,26 @@ class Shell:
             return PlainReader(self)
 
     async def _read(self, prompt: str) -> str:
+        return await self._input(prompt, question=False)
+
+    async def _ask(self, question: str) -> str:
+        return await self._input(question, question=True)
+
+    async def _input(self, text: str, *, question: bool) -> str:
+        """A line from the reader; if prompt-toolkit fails at run time, plain input() from now
+        on, and the session goes on."""
         assert self.reader is not None
         try:
-            return await self.reader.read(prompt)
+            return await (self.reader.ask(text) if question else self.reader.read(text))
         except (KeyboardInterrupt, EOFError):
             raise
-        except Exception as e:  # the prompt failed at run time: fall back, keep the session
+        except Exception as e:
             if isinstance(self.reader, PlainReader):
                 raise
             self.simple = True
             self.reader = PlainReader(self)
             self.out.info(f"(plain input from now on: {type(e).__name__}: {e})", "dim")
-            return await self.reader.read(prompt)
-
-    async def _ask(self, question: str) -> str:
-        assert self.reader is not None
-        return await self.reader.ask(question)
+            return await (self.reader.ask(text) if question else self.reader.read(text))
 
     def _prompt(self) -> str:
         assert self.session is not None

@@ -1,0 +1,9 @@
+"""Exit codes, one table for every front-end (documented in README)."""
+
+DONE = 0
+API_ERROR = 1
+"""The model or its API failed in a way retrying could not fix."""
+USAGE = 2
+"""A bad flag or config value."""
+MAX_TURNS = 3
+INTERRUPTED = 130
