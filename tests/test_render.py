@@ -370,8 +370,13 @@ async def test_yes_always_and_no_with_feedback() -> None:
 async def test_yes_approves_everything_and_ctrl_c_cancels_the_run() -> None:
     r, _ = renderer(PIPE)
     assert (await ShellApprover(r, Script(), yes=True)(request())).decision == "yes"
+    interrupted: list[bool] = []
     with pytest.raises(asyncio.CancelledError):
-        await ShellApprover(r, Script(KeyboardInterrupt))(request())
+        await ShellApprover(r, Script(KeyboardInterrupt),
+                            interrupt=lambda: interrupted.append(True))(request())
+    # The whole run is cancelled, not just this call: a sub-agent's task group would
+    # otherwise swallow the CancelledError and the run would go on.
+    assert interrupted == [True]
     no = await ShellApprover(r, Script(EOFError))(request())
     assert no.decision == "no"
 

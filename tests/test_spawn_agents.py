@@ -259,6 +259,22 @@ async def test_a_failing_sub_agent_does_not_sink_the_others(fake_llm, notes: Pat
     assert len(warnings) == 1 and "sub-agent failed" in warnings[0].text
 
 
+async def test_a_sub_agent_that_cannot_start_is_a_failed_report(fake_llm, notes: Path) -> None:
+    """A code sub-agent in dual mode uses the Coder's model; with no key for it, it cannot be
+    built. That is its failure alone: the explorer beside it still reports."""
+    fake = fake_llm(script([spawn({"description": "fix", "prompt": "task-1", "type": "code"},
+                                  {"description": "look", "prompt": "task-2"}),
+                            text("one of two")], explorer))
+    settings = config(fake, agent_mode="dual").model_dump()
+    settings["dual_agent"] = {"coder": {"base_url": "https://coder.example.com/v1"}}
+    session = Session(Config.model_validate(settings), Workspace(notes))
+    result = await session.run("go", Timed(), Approver())
+    assert result.text == "one of two"
+    (report,) = tool_results(fake.requests[-1])
+    assert "## 1. fix (code): FAILED" in report and "no API key" in report
+    assert "## 2. look (explore): done" in report
+
+
 async def test_cancelling_the_run_stops_every_sub_agent(fake_llm, notes: Path) -> None:
     fake = fake_llm(script([spawn(*explore(3))], lambda body: text("late", delay=5)))
     session = Session(config(fake), Workspace(notes))
