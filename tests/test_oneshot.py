@@ -231,3 +231,21 @@ def test_a_server_that_silently_truncates_is_called_out(fake_llm, run_zen) -> No
     done = run_zen("-p", "-", *args_for(honest), stdin=big_task)
     assert done.code == 0, done.err
     assert "prompt tokens" not in done.err
+
+
+def test_allowed_roots_extend_the_workspace(fake_llm, run_zen, project: Path) -> None:
+    shared = project.parent / "shared-docs"
+    shared.mkdir()
+    (shared / "api.md").write_text("the shared api\n")
+    (project.parent / "private.txt").write_text("keep out\n")
+    (project / ".zen").mkdir()
+    (project / ".zen" / "config.yaml").write_text(f"allowed_roots: ['{shared}']\n")
+    fake = fake_llm([
+        tool_calls([call("read-file", {"path": str(shared / "api.md")}),
+                    call("read-file", {"path": "../private.txt"})]),
+        text("ok"),
+    ])
+    assert run_zen("-p", "read", *args_for(fake)).code == 0
+    allowed, refused = tool_messages(fake.requests[1])
+    assert "the shared api" in allowed
+    assert "outside the workspace" in refused and "keep out" not in refused

@@ -223,7 +223,10 @@ class ChatClient:
                 f"model {self.settings.model!r} not found at {self.settings.base_url}{said}"
             )
         if is_context_overflow(message, exc.code):
-            return ContextLengthError(f"the conversation is longer than the model's context{said}")
+            return ContextLengthError(
+                f"the conversation is longer than the model's context{said} — start a new one "
+                "(/clear in the shell) or pick a model with a longer context"
+            )
         return LLMError(f"the model server rejected the request{said}")
 
 
