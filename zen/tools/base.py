@@ -95,7 +95,8 @@ class Delegator(Protocol):
 
 @dataclass
 class ToolContext:
-    """Everything a tool may touch, built once per agent by the composition root.
+    """Everything a tool may touch: one per agent, built by the session (`emit`, `delegate`
+    and `spawn` are set for each run).
 
     Tools never import agents or front-ends; what they need from them comes in here.
     """

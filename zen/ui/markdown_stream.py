@@ -84,14 +84,7 @@ class BlockSplitter:
         streamed, or the last complete line of the open block between lines."""
         if not self._pieces:
             return self.lines[-1][-width:] if self.lines else ""
-        taken: list[str] = []
-        size = 0
-        for piece in reversed(self._pieces):
-            taken.append(piece)
-            size += len(piece)
-            if size >= width:
-                break
-        return "".join(reversed(taken))[-width:]
+        return tail_of(self._pieces, width)
 
     # -- one complete line --------------------------------------------------------------
 
@@ -252,3 +245,15 @@ def _build_markdown_class() -> Any:
             self.inline_code_theme = "monokai"
 
     return LogMarkdown
+
+
+def tail_of(pieces: list[str], size: int) -> str:
+    """The last `size` characters of a text kept as pieces, without joining all of it."""
+    taken: list[str] = []
+    total = 0
+    for piece in reversed(pieces):
+        taken.append(piece)
+        total += len(piece)
+        if total >= size:
+            break
+    return "".join(reversed(taken))[-size:]

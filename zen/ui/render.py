@@ -26,7 +26,7 @@ from zen.ui.format import (
     is_nested,
     progress_line,
 )
-from zen.ui.markdown_stream import LIVE_CHARS, BlockSplitter, render_block
+from zen.ui.markdown_stream import LIVE_CHARS, BlockSplitter, render_block, tail_of
 from zen.ui.term import Caps
 
 if TYPE_CHECKING:
@@ -381,16 +381,8 @@ class LogRenderer:
 
 
 def _tail(parts: list[str], size: int = LIVE_CHARS) -> str:
-    """The end of a growing text, one line, without joining all of it."""
-    taken: list[str] = []
-    total = 0
-    for piece in reversed(parts):
-        taken.append(piece)
-        total += len(piece)
-        if total >= size:
-            break
-    text = "".join(reversed(taken))
-    return " ".join(text.split())
+    """The end of a growing text, on one line."""
+    return " ".join(tail_of(parts, size).split())
 
 
 def cell_len(text: str) -> int:
