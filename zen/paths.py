@@ -1,0 +1,72 @@
+"""Where zen keeps its own state (`~/.zen`), created private to the user.
+
+One place decides the home directory (`Path.home()`: HOME on POSIX, USERPROFILE on Windows) so
+config, history, logs, sessions and snapshots always agree. Everything zen creates there is
+0700 (folders) / 0600 (files) whatever the umask: it holds prompts, conversations and file
+contents. Modes are set per path; the process umask is never changed, so files zen writes in
+the workspace keep their normal modes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+# Paths whose wider permissions were narrowed in this process: front-ends say so once.
+tightened: list[Path] = []
+
+
+def zen_home() -> Path:
+    """`~/.zen`, not created."""
+    return Path.home() / ".zen"
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` (and missing parents under `~/.zen`) as 0700; narrow an existing one."""
+    home = zen_home()
+    missing: list[Path] = []
+    current = path
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            pass
+        _narrow(folder, DIR_MODE)
+    if path == home or home in path.parents:
+        for folder in [path, *path.parents]:
+            if folder == home.parent:
+                break
+            _narrow(folder, DIR_MODE)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Make sure `path` exists as a 0600 file (its folder private too) and return it."""
+    private_dir(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, FILE_MODE)
+    os.close(fd)
+    _narrow(path, FILE_MODE)
+    return path
+
+
+def _narrow(path: Path, mode: int) -> None:
+    """Remove group/other bits from `path` itself (never through a symlink); remember it."""
+    if os.name == "nt":
+        return
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode) or st.st_uid != os.getuid():
+        return
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
+        tightened.append(path)
