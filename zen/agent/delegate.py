@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 
 def build_delegate(
     session: Session, name: str, *, model_role: str, tools: list[str], prompt: str,
-    emit: ev.Emit, approver: Approver,
+    emit: ev.Emit, approver: Approver, call_id: str = "",
 ) -> Agent:
+    """A delegate whose messages are saved as a child record of the session, linked to the
+    tool call that started it."""
     return Agent(
         name,
         session.client(model_role),
@@ -31,6 +33,7 @@ def build_delegate(
         prompt,
         max_turns=session.config.coder_max_turns,
         approver=approver,
+        log=session.child_log(name, call_id),
     )
 
 
