@@ -192,7 +192,8 @@ class Session:
             return
         try:
             self.id = self.store.create(
-                str(self.workspace.root), title=title_of(task), agent_mode=self.mode,
+                str(self.workspace.root), title=title_of(task), agent=self.role,
+                agent_mode=self.mode,
                 collaboration=self.collaboration, models=self.models(),
             )
             for entry in self.memo.index():  # offered notes belong to the session's memo
@@ -204,6 +205,7 @@ class Session:
         """This process stops writing the current record (it stays resumable)."""
         if self.store is not None and self.id is not None:
             try:
+                self.store.update(self.id, state=self.state())
                 self.store.release(self.id)
             except Exception:
                 pass

@@ -149,7 +149,7 @@ def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterat
             yield f"{indent}› {_first(content, 200)}"
         elif role == "assistant":
             if content.strip():
-                yield f"{indent}{info.agent}: {_first(content, 400)}"
+                yield f"{indent}{_agent(info)}: {_first(content, 400)}"
             for c in m.get("tool_calls") or []:
                 fn = c.get("function", {})
                 yield f"{indent}  → {fn.get('name')} {_first(fn.get('arguments', ''), 120)}"
@@ -158,6 +158,12 @@ def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterat
                     yield from _conversation(store, child, indent + "    ")
         elif role == "tool":
             yield f"{indent}  ← {_first(content, 120)} ({len(content):,} chars)"
+
+
+def _agent(info: SessionInfo) -> str:
+    if info.parent_id is None:
+        return "orchestrator" if info.agent_mode == "dual" else "main"
+    return info.agent
 
 
 def _first(text: str, limit: int) -> str:
@@ -183,7 +189,7 @@ def export_events(store: SessionStore, info: SessionInfo, *, raw_tools: bool = F
 
 
 def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator[dict[str, Any]]:
-    agent = info.agent
+    agent = _agent(info)
     runs = {c.parent_call: c for c in store.children(info.id)}
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     turn = 0
