@@ -231,9 +231,12 @@ class Tally:
 class Counter:
     roles: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     last: dict[str, str] = field(default_factory=dict)
+    stub: bool = False
+    """Count as if a file's raw read output were replaced by a stub once its note is written."""
 
     def request(self, body: dict[str, Any]) -> None:
-        sent = json.dumps({"tools": body.get("tools", []), "messages": body["messages"]},
+        messages = stubbed(body["messages"]) if self.stub else body["messages"]
+        sent = json.dumps({"tools": body.get("tools", []), "messages": messages},
                           separators=(",", ":"), ensure_ascii=False)
         conversation = json.dumps([body["model"], body["messages"][:2]])
         previous = self.last.get(conversation, "")
@@ -251,6 +254,22 @@ class Counter:
         self.roles[ROLE_OF[body["model"]]].output += size // CHARS_PER_TOKEN
 
 
+def stubbed(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with each read-file result whose file has a `file:*` note written later
+    replaced by a one-line stub naming the note (issue 18's item 4, measured, not built)."""
+    calls = {c["id"]: json.loads(c["function"]["arguments"]) | {"tool": c["function"]["name"]}
+             for m in messages for c in m.get("tool_calls") or []}
+    noted = {args["key"][len("file:"):] for args in calls.values()
+             if args["tool"] == "memo" and str(args.get("key", "")).startswith("file:")}
+    out = []
+    for m in messages:
+        args = calls.get(m.get("tool_call_id", ""), {})
+        if args.get("tool") == "read-file" and args.get("path") in noted:
+            m = {**m, "content": f"[read-file {args['path']}: see memo file:{args['path']}]"}
+        out.append(m)
+    return out
+
+
 def cost(roles: dict[str, Tally], cache: float, cheap: float) -> float:
     total = 0.0
     for role, t in roles.items():
@@ -263,8 +282,8 @@ async def yes(_request: ApprovalRequest) -> Approval:
     return Approval("yes")
 
 
-async def run(shape: Shape, mode: str, scouts: bool) -> dict[str, Tally]:
-    counter = Counter()
+async def run(shape: Shape, mode: str, scouts: bool, stub: bool = False) -> dict[str, Tally]:
+    counter = Counter(stub=stub)
     script = Script(shape, mode, scouts)
 
     def counted(body: dict[str, Any]) -> Reply:
