@@ -14,7 +14,7 @@ from typing import Any
 
 from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import Config, resolve_model
+from zen.config import DUAL_ROLES, Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.tools.workspace import Workspace
@@ -82,7 +82,7 @@ async def open_session(
     session that cannot be found raises SessionError before anything starts.
     """
     workspace = make_workspace(config, root)
-    for role in ("orchestrator", "coder") if config.agent_mode == "dual" else (None,):
+    for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
     wanted = resume is not None or continue_last
     store = SessionStore() if wanted else open_store(warn)

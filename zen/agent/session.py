@@ -24,7 +24,14 @@ from zen.agent.loop import Agent, RunResult
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
-from zen.config import AgentMode, Collaboration, Config, ModelSettings, resolve_model
+from zen.config import (
+    DUAL_ROLES,
+    AgentMode,
+    Collaboration,
+    Config,
+    ModelSettings,
+    resolve_model,
+)
 from zen.llm.client import ChatClient
 from zen.llm.types import TokenUsage
 from zen.prompts import load_prompt, render
@@ -341,7 +348,7 @@ class Session:
     # -- building agents ------------------------------------------------------------------
 
     def settings(self, role: str) -> ModelSettings:
-        return resolve_model(self.config, role if role in ("orchestrator", "coder") else None)
+        return resolve_model(self.config, role if role in DUAL_ROLES else None)
 
     def client(self, role: str) -> ChatClient:
         settings = self.settings(role)
