@@ -114,14 +114,16 @@ def _done(agent: Agent, event: ev.Compacted) -> ev.Compacted:
 # -- the cheap step -------------------------------------------------------------------------
 
 
-def prune_tool_outputs(messages: list[dict[str, Any]], keep: int, agent: Agent
-                       ) -> list[dict[str, Any]]:
+def prune_tool_outputs(messages: list[dict[str, Any]], keep: int, agent: Agent, *,
+                       newest_too: bool = False) -> list[dict[str, Any]]:
     """A copy with tool outputs older than the newest `keep` tokens of them as one-line stubs.
 
+    The outputs of the last turn (what the model just asked for) are kept unless `newest_too`.
     The messages stay (a call and its result are never split); only their text shrinks.
     """
     calls = _calls(messages)
     out = list(messages)
+    last_turn = max((i for i, m in enumerate(out) if m.get("role") == "assistant"), default=0)
     seen = 0
     for i in range(len(out) - 1, 0, -1):
         message = out[i]
@@ -129,7 +131,7 @@ def prune_tool_outputs(messages: list[dict[str, Any]], keep: int, agent: Agent
             continue
         content = str(message.get("content") or "")
         seen += message_tokens(message)
-        if seen <= keep or content.startswith(_STUB):
+        if (i > last_turn and not newest_too) or seen <= keep or content.startswith(_STUB):
             continue
         name, args = calls.get(str(message.get("tool_call_id")), ("a tool", {}))
         detail = agent.registry.detail(name, args)
@@ -200,7 +202,7 @@ def fit_view(messages: list[dict[str, Any]], budget: int, agent: Agent
     view = prune_tool_outputs(messages, int(budget * 0.25), agent)
     if messages_tokens(view) <= budget:
         return view
-    view = prune_tool_outputs(view, 0, agent)
+    view = prune_tool_outputs(view, 0, agent, newest_too=True)
     view = [
         {**m, "content": strip_attachments(m["content"])}
         if m.get("role") == "user" and isinstance(m.get("content"), str) else m

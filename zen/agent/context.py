@@ -128,10 +128,11 @@ class ContextSplit:
     window: Window
     measured: bool
     """True when the total rests on the server's own count of the last request."""
+    total: int = 0
 
     @property
     def used(self) -> int:
-        return self.system + self.tools + self.memo + self.conversation
+        return max(self.total, self.system + self.tools + self.memo + self.conversation)
 
     @property
     def free(self) -> int:
@@ -147,4 +148,4 @@ def split(messages: list[dict[str, Any]], schemas: list[dict[str, Any]], window:
     conversation = messages_tokens(messages[1:]) - memo
     if total is not None:
         conversation = max(0, total - system - tools - memo)
-    return ContextSplit(system, tools, memo, conversation, window, total is not None)
+    return ContextSplit(system, tools, memo, conversation, window, total is not None, total or 0)

@@ -9,7 +9,6 @@ route, a slow or hostile server, nonsense numbers) is simply "unknown".
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,8 +16,6 @@ if TYPE_CHECKING:
 
 DEADLINE = 2.0
 """Seconds for the whole question, every route included."""
-MAX_BODY = 4 * 1024 * 1024
-"""A model list longer than this is not read."""
 SANE = range(1_000, 100_000_001)
 """Windows outside this are a server's nonsense, not a fact to plan by."""
 ENTRY_KEYS = ("loaded_context_length", "max_model_len", "context_length", "max_context_length",
@@ -27,36 +24,36 @@ ENTRY_KEYS = ("loaded_context_length", "max_model_len", "context_length", "max_c
 
 async def ask_server(settings: ModelSettings, deadline: float = DEADLINE) -> int | None:
     """The context window the server reports for `settings.model`, or None."""
+    import openai  # the SDK's own HTTP stack, whatever it is built on
+
+    client = openai.AsyncOpenAI(
+        api_key=settings.api_key or "no-key", base_url=settings.base_url, max_retries=0,
+        timeout=deadline,
+    )
     try:
-        return await asyncio.wait_for(_ask(settings, deadline), deadline)
-    except (asyncio.TimeoutError, OSError, ValueError):
+        return await asyncio.wait_for(_ask(client, settings), deadline)
+    except Exception:  # no such route, a slow or odd server: unknown, never a crash
         return None
-    except Exception:  # httpx errors, odd JSON shapes: unknown, never a crash
-        return None
+    finally:
+        await client.close()
 
 
-async def _ask(settings: ModelSettings, deadline: float) -> int | None:
-    import httpx
-
+async def _ask(client: Any, settings: ModelSettings) -> int | None:
     from zen.llm.providers import is_local
 
-    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
     base = settings.base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
-    async with httpx.AsyncClient(timeout=deadline, headers=headers) as http:
-        found = window_in_models(await _get_json(http, f"{base}/models"), settings.model)
-        if found is not None or not is_local(settings.base_url):
-            return found
-        # llama.cpp: the runtime n_ctx (its /v1/models has only the training length)
-        props = await _get_json(http, f"{root}/props")
-        if isinstance(props, dict):
-            settings_ = props.get("default_generation_settings")
-            for value in (props.get("n_ctx"), _get(settings_, "n_ctx")):
-                if _sane(value):
-                    return int(value)
-        # LM Studio's own REST API
-        entry = await _get_json(http, f"{root}/api/v0/models/{settings.model}")
-        return window_in_entry(entry)
+    found = window_in_models(await _get_json(client, f"{base}/models"), settings.model)
+    if found is not None or not is_local(settings.base_url):
+        return found
+    # llama.cpp: the runtime n_ctx (its /v1/models has only the training length)
+    props = await _get_json(client, f"{root}/props")
+    if isinstance(props, dict):
+        for value in (props.get("n_ctx"), _get(props.get("default_generation_settings"), "n_ctx")):
+            if _sane(value):
+                return int(value)
+    # LM Studio's own REST API
+    return window_in_entry(await _get_json(client, f"{root}/api/v0/models/{settings.model}"))
 
 
 def window_in_models(body: Any, model: str) -> int | None:
@@ -87,17 +84,9 @@ def _sane(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value in SANE
 
 
-async def _get_json(http: Any, url: str) -> Any:
-    """The JSON body at `url`, or None (error status, too big, not JSON)."""
-    async with http.stream("GET", url) as response:
-        if response.status_code != 200:
-            return None
-        data = bytearray()
-        async for chunk in response.aiter_bytes():
-            data += chunk
-            if len(data) > MAX_BODY:
-                return None
+async def _get_json(client: Any, url: str) -> Any:
+    """The JSON body at `url`, or None (an error status, not JSON)."""
     try:
-        return json.loads(bytes(data))
-    except ValueError:
+        return await client.get(url, cast_to=object)
+    except Exception:
         return None
