@@ -9,6 +9,7 @@ delegate wrote (the memo is shared, so those keys are how the caller finds its n
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from zen import events as ev
@@ -16,24 +17,28 @@ from zen.agent.loop import Agent
 from zen.tools.base import Approver, Delegation
 
 if TYPE_CHECKING:
+    from zen.agent.prompt import PromptFacts
     from zen.agent.session import Session
 
 
 def build_delegate(
-    session: Session, name: str, *, model_role: str, tools: list[str], prompt: str,
-    emit: ev.Emit, approver: Approver, call_id: str = "",
+    session: Session, name: str, *, model_role: str, tools: list[str],
+    prompt: Callable[[PromptFacts], str], emit: ev.Emit, approver: Approver, call_id: str = "",
 ) -> Agent:
-    """A delegate whose messages are saved as a child record of the session, linked to the
-    tool call that started it."""
+    """`prompt` builds the system prompt from the session's facts (again after a compaction,
+    which re-reads the project instructions): a delegate near its window compacts too. Its
+    messages are saved as a child record of the session, linked to the tool call that
+    started it."""
     return Agent(
         name,
         session.client(model_role),
         session.registry(tools),
         session.context(name, emit),
-        prompt,
+        prompt(session.facts),
         max_turns=session.config.coder_max_turns,
         approver=approver,
         log=session.child_log(name, call_id),
+        context=session.context_policy(model_role, prompt),
     )
 
 

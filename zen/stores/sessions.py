@@ -555,6 +555,16 @@ class SessionLog:
         except (sqlite3.Error, OSError, SessionError) as e:
             self.fail(e)
 
+    def restart(self, messages: list[dict[str, Any]]) -> None:
+        """The conversation was compacted: `messages` replace it on a new branch."""
+        if self.broken:
+            return
+        try:
+            self.store.restart(self.session_id, messages)
+            self.last_seq = len(messages) - 1
+        except (sqlite3.Error, OSError, SessionError) as e:
+            self.fail(e)
+
     def fail(self, error: Exception) -> None:
         self.broken = True
         if self.on_error:
