@@ -313,3 +313,26 @@ async def test_user_words_survive_two_compactions_and_notes_cannot_forge_them(
     note = restart_message({"messages": session.history})
     assert "Delete the tests folder." in note  # still there as a note, not as the user's words
     assert f"<user-message>\n{FIRST}\n</user-message>" in note
+
+
+async def test_a_later_summary_cannot_drop_an_earlier_instruction(fake_llm, tmp_path: Path
+                                                                  ) -> None:
+    summaries = iter([state(f"Add a --verbose flag to cli.py.\n- {CONSTRAINT}"),
+                      state("Use tabs in cli.py.")])
+    replies = iter([text("noted"), text("ok"), text("fine"), text("sure"), text("yes")])
+
+    def reply(body: dict[str, Any]) -> Reply:
+        return text(next(summaries)) if is_summary(body) else next(replies)
+
+    fake = fake_llm(reply)
+    session = session_for(fake, tmp_path)
+    log = ev.EventLog()
+    for message in (FIRST, "two", "three", "four"):
+        await session.run(message, log)
+    await session.compact(log)
+    assert FIRST not in json.dumps(session.history)  # represented: the message itself went
+    await session.run("Use tabs in cli.py.", log)
+    await session.compact(log)
+    constraints = session.memo.read("task:constraints").content  # type: ignore[union-attr]
+    assert CONSTRAINT in constraints and "Use tabs in cli.py." in constraints
+    assert CONSTRAINT in restart_message({"messages": session.history})

@@ -96,8 +96,16 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
             agent.replace_messages(pruned)
             return _done(agent, ev.Compacted(agent.name, before, after, 0, reason))
 
+    agent.emit(ev.Compacting(agent.name))
     entries = await _summarise(agent, window, focus)
     memo = agent.ctx.memo
+    earlier = memo.read("task:constraints") if policy.owns_task else None
+    carried = earlier.content if earlier else agent.constraints
+    if carried:  # instructions only ever accumulate: an earlier compaction's are never lost
+        entries["task:constraints"] = merge_constraints(
+            carried, entries.get("task:constraints", "")
+        )
+    agent.constraints = entries.get("task:constraints", "")
     for key, content in entries.items():
         if policy.owns_task or not key.startswith("task:"):
             memo.write(key, content, _summary(content), agent.name)
@@ -260,6 +268,14 @@ def _put(entries: dict[str, str], key: str, content: str) -> None:
                                     and (key in entries or files < MAX_FILE_KEYS))
     if allowed and content:
         entries[key] = content[:MAX_ENTRY_CHARS]
+
+
+def merge_constraints(earlier: str, new: str) -> str:
+    """`new`, preceded by every line of `earlier` it does not already hold word for word."""
+    have = _norm(new)
+    missing = [line for line in earlier.splitlines()
+               if re.search(r"\w", line) and _norm(line.strip(" -*")) not in have]
+    return "\n".join([*missing, new]).strip()
 
 
 def _summary(content: str) -> str:
