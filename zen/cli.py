@@ -147,9 +147,11 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
             trust.trust(state)
         return None if answer == "quit" else answer == "trust"
     where = f" {shown}" if shown else ""
-    why = "changed since you trusted it" if state.changed else "not trusted"
+    why = "they changed since you trusted this folder" if state.changed else (
+        "this folder is not trusted"
+    )
     print(
-        f"zen: warning: ignored {', '.join(state.inputs)}: this folder is {why}; review them "
+        f"zen: warning: ignored {', '.join(state.inputs)}: {why}; review them "
         f"and run `zen trust{where}`, or pass --trust for this run",
         file=sys.stderr, flush=True,
     )

@@ -167,8 +167,8 @@ class Redirect:
 
     source: str
     """The project file that changed it."""
-    key_named: bool
-    """That same file (or --api-key) names the key for it."""
+    key: str | None
+    """The key that same file names for it (or --api-key): the only one that may go there."""
 
 
 class Config(_Endpoint):
@@ -316,10 +316,16 @@ def _redirected(
         loc = ("dual_agent", role, "api_key") if _own_key(config, role) else ("api_key",)
         if role == "main":
             loc = ("api_key",)
-        supplier = _supplier(layers, loc)
-        named = supplier is project or (supplier is not None and supplier.kind == "cli")
-        out[role] = Redirect(project.source, named)
+        cli = next((layer for layer in layers if layer.kind == "cli"), None)
+        key = _value(cli.data, ("api_key",)) if cli else None
+        out[role] = Redirect(project.source, key or _value(project.data, loc))
     return out
+
+
+def _value(data: Any, loc: tuple[str, ...]) -> str | None:
+    for part in loc:
+        data = data.get(part) if isinstance(data, dict) else None
+    return data.strip() or None if isinstance(data, str) else None
 
 
 def _host(url: str) -> str:
@@ -557,11 +563,11 @@ def allowed_key(
     named: str | None, fallbacks: list[str | None], redirect: Redirect | None
 ) -> str | None:
     """The key-to-host rule. Normally the named key (flag, ZEN_API_KEY, a config file) wins,
-    then the provider's variables. When the project layer changed the host, only a key that
-    same layer (or --api-key) names may go there: a trusted config that a later `git pull`
-    redirects still cannot carry the user's existing keys to a new host."""
+    then the provider's variables. When the project layer changed the host, only the key that
+    same layer (or --api-key) names may go there, whatever ZEN_API_KEY says: a trusted config
+    that a later `git pull` redirects still cannot carry the user's existing keys away."""
     if redirect is not None:
-        return named if redirect.key_named else None
+        return redirect.key
     return named or next((key for key in fallbacks if key), None)
 
 
@@ -604,11 +610,3 @@ def _no_key(point: Endpoint, role: str | None, redirect: Redirect | None) -> str
         "--api-key, or put api_key in ~/.zen/config.yaml"
     )
 
-
-def redact(secret: str | None) -> str:
-    """A key as zen shows it: `sk-…last4` for real keys, nothing of a short one."""
-    if not secret:
-        return "none"
-    if len(secret) < 16:
-        return "…"
-    return f"{secret[:3]}…{secret[-4:]}"

@@ -178,7 +178,7 @@ def trust(state: TrustState) -> None:
 def forget(workspace: Path) -> bool:
     """Remove a workspace's entry (by resolved path, or as written); False when absent."""
     entries = load_store()
-    keys = [str(workspace.expanduser().resolve()), str(workspace)]
+    keys = dict.fromkeys((str(workspace.expanduser().resolve()), str(workspace)))
     found = [key for key in keys if key in entries]
     for key in found:
         del entries[key]

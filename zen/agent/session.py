@@ -8,6 +8,7 @@ and the todo list; `/clear` empties all three.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ class Session:
         *,
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
+        warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
@@ -54,7 +56,9 @@ class Session:
         self.facts = PromptFacts(
             workspace=workspace.root,
             shell=shell_name(),
-            project=project_instructions(workspace.root, config.prompts),
+            project=project_instructions(
+                workspace, config.prompts, warn, confined=config.prompts_confined
+            ),
             git=git_facts,
         )
         self.history: list[dict[str, Any]] = []
