@@ -410,3 +410,64 @@ def test_no_prompt_in_print_mode_even_on_a_terminal(project: Path, home: Path) -
         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
     )
     assert "ignored .mcp.json" in done.stderr and "[t]rust" not in done.stdout
+
+
+# --- the shell's question, through a pseudo-terminal ------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+def test_the_shell_asks_once_before_anything_runs(
+    fake_llm: Any, project: Path, home: Path, tmp_path: Path
+) -> None:
+    import pexpect
+
+    marker = tmp_path / "marker"
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"setup": {
+        "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w').write('ran')"],
+        "env": {"TOKEN": "${MY_TOKEN}"}}}}))
+    fake = fake_llm([])
+    env = zen_env(home, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", MY_TOKEN="t" * 20)
+
+    def spawn() -> Any:
+        return pexpect.spawn(
+            sys.executable, ["-m", "zen", "--base-url", fake.base_url, "--api-key", "k",
+                             "--model", "fake-model", "-C", str(project)],
+            env=env, cwd=str(project), dimensions=(30, 100), timeout=30, encoding="utf-8",
+        )
+
+    child = spawn()  # not now: the shell runs without them
+    child.expect_exact("are not trusted yet")
+    child.expect_exact("[q]uit › ")
+    assert "starts MCP server setup: runs" in child.before
+    assert "reads these environment variables: MY_TOKEN" in child.before
+    assert not marker.exists()
+    child.send("n\r")
+    child.expect_exact("zen single")
+    child.expect_exact(" › ")
+    assert not marker.exists()
+    child.send("/exit\r")
+    child.expect(pexpect.EOF)
+
+    child = spawn()  # quit: nothing starts
+    child.expect_exact("[q]uit › ")
+    child.send("q\r")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and not marker.exists()
+
+    child = spawn()  # trust: recorded, the server starts
+    child.expect_exact("[q]uit › ")
+    child.send("t\r")
+    child.expect_exact("zen single")
+    child.expect_exact(" › ")
+    assert marker.read_text() == "ran"
+    child.send("/exit\r")
+    child.expect(pexpect.EOF)
+
+    marker.unlink()
+    child = spawn()  # trusted and unchanged: no question
+    index = child.expect_exact(["[q]uit › ", "zen single"])
+    assert index == 1
+    child.send("/exit\r")
+    child.expect(pexpect.EOF)
+    assert marker.exists()
