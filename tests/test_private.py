@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -117,9 +117,15 @@ class ModelOverride(_Endpoint):
     max_tokens: int | None = Field(default=None, gt=0)
 
 
+DUAL_ROLES = ("orchestrator", "coder", "scout")
+"""Roles whose model `dual_agent` can override."""
+
+
 class DualAgent(_Strict):
     orchestrator: ModelOverride = Field(default_factory=ModelOverride)
     coder: ModelOverride = Field(default_factory=ModelOverride)
+    scout: ModelOverride = Field(default_factory=ModelOverride)
+    """Explore and plan sub-agents: the role that reads, so the cheapest model that reads well."""
 
 
 class Features(_Strict):
@@ -497,7 +503,7 @@ def _dotted(loc: tuple[Any, ...]) -> str:
 # Resolving one role's model
 
 
-ROLES = ("main", "orchestrator", "coder")
+ROLES = ("main", *DUAL_ROLES)
 
 
 @dataclass(frozen=True)
@@ -513,12 +519,12 @@ class Endpoint:
 
 
 def _override(config: Config, role: str | None) -> ModelOverride:
-    over = getattr(config.dual_agent, role) if role in ("orchestrator", "coder") else None
+    over = getattr(config.dual_agent, role) if role in DUAL_ROLES else None
     return over or ModelOverride()
 
 
 def _role_key(role: str | None) -> str:
-    return role if role in ("orchestrator", "coder") else "main"
+    return role if role in DUAL_ROLES else "main"
 
 
 def _own_key(config: Config, role: str | None) -> bool:
@@ -572,7 +578,7 @@ def allowed_key(
 
 
 def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
-    """The endpoint, key and model for `role` ("orchestrator" and "coder" take their
+    """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
     `dual_agent` overrides; anything else gets the top level).
 
     A role that names another provider or base_url talks to another endpoint, so it inherits
