@@ -182,9 +182,10 @@ class Session:
         the facts, which a compaction refreshes (project instructions re-read from disk)."""
 
         def fresh_prompt() -> str:
-            self.facts = replace(
-                self.facts, project=project_instructions(self.workspace.root, self.config.prompts)
+            project = project_instructions(
+                self.workspace, self.config.prompts, confined=self.config.prompts_confined
             )
+            self.facts = replace(self.facts, project=project)
             return build(self.facts)
 
         return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)
