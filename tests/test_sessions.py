@@ -340,16 +340,18 @@ def test_project_notes_off_and_outside_files(fake_llm, run_zen, project: Path) -
             call("memo", {"action": "write", "key": "file:a.py", "content": "x is 1"}),
             call("memo", {"action": "write", "key": "file:../outside.py", "content": "y"}),
         ]),
-        text("ok"), text("ok"), text("ok"),
+        text("ok"), text("ok"), text("ok"), text("ok"),
     ])
     assert run_zen("-p", "one", *args_for(fake)).code == 0
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text("memo:\n  persist: off\n")
-    assert run_zen("-p", "two", *args_for(fake)).code == 0
+    assert run_zen("-p", "two", "--trust", *args_for(fake)).code == 0
     assert notes_in(fake.requests[2]) == ""
     (project / ".zen" / "config.yaml").write_text("memo:\n  persist: on\n")
-    assert run_zen("-p", "three", *args_for(fake)).code == 0
-    notes = notes_in(fake.requests[3])
+    assert run_zen("-p", "three", *args_for(fake)).code == 0  # untrusted: no notes
+    assert notes_in(fake.requests[3]) == ""
+    assert run_zen("-p", "four", "--trust", *args_for(fake)).code == 0
+    notes = notes_in(fake.requests[4])
     assert "file:a.py" in notes and "outside" not in notes
 
 

@@ -61,6 +61,7 @@ class Session:
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
         store: SessionStore | None = None,
+        warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
@@ -83,7 +84,9 @@ class Session:
         self.facts = PromptFacts(
             workspace=workspace.root,
             shell=shell_name(),
-            project=project_instructions(workspace.root, config.prompts),
+            project=project_instructions(
+                workspace, config.prompts, warn, confined=config.prompts_confined
+            ),
             git=git_facts,
         )
         self.history: list[dict[str, Any]] = []
@@ -195,13 +198,19 @@ class Session:
 
     # -- the session record ---------------------------------------------------------------
 
+    @property
+    def notes_on(self) -> bool:
+        """Project notes are kept and offered: `memo.persist: on`, a store, and a trusted
+        workspace (notes are model output a hostile repository could have steered)."""
+        return (self.notes is not None and self.config.memo.persist == "on"
+                and self.config.project_trusted)
+
     def offer_notes(self) -> None:
         """A new session is offered the project notes whose files are unchanged (data for
         its first message; in the memo, so `memo read` works)."""
         self.offered, self._notes_text = [], ""
-        if self.notes is None or self.config.memo.persist != "on":
+        if not self.notes_on:
             return
-        # TODO(trust): offer notes only in a trusted workspace once folder trust lands.
         try:
             fresh = self.notes.offer()
         except Exception as e:  # a broken store costs the notes, never the session
@@ -342,7 +351,7 @@ class Session:
                 self.store.delete_memo(self.id, key)
             else:
                 self.store.put_memo(self.id, _stored(entry))
-            if self.notes is not None and self.config.memo.persist == "on":
+            if self.notes_on:
                 if entry is None:
                     self.notes.forget(key)
                 elif EARLIER not in entry.author:
@@ -390,18 +399,22 @@ class Session:
             self._windows[key] = WindowResolver(settings)
         return self._windows[key]
 
-    def context_policy(self, role: str, build: Callable[[PromptFacts], str]
-                       ) -> compaction.ContextPolicy:
+    def context_policy(self, role: str, build: Callable[[PromptFacts], str], *,
+                       top: bool = False) -> compaction.ContextPolicy:
         """How an agent on `role`'s model compacts; `build` makes its system prompt from
-        the facts, which a compaction refreshes (project instructions re-read from disk)."""
+        the facts, which a compaction refreshes (project instructions re-read from disk).
+        Only the `top` agent keeps its task state in the shared memo."""
 
         def fresh_prompt() -> str:
-            self.facts = replace(
-                self.facts, project=project_instructions(self.workspace.root, self.config.prompts)
+            project = project_instructions(
+                self.workspace, self.config.prompts, confined=self.config.prompts_confined
             )
+            self.facts = replace(self.facts, project=project)
             return build(self.facts)
 
-        return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)
+        return compaction.ContextPolicy(
+            self.window(role), self.config.compact_at, fresh_prompt, owns_task=top
+        )
 
     def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
         features = self.config.features
@@ -452,7 +465,7 @@ class Session:
                 max_turns=self.config.max_turns,
                 history=self.history,
                 log=self._log(),
-                context=self.context_policy(self.role, build),
+                context=self.context_policy(self.role, build, top=True),
             )
         return self._top
 

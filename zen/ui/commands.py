@@ -233,6 +233,7 @@ def _collab(ctx: CommandContext, arg: str) -> None:
 @command("model", "show or switch the model", "[NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
     from zen.config import DUAL_ROLES, ConfigError
+    from zen.redaction import redact
 
     if arg:
         ctx.session.set_model(arg)
@@ -243,7 +244,9 @@ def _model(ctx: CommandContext, arg: str) -> None:
         except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
             ctx.out.error(f"{role}: {e}")
             continue
-        ctx.out.info(f"{role}: {settings.model} at {settings.base_url}", "" if arg else "dim")
+        key = f"key {redact(settings.api_key)}" if settings.api_key else "no key"
+        ctx.out.info(f"{role}: {settings.model} at {settings.base_url} ({key})",
+                     "" if arg else "dim")
 
 
 @command("memo", "the memo index, one entry, or `clear` (with the project notes)",
@@ -360,6 +363,9 @@ def _notes_status(ctx: CommandContext) -> None:
         return
     if session.notes is None:
         ctx.out.info("project notes: unavailable (the session store could not be opened)", "dim")
+        return
+    if not session.config.project_trusted:
+        ctx.out.info("project notes: off, this workspace is not trusted (zen trust)", "dim")
         return
     dropped = len(session.notes.dropped)
     stale = f", {dropped} dropped (their files changed)" if dropped else ""
