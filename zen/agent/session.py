@@ -19,7 +19,7 @@ from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
 from zen.config import Config, ModelSettings, resolve_model
-from zen.llm.client import ChatClient
+from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import TokenUsage
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -93,7 +93,8 @@ class Session:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
                 self.usage[role].add(TokenUsage(
-                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1
+                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1,
+                    event.estimated,
                 ))
             emit(event)
 
@@ -137,9 +138,10 @@ class Session:
         settings = self.settings(role)
         key = settings.model_dump_json()
         if key not in self._clients:
-            self._clients[key] = ChatClient(
-                settings, retries=self.config.retries, timeout=self.config.request_timeout
-            )
+            c = self.config
+            self._clients[key] = ChatClient(settings, retries=c.retries, deadlines=Deadlines(
+                c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
+            ))
         return self._clients[key]
 
     def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
