@@ -1,7 +1,8 @@
 """Configuration: one pydantic model, filled from layers.
 
 Precedence, highest first: CLI flags > environment (`ZEN_PROVIDER`, `ZEN_MODEL`, `ZEN_BASE_URL`,
-`ZEN_API_KEY`, `ZEN_TIMEOUT`, `ZEN_MAX_TIME`, ...) > project `<workspace>/.zen/config.yaml` > user `~/.zen/config.yaml` > the packaged
+`ZEN_API_KEY`, `ZEN_TIMEOUT`, `ZEN_MAX_TIME`, ...) >
+project `<workspace>/.zen/config.yaml` > user `~/.zen/config.yaml` > the packaged
 `config/default.yaml`. Layers merge key-wise (nested mappings too); lists replace; a `null`
 drops what lower layers set, so the default applies again. The merged result is validated once.
 

@@ -81,6 +81,8 @@ class Deadlines:
     first_byte: float = 300.0
     idle: float = 120.0
     total: float = 900.0
+    notice: float = WAIT_NOTICE
+    """A wait longer than this is announced with `Waiting` events."""
 
 
 class _Progress:
@@ -175,16 +177,17 @@ class ChatClient:
 
     async def _pause(self, delay: float, emit: Emit, agent: str) -> None:
         """Sleep before a retry, announcing a long one about once a second."""
-        if delay <= WAIT_NOTICE:
+        notice = self.deadlines.notice
+        if delay <= notice:
             await asyncio.sleep(delay)
             return
         loop = asyncio.get_running_loop()
         start = loop.time()
         end = start + delay
-        await asyncio.sleep(WAIT_NOTICE)
+        await asyncio.sleep(notice)
         while (now := loop.time()) < end:
             emit(Waiting(agent, "retry", now - start, delay))
-            await asyncio.sleep(min(1.0, end - now))
+            await asyncio.sleep(min(1.0, notice, end - now))
 
     def _request(self, messages: list[dict[str, Any]],
                  tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -237,6 +240,7 @@ class ChatClient:
         total = d.total
         first = min(d.first_byte, total) if streamed else total  # unstreamed: all at the end
         idle = min(d.idle, total)
+        tick = min(1.0, d.notice)  # announce about once a second (faster only in tests)
         loop = asyncio.get_running_loop()
         start = progress.start
         while True:
@@ -254,13 +258,13 @@ class ChatClient:
                 else:
                     reason = f"the stream stalled for {idle:g} s (idle_timeout)"
                 raise _Retryable(reason, kind="deadline")
-            if now - since >= WAIT_NOTICE and now - progress.noticed >= 0.95:
+            if now - since >= d.notice and now - progress.noticed >= 0.95 * tick:
                 progress.noticed = now
                 what = ("the model's first token" if streamed else "the model's answer") \
                     if last is None else "more of the model's answer"
                 emit(Waiting(agent, what, now - since, quiet_limit))
             wake = min(start + total, since + quiet_limit,
-                       max(since + WAIT_NOTICE, progress.noticed + 1.0))
+                       max(since + d.notice, progress.noticed + tick))
             done, _ = await asyncio.wait({reader}, timeout=max(0.0, wake - now))
             if done:
                 reader.result()  # raises what the reader raised
