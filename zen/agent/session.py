@@ -7,14 +7,16 @@ and the todo list; `/clear` empties all three.
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
+from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
 from zen.agent.dual import CoderDelegator
-from zen.agent.loop import Agent, RunResult
+from zen.agent.loop import Agent, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
@@ -82,9 +84,34 @@ class Session:
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         try:
-            return await agent.run(task)
+            return await self._within_max_time(agent.run(task))
         finally:
             self.history = agent.messages[1:]
+
+    async def _within_max_time(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
+        """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed."""
+        limit = self.config.max_time
+        if limit is None:
+            return await run
+        task = asyncio.ensure_future(run)
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        handle = asyncio.get_running_loop().call_later(limit, expire)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            me = asyncio.current_task()
+            if expired and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
+                raise TimeLimit(f"stopped after {limit:g} s (max_time; raise it with "
+                                "--max-time)") from None
+            raise
+        finally:
+            handle.cancel()
 
     def _counting(self, emit: ev.Emit) -> ev.Emit:
         """Tally every agent's `Usage` events by role, so interrupted runs count too."""

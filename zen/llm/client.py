@@ -247,17 +247,18 @@ class ChatClient:
             now = loop.time()
             last = progress.last
             since, quiet_limit = (start, first) if last is None else (last, idle)
+            if now >= since + quiet_limit:
+                if last is None:
+                    binding = "first_byte_timeout" if streamed and d.first_byte <= total \
+                        else "timeout"
+                    reason = f"no answer within {first:g} s of the request ({binding})"
+                else:
+                    reason = f"the stream stalled for {idle:g} s (idle_timeout)"
+                raise _Retryable(reason, kind="deadline")
             if now >= start + total:
                 raise _Retryable(
                     f"the answer took longer than {total:g} s (timeout)", kind="deadline"
                 )
-            if now >= since + quiet_limit:
-                if last is None:
-                    reason = f"no answer within {first:g} s of the request"
-                    reason += " (first_byte_timeout)" if streamed else " (timeout)"
-                else:
-                    reason = f"the stream stalled for {idle:g} s (idle_timeout)"
-                raise _Retryable(reason, kind="deadline")
             if now - since >= d.notice and now - progress.noticed >= 0.95 * tick:
                 progress.noticed = now
                 what = ("the model's first token" if streamed else "the model's answer") \

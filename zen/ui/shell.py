@@ -152,7 +152,8 @@ class Shell:
         self.out.end_run()
         self._report(task)
         spent = _spent(before, _usage_snapshot(session))
-        self.out.status(status_line(spent, time.monotonic() - started))
+        estimated = {role for role, u in session.usage.items() if u.estimated}
+        self.out.status(status_line(spent, time.monotonic() - started, estimated))
 
     def _cancel_run(self) -> None:
         if self.running is not None:
@@ -235,7 +236,10 @@ class Shell:
     def _banner(self) -> None:
         assert self.session is not None
         try:
-            model = self.session.settings(self.session.role).model
+            settings = self.session.settings(self.session.role)
+            model = settings.model
+            if settings.default_model:
+                model += f" ({settings.provider}'s default; /model to change)"
         except Exception:  # shown at the first task instead
             model = "?"
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
