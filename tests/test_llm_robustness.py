@@ -84,6 +84,7 @@ MALFORMED = {
     "not JSON": sse("{nope"),
     "invalid UTF-8": b'data: {"choices":[{"delta":{"content":"caf\xff"}}]}\n\n',
     "index a string": sse(chunk_json({"tool_calls": [{"index": "0", "function": {}}]})),
+    "nested too deeply": sse("[" * 100_000),
 }
 
 
@@ -294,6 +295,7 @@ async def test_lone_surrogate_escapes_in_arguments_never_reach_a_tool(tmp_path: 
     registry = ToolRegistry(list(builtin_tools().values()))
     for name, args in [("read-file", '{"path": "a\\ud800.txt"}'),
                        ("grep", '{"pattern": "\\udc80"}'),
+                       ("glob", "[" * 100_000),
                        ("memo", '{"action": "write", "key": "k\\ud83d", "content": "x"}')]:
         result = await registry.call(ToolCall("c", name, args), ctx, refuse_all)
         result.output.encode("utf-8")

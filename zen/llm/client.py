@@ -281,7 +281,8 @@ class ChatClient:
             async with create(**request) as response:
                 started = True
                 http = response.http_response
-                sse = request["stream"] and "json" not in http.headers.get("content-type", "")
+                kind = http.headers.get("content-type", "")
+                sse = "event-stream" in kind or (request["stream"] and "json" not in kind)
                 decoder = SseDecoder() if sse else None
                 body: list[bytes] = []
                 size = 0

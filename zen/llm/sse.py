@@ -107,6 +107,8 @@ def parse_payload(payload: bytes) -> Any:
         raise Malformed("the server sent bytes that are not UTF-8 in the stream") from None
     except ValueError as exc:
         raise Malformed(f"the server sent a chunk that is not JSON ({exc})") from None
+    except RecursionError:
+        raise Malformed("the server sent a chunk nested too deeply") from None
     if b"\\u" in payload and _SURROGATE_ESCAPE.search(payload):
         value = scrub(value)
     return value
