@@ -29,6 +29,7 @@ from zen.llm import providers
 from zen.llm.accumulator import StreamAccumulator, StreamError, completion_as_chunk
 from zen.llm.sse import DONE, Malformed, SseDecoder, parse_payload
 from zen.llm.types import AssistantTurn, LLMError
+from zen.redaction import remember, scrub
 
 if TYPE_CHECKING:
     from zen.config import ModelSettings
@@ -122,6 +123,7 @@ class ChatClient:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
         self.settings = settings
+        remember(settings.api_key)  # a server echoing it back (401 bodies do) is scrubbed
         self.retries = retries
         self.deadlines = deadlines or Deadlines()
         self.provider = _provider(settings)
@@ -308,9 +310,11 @@ class ChatClient:
         except Malformed as exc:
             raise _Retryable(str(exc)) from None
         except StreamError as exc:
-            raise LLMError(f"the model server reported an error mid-stream: {exc}") from None
+            raise LLMError(
+                f"the model server reported an error mid-stream: {scrub(_one_line(str(exc)))}"
+            ) from None
         except self._transport_errors as exc:
-            detail = str(exc) or type(exc).__name__
+            detail = scrub(str(exc)) or type(exc).__name__
             raise _Retryable(f"the connection dropped mid-stream ({detail})") from None
 
     @staticmethod
@@ -358,7 +362,7 @@ class ChatClient:
             return _Retryable("the request timed out", kind="deadline")
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__
-            detail = f" ({cause})" if cause and str(cause) else ""
+            detail = f" ({scrub(str(cause))})" if cause and str(cause) else ""
             if started:
                 return _Retryable(f"the connection dropped mid-stream{detail}")
             return _Retryable(f"could not connect to {self.settings.base_url}{detail}",
@@ -413,6 +417,11 @@ def prompt_estimate(messages: list[dict[str, Any]], tools: list[dict[str, Any]])
     return estimate_tokens(*parts)
 
 
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """What the HTTP stack raises while a body is read (the SDK maps only the request)."""
     try:
@@ -446,7 +455,7 @@ def _message(exc: Any) -> str:
     if not text:
         text = exc.message or ""
         text = re.sub(r"^Error code: \d+( - )?", "", text)
-    text = " ".join(text.split())
+    text = scrub(" ".join(text.split()))
     return text if len(text) <= 300 else text[:297] + "..."
 
 
