@@ -53,7 +53,7 @@ def test_a_server_without_a_default_asks_for_a_model(workspace: Path, home: Path
 
 def test_a_role_with_its_own_provider_gets_that_providers_default(workspace: Path,
                                                                   home: Path) -> None:
-    write(workspace, "model: top-model\ndual_agent: {coder: {provider: kimi},"
+    write(home, "model: top-model\ndual_agent: {coder: {provider: kimi},"
                      " orchestrator: {provider: deepseek, model: deepseek-reasoner}}\n")
     config = load(workspace, home, OPENAI_API_KEY="a", MOONSHOT_API_KEY="b",
                   DEEPSEEK_API_KEY="c")
