@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from zen.paths import private_dir, private_file, zen_home
+from zen.redaction import scrub
 
 BLOB_MIN = 256
 """Contents this long or longer go to `blobs`, stored once whatever points at them."""
@@ -506,13 +507,16 @@ def _json(text: str) -> dict[str, Any]:
 
 
 def _pack(message: dict[str, Any]) -> tuple[str, str | None, str]:
-    """(body JSON, blob hash or None, blob text): a long content goes to `blobs` once."""
+    """(body JSON, blob hash or None, blob text): a long content goes to `blobs` once.
+
+    Known secrets (the model keys, MCP env and header values) never reach the disk."""
     content = message.get("content")
     if isinstance(content, str) and len(content) >= BLOB_MIN:
+        content = scrub(content)
         digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
         rest = {k: v for k, v in message.items() if k != "content"}
-        return json.dumps(rest, ensure_ascii=False), digest, content
-    return json.dumps(message, ensure_ascii=False), None, ""
+        return scrub(json.dumps(rest, ensure_ascii=False)), digest, content
+    return scrub(json.dumps(message, ensure_ascii=False)), None, ""
 
 
 def _unpack(body: str, text: str | None) -> dict[str, Any]:

@@ -31,7 +31,8 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def redact(text: str) -> str:
-    """API keys and credential values replaced by `…last4` style marks."""
+    """API keys and credential values replaced by `…last4` style marks (the keys zen knows
+    were already scrubbed when the session was saved; this catches the ones it does not)."""
 
     def mark(match: re.Match[str]) -> str:
         value = match.group("v1") or match.group("v2") or ""
