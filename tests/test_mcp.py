@@ -7,6 +7,7 @@ import base64
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -85,6 +86,16 @@ async def wait_gone(pid: int, within: float = 10.0) -> bool:
             return True
         await anyio.sleep(0.05)
     return False
+
+
+async def wait_state(manager: McpManager, name: str, state: str, within: float = 10.0) -> None:
+    """Until zen has noticed what happened to the server (its pipes closed)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if next(s for s in manager.status() if s.name == name).state == state:
+            return
+        await anyio.sleep(0.02)
+    raise AssertionError(f"{name} never became {state}: {manager.status()}")
 
 
 def hang_server(*prelude: str, **spec: Any) -> McpServer:
@@ -353,14 +364,17 @@ async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live
     pid = int(first.output)
     assert (await call(live.manager, "mcp__fake__exit_soon", live.root)).ok
     assert await wait_gone(pid)
+    await wait_state(live.manager, "fake", "exited")
+    exited = next(s for s in live.manager.status() if s.name == "fake")
+    assert exited.error == "server exited without saying why" and exited.tools == []
     again = await call(live.manager, "mcp__fake__echo", live.root, text="still here")
     assert (again.ok, again.output) == (True, "still here")
     new_pid = int((await call(live.manager, "mcp__fake__pid", live.root)).output)
     assert new_pid != pid
     fake = next(s for s in live.manager.status() if s.name == "fake")
     assert (fake.state, fake.restarts) == ("running", 1)
-    assert "fake (stdio): running, 9 tools (restarted 1x)" in format_status(live.manager.status())
-    assert "server fake: connection lost; restarting it" in live.log.read_text()
+    assert "fake (stdio): running, 12 tools (restarted 1x)" in format_status(live.manager.status())
+    assert "server fake: it had stopped; restarting it" in live.log.read_text()
 
 
 @module_loop
@@ -368,6 +382,7 @@ async def test_failed_restart_reports_the_server_down(live: Live) -> None:
     pid = int((await call(live.manager, "mcp__flaky__pid", live.root)).output)
     await call(live.manager, "mcp__flaky__exit_soon", live.root)
     assert await wait_gone(pid)
+    await wait_state(live.manager, "flaky", "exited")
     down = await call(live.manager, "mcp__flaky__echo", live.root, text="hi")
     assert not down.ok
     assert "MCP server 'flaky' is down" in down.output
@@ -422,7 +437,7 @@ async def test_stop_leaves_no_processes_and_nothing_reaches_the_terminal(
     log = tmp_path / "logs" / "mcp.log"
     servers = {
         "fake": McpServer(command=command, args=args),
-        "garbled": hang_server("print('this is not json-rpc', flush=True)", timeout=1.0),
+        "garbled": hang_server("print('this is not json-rpc', flush=True)", start_timeout=1.0),
     }
     manager = McpManager(servers, tmp_path, log)
     await manager.start(timeout=20)
@@ -461,7 +476,7 @@ async def test_mcp_list_starts_lists_and_stops(
     config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
     text = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
     assert "broken (stdio): failed: command not found: zen-no-such-command" in text
-    assert "web (http): running, 9 tools" in text
+    assert "web (http): running, 12 tools" in text
     assert "    mcp__web__echo" in text
     assert f"Server logs: {tmp_path / 'mcp.log'}" in text
 
@@ -470,3 +485,78 @@ async def test_mcp_list_starts_lists_and_stops(
     (tmp_path / ".mcp.json").write_text("{broken")
     none = await mcp_list(Config(), tmp_path, tmp_path / "mcp.log")
     assert none.startswith("warning: ") and "No MCP servers configured" in none
+
+
+# ---------------------------------------------------------------- at most once, deadlines
+
+
+async def test_server_killed_mid_call_runs_it_once_and_restarts_for_the_next(
+    tmp_path: Path,
+) -> None:
+    command, args = stdio_command()
+    manager = McpManager(
+        {"fake": McpServer(command=command, args=args)}, tmp_path, tmp_path / "mcp.log"
+    )
+    await manager.start(timeout=20)
+    counter = tmp_path / "runs.txt"
+    try:
+        pid = int((await call(manager, "mcp__fake__pid", tmp_path)).output)
+        async with anyio.create_task_group() as tg:
+            results: list[ToolResult] = []
+
+            async def slow_call() -> None:
+                results.append(
+                    await call(manager, "mcp__fake__count", tmp_path, path=str(counter), seconds=30)
+                )
+
+            tg.start_soon(slow_call)
+            with anyio.fail_after(10):
+                while not counter.exists():
+                    await anyio.sleep(0.02)
+            os.kill(pid, signal.SIGKILL)
+        [result] = results
+        assert not result.ok
+        assert "the server stopped while running this call; it may have partly run" in (
+            result.output
+        )
+        assert counter.read_text().splitlines() == [str(pid)]  # exactly one execution
+        again = await call(manager, "mcp__fake__pid", tmp_path)
+        assert again.ok and int(again.output) != pid  # restarted for the next call
+        assert counter.read_text().splitlines() == [str(pid)]  # and not run again
+        [status] = manager.status()
+        assert (status.state, status.restarts) == ("running", 1)
+    finally:
+        await manager.stop()
+
+
+async def test_hung_call_and_unparseable_reply_end_at_the_servers_timeout(
+    tmp_path: Path,
+) -> None:
+    command, args = stdio_command()
+    manager = McpManager(
+        {"fake": McpServer(command=command, args=args, timeout=1.5)},
+        tmp_path,
+        tmp_path / "mcp.log",
+    )
+    await manager.start(timeout=20)
+    try:
+        began = time.monotonic()
+        hung = await call(manager, "mcp__fake__count", tmp_path, path=str(tmp_path / "c"),
+                          seconds=60)
+        assert 1.4 < time.monotonic() - began < 4
+        assert not hung.ok
+        assert "did not answer count within 1.5s" in hung.output and "timeout" in hung.output
+        began = time.monotonic()
+        garbled = await call(manager, "mcp__fake__garble", tmp_path)
+        assert time.monotonic() - began < 4
+        assert not garbled.ok and "did not answer garble within 1.5s" in garbled.output
+        assert "not valid MCP" in garbled.output
+        still = await call(manager, "mcp__fake__echo", tmp_path, text="alive")
+        assert (still.ok, still.output) == (True, "alive")  # a slow call costs only itself
+    finally:
+        await manager.stop()
+
+
+def test_default_call_timeout_is_well_under_ten_minutes() -> None:
+    spec = McpServer(command="x")
+    assert spec.timeout <= 120 and spec.start_timeout <= 30

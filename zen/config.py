@@ -120,8 +120,10 @@ class McpServer(_Strict):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
-    timeout: float = Field(default=30.0, gt=0)
-    """Seconds to start and handshake."""
+    timeout: float = Field(default=120.0, gt=0)
+    """Seconds one tool call may take before it ends as an error."""
+    start_timeout: float = Field(default=30.0, gt=0)
+    """Seconds to start, handshake and list the tools."""
 
 
 class ModelSettings(_Strict):

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -75,6 +76,28 @@ def build(name: str) -> MCPServer:
     @server.tool(name="odd.name/with spaces", description="A tool whose name needs sanitising.")
     def odd() -> str:
         return "odd"
+
+    @server.tool(description="Append a line to a file (one per execution), then sleep.")
+    async def count(path: str, seconds: float = 0.0) -> str:
+        with open(path, "a") as file:
+            file.write(f"{os.getpid()}\n")
+        await anyio.sleep(seconds)
+        return str(len(Path(path).read_text().splitlines()))
+
+    @server.tool(description="Write a reply that is not JSON-RPC, then never answer.")
+    async def garble() -> str:
+        from mcp.server import stdio  # the SDK moves the wire off fd 1 (stray prints go to stderr)
+
+        claim = stdio._claims.get(1)
+        wire = claim.private_fd if claim and claim.private_fd is not None else 1
+        os.write(wire, b'{"jsonrpc": "2.0", "id": \n')
+        await anyio.sleep(3600)
+        return "never"
+
+    @server.tool(description="Send a log notification, then answer.")
+    async def shout(message: str, ctx: Context) -> str:
+        await ctx.warning(message)
+        return "shouted"
 
     return server
 

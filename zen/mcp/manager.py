@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zen.config import Config, Level, McpServer
-from zen.mcp.connection import CALL_TIMEOUT, Connection, State
+from zen.mcp.connection import Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.tool import McpTool, mcp_level, tool_name
 from zen.tools.base import Tool
@@ -43,10 +43,9 @@ class McpManager:
         workspace: Path,
         log_path: Path,
         permissions: Mapping[str, Level] | None = None,
-        call_timeout: float = CALL_TIMEOUT,
     ) -> None:
         self._connections = {
-            name: Connection(name, spec, workspace, call_timeout) for name, spec in servers.items()
+            name: Connection(name, spec, workspace) for name, spec in servers.items()
         }
         self._log_path = log_path
         self._permissions = dict(permissions or {})
@@ -54,8 +53,8 @@ class McpManager:
         self._logs: _LogRoute | None = None
 
     async def start(self, timeout: float | None = None) -> None:
-        """Start every server concurrently. A server's own `timeout`, when its config sets
-        one, beats `timeout`; without either, the McpServer default applies."""
+        """Start every server concurrently. A server's own `start_timeout`, when its config
+        sets one, beats `timeout`; without either, the McpServer default applies."""
         if self._logs is None:
             self._logs = _LogRoute(self._log_path)
         await asyncio.gather(
@@ -105,8 +104,8 @@ class McpManager:
 
 
 def _limit(spec: McpServer, timeout: float | None) -> float:
-    if timeout is None or "timeout" in spec.model_fields_set:
-        return spec.timeout
+    if timeout is None or "start_timeout" in spec.model_fields_set:
+        return spec.start_timeout
     return timeout
 
 
