@@ -30,7 +30,7 @@ from mcp.types import (
 )
 
 from tests.fakes.mcp_servers import PNG, STDERR_MARKER, HttpServer, stdio_command
-from zen.config import Config, Features, McpServer
+from zen.config import Config, Features, McpServer, load_config
 from zen.mcp import (
     McpManager,
     McpTool,
@@ -160,10 +160,12 @@ def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.Mo
                     "remote": {
                         "type": "http",
                         "url": "https://${ZEN_TEST_MCP_HOST}/mcp",
-                        "headers": {
-                            "X-Key": "$ZEN_TEST_MCP_UNSET",
-                            "X-D": "${ZEN_TEST_MCP_UNSET:-d}",
-                        },
+                        "headers": {"X-D": "${ZEN_TEST_MCP_UNSET:-d}"},
+                    },
+                    "needs-token": {
+                        "type": "http",
+                        "url": "https://${ZEN_TEST_MCP_HOST}/mcp",
+                        "headers": {"Authorization": "Bearer ${ZEN_TEST_MCP_UNSET}"},
                     },
                     "local": {
                         "type": "stdio",
@@ -183,16 +185,79 @@ def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.Mo
     warnings: list[str] = []
     servers = collect_servers(config, tmp_path, warn=warnings.append)
 
-    assert list(servers) == ["shared", "mine", "remote", "local"]
+    assert list(servers) == ["shared", "mine", "remote", "local", "typo"]
     assert servers["shared"].command == "from-zen"
     assert servers["remote"].url == "https://example.test/mcp"
-    assert servers["remote"].headers == {"X-Key": "$ZEN_TEST_MCP_UNSET", "X-D": "d"}
+    assert servers["remote"].headers == {"X-D": "d"}
     assert servers["local"].args == ["--root", "example.test"]
     text = "\n".join(warnings)
-    assert "'legacy'" in text and "SSE" in text
-    assert "'typo'" in text and "argz" in text
+    assert "'legacy'" in text and "legacy SSE transport not supported" in text
+    assert "'typo'" in text and "unknown key(s) ignored: argz" in text
     assert "'empty'" in text and '"url"' in text
-    assert "ZEN_TEST_MCP_UNSET is not set" in text
+    [unset] = [w for w in warnings if "ZEN_TEST_MCP_UNSET" in w]  # one warning, naming both
+    assert "'needs-token'" in unset and "skipped" in unset
+    assert "ZEN_TEST_MCP_UNSET" not in "".join(str(s.headers) for s in servers.values())
+
+
+def test_mcp_json_of_other_clients_is_understood(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ZEN_TEST_MCP_UNSET", raising=False)
+    (tmp_path / "secrets.env").write_text(
+        "# comment\nexport API_KEY='from-file'\nREGION=eu\nnot a line\n"
+    )
+    entries = {
+        "off": {"command": "x", "disabled": True},
+        "cline": {
+            "command": "srv",
+            "envFile": "secrets.env",
+            "env": {"REGION": "us"},
+            "autoApprove": ["read_thing"],
+            "alwaysAllow": ["x"],
+            "disabled": False,
+            "timeout": 45,
+            "description": "anything",
+        },
+        "streamable": {"type": "streamable-http", "url": "https://a.test/mcp"},
+        "cline-http": {"transportType": "streamableHttp", "url": "https://b.test/mcp"},
+        "escape": {"command": "srv", "envFile": "../../etc/passwd"},
+        "broken": {"command": "srv", "env": {"TOKEN": "${ZEN_TEST_MCP_UNSET}"}},
+    }
+    # A byte-order mark, as editors on Windows write it.
+    (tmp_path / ".mcp.json").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"mcpServers": entries}).encode()
+    )
+    warnings: list[str] = []
+    servers = collect_servers(Config(), tmp_path, warn=warnings.append)
+    assert list(servers) == ["cline", "streamable", "cline-http"]
+    cline = servers["cline"]
+    assert cline.env == {"API_KEY": "from-file", "REGION": "us"}
+    assert (cline.auto_approve, cline.timeout) == (["read_thing"], 45)
+    assert servers["streamable"].url == "https://a.test/mcp"
+    assert len(warnings) == 2, warnings
+    assert "'escape'" in warnings[0] and "outside the project" in warnings[0]
+    assert "'broken'" in warnings[1] and "${ZEN_TEST_MCP_UNSET} not set" in warnings[1]
+    perms: dict[str, Any] = {"mcp__cline__write_thing": "deny"}
+    assert mcp_level(perms, "cline", "mcp__cline__read_thing", approved=True) == "auto"
+    assert mcp_level({"mcp__*": "deny"}, "cline", "mcp__cline__read_thing", True) == "deny"
+
+
+def test_unset_variable_in_zen_config_skips_only_that_server(
+    tmp_path: Path, home: Path
+) -> None:
+    (tmp_path / ".zen").mkdir()
+    (tmp_path / ".zen" / "config.yaml").write_text(
+        "mcp_servers:\n"
+        "  docs: {url: 'https://d.test/mcp', headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}}\n"
+        "  time: {command: mcp-server-time}\n"
+    )
+    config = load_config(tmp_path, env={"HOME": str(home)})
+    assert list(config.mcp_servers) == ["time"]
+    warnings: list[str] = []
+    assert list(collect_servers(config, tmp_path, warn=warnings.append)) == ["time"]
+    [warning] = warnings
+    assert "'docs' skipped" in warning and "DOCS_TOKEN is not set" in warning
+    assert "config.yaml" in warning
 
 
 @pytest.mark.parametrize(
@@ -373,7 +438,7 @@ async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live
     assert new_pid != pid
     fake = next(s for s in live.manager.status() if s.name == "fake")
     assert (fake.state, fake.restarts) == ("running", 1)
-    assert "fake (stdio): running, 12 tools (restarted 1x)" in format_status(live.manager.status())
+    assert "fake (stdio): running, 16 tools (restarted 1x)" in format_status(live.manager.status())
     assert "server fake: it had stopped; restarting it" in live.log.read_text()
 
 
@@ -474,16 +539,21 @@ async def test_mcp_list_starts_lists_and_stops(
     }
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": entry}}))
     config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
-    text = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
+    text, all_started = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
+    assert not all_started
     assert "broken (stdio): failed: command not found: zen-no-such-command" in text
-    assert "web (http): running, 12 tools" in text
+    assert "web (http): running, 16 tools" in text
     assert "    mcp__web__echo" in text
     assert f"Server logs: {tmp_path / 'mcp.log'}" in text
 
     off = Config(features=Features(mcp="off"), mcp_servers=config.mcp_servers)
-    assert await mcp_list(off, tmp_path, tmp_path / "mcp.log") == "MCP is off (features.mcp: off)."
+    assert await mcp_list(off, tmp_path, tmp_path / "mcp.log") == (
+        "MCP is off (features.mcp: off).",
+        True,
+    )
     (tmp_path / ".mcp.json").write_text("{broken")
-    none = await mcp_list(Config(), tmp_path, tmp_path / "mcp.log")
+    none, ok = await mcp_list(Config(), tmp_path, tmp_path / "mcp.log")
+    assert ok
     assert none.startswith("warning: ") and "No MCP servers configured" in none
 
 

@@ -7,3 +7,5 @@ USAGE = 2
 """A bad flag or config value."""
 MAX_TURNS = 3
 INTERRUPTED = 130
+MCP_FAILED = 5
+"""`zen mcp list`: at least one MCP server could not start."""

@@ -58,7 +58,7 @@ async def list_tools(client: Any) -> Listing:
         cursors.add(cursor)
     else:
         listing.notes.append(f"tools/list still had more pages after {MAX_PAGES}; stopped there")
-    if repeated:
+    if repeated and not listing.notes:
         listing.notes.append(f"{repeated} repeated tool name(s) ignored")
     if len(names) - listing.hidden > MAX_TOOLS:
         listing.notes.append(

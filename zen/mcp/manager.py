@@ -8,6 +8,7 @@ loggers go to a log file, never to the terminal.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +34,9 @@ class ServerStatus:
     tools: list[str] = field(default_factory=list)
     """zen's names for the server's tools (`mcp__<server>__<tool>`), while it runs."""
     restarts: int = 0
-    """How often a call found the server dead and restarted it."""
+    """How often the server was restarted (a call found it gone, or `/mcp restart`)."""
+    notes: list[str] = field(default_factory=list)
+    """What listing its tools stopped or dropped, and tools hidden because they need Tasks."""
 
 
 class McpManager:
@@ -86,9 +89,54 @@ class McpManager:
                 if conn.state == "running"
                 else [],
                 restarts=conn.restarts,
+                notes=_notes(conn),
             )
             for conn in self._connections.values()
         ]
+
+    def warnings(self) -> list[str]:
+        """One line per problem worth a user's attention after `start`: listings cut short,
+        and MCP tools that make every request large (with the figures)."""
+        lines = [
+            f"MCP server {status.name}: {note}"
+            for status in self.status()
+            for note in status.notes
+            if not note.endswith(MCP_TASKS_NOTE)
+        ]
+        sizes = {
+            conn.name: sum(_schema_chars(t) for t in self._tools if t.server == conn.name)
+            for conn in self._connections.values()
+        }
+        total = sum(sizes.values())
+        if len(self._tools) > WARN_TOOLS or total > WARN_SCHEMA_CHARS:
+            biggest = sorted(sizes.items(), key=lambda item: -item[1])[:3]
+            parts = ", ".join(
+                f"{name} {sum(t.server == name for t in self._tools)} tools / {chars:,} chars"
+                for name, chars in biggest
+                if chars
+            )
+            lines.append(
+                f"MCP tools add {len(self._tools)} tools and {total:,} characters of schemas "
+                f"(~{total // 4:,} tokens) to every request ({parts}); remove servers you do "
+                "not need"
+            )
+        return lines
+
+    async def restart(self, name: str | None = None) -> list[str]:
+        """`/mcp restart [name]`: restart one server (or all); returns what changed. The tools
+        offered to the model stay those of the first start until a new session."""
+        targets = [c for c in self._connections.values() if name in (None, c.name)]
+        if not targets:
+            return [f"no MCP server named {name!r}"]
+        before = {c.name: [t.name for t in c.tools] for c in targets}
+        await asyncio.gather(*(c.restart() for c in targets))
+        lines = []
+        for conn in targets:
+            line = f"{conn.name}: {conn.state}" + (f": {conn.error}" if conn.error else "")
+            if conn.state == "running" and [t.name for t in conn.tools] != before[conn.name]:
+                line += " (its tools changed; the new list is used from a new session, /clear)"
+            lines.append(line)
+        return lines
 
     def _build_tools(self) -> list[McpTool]:
         taken: set[str] = set()
@@ -98,9 +146,25 @@ class McpManager:
                 continue
             for remote in conn.tools:
                 name = tool_name(conn.name, remote.name, taken)
-                level = mcp_level(self._permissions, conn.name, name)
+                approved = remote.name in conn.spec.auto_approve
+                level = mcp_level(self._permissions, conn.name, name, approved)
                 tools.append(McpTool(name, remote, conn, level))
         return tools
+
+
+WARN_TOOLS = 100
+WARN_SCHEMA_CHARS = 60_000
+"""Above either, zen warns: every request repeats every tool's schema."""
+MCP_TASKS_NOTE = "need MCP Tasks, which zen does not support; hidden"
+
+
+def _notes(conn: Connection) -> list[str]:
+    hidden = [f"{conn.hidden} tool(s) {MCP_TASKS_NOTE}"] if conn.hidden else []
+    return [*conn.notes, *hidden]
+
+
+def _schema_chars(tool: McpTool) -> int:
+    return len(json.dumps(tool.schema(), ensure_ascii=False))
 
 
 def _limit(spec: McpServer, timeout: float | None) -> float:
@@ -124,29 +188,35 @@ def format_status(statuses: list[ServerStatus]) -> str:
         if status.restarts:
             head += f" (restarted {status.restarts}x)"
         lines.append(head)
+        lines.extend(f"    note: {note}" for note in status.notes)
         lines.extend(f"    {name}" for name in status.tools)
     return "\n".join(lines)
 
 
-async def mcp_list(config: Config, workspace: Path, log_path: Path | None = None) -> str:
-    """Start the configured servers, describe them, stop them: `zen mcp list`."""
+async def mcp_list(
+    config: Config, workspace: Path, log_path: Path | None = None
+) -> tuple[str, bool]:
+    """Start the configured servers, describe them, stop them: `zen mcp list`. Also says
+    whether every server started (the exit status)."""
     if not mcp_enabled(config):
-        return "MCP is off (features.mcp: off)."
+        return "MCP is off (features.mcp: off).", True
     warnings: list[str] = []
     servers = collect_servers(config, workspace, warn=warnings.append)
     notes = [f"warning: {text}" for text in warnings]
     if not servers:
-        return "\n".join([*notes, "No MCP servers configured (config mcp_servers, or .mcp.json)."])
+        text = "No MCP servers configured (config mcp_servers, or .mcp.json)."
+        return "\n".join([*notes, text]), True
     log_path = log_path or default_log_path()
     manager = McpManager(servers, workspace, log_path, config.permissions)
     try:
         await manager.start()
         text = format_status(manager.status())
+        notes += [f"warning: {line}" for line in manager.warnings()]
     finally:
         await manager.stop()
     failed = any(status.state == "failed" for status in manager.status())
     tail = [f"Server logs: {log_path}"] if failed else []
-    return "\n".join([*notes, text, *tail])
+    return "\n".join([*notes, text, *tail]), not failed
 
 
 _ROUTED = {
