@@ -30,7 +30,7 @@ from zen.config import McpServer
 from zen.mcp.http_errors import HttpProblems
 from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
-from zen.mcp.stderr import StderrPump
+from zen.mcp.stderr import StderrPump, clean_line
 from zen.mcp.tool import RemoteTool, render_result
 from zen.tools.base import ToolResult
 
@@ -330,9 +330,8 @@ class Connection:
 
         async def on_log(params: Any) -> None:
             data = params.data if isinstance(params.data, str) else _compact(params.data)
-            if len(data) > _MAX_LOG_DATA:
-                data = data[: _MAX_LOG_DATA - 1] + "…"
-            source = f" {params.logger}" if params.logger else ""
+            data = clean_line(data[:_MAX_LOG_DATA].encode())
+            source = f" {clean_line(str(params.logger)[:80].encode())}" if params.logger else ""
             log.info("server %s log %s%s: %s", self.name, params.level, source, data)
 
         async def on_message(message: Any) -> None:

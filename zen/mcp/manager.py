@@ -17,6 +17,7 @@ from pathlib import Path
 from zen.config import Config, Level, McpServer
 from zen.mcp.connection import Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
+from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
 from zen.tools.base import Tool
 
@@ -73,6 +74,24 @@ class McpManager:
             if self._logs is not None:
                 self._logs.close()
                 self._logs = None
+
+    @property
+    def log_path(self) -> Path:
+        return self._log_path
+
+    def log_tail(self, count: int = 30) -> list[str]:
+        """The last lines of the MCP log (server stderr and log notifications), made safe
+        for a terminal: `/mcp log`."""
+        try:
+            with self._log_path.open("rb") as file:
+                file.seek(0, 2)
+                size = file.tell()
+                file.seek(max(0, size - _TAIL_BYTES))
+                data = file.read()
+        except OSError:
+            return []
+        lines = data.splitlines()[-count:] if count > 0 else []
+        return [clean_line(line) for line in lines]
 
     def tools(self) -> list[Tool]:
         """The tools of the servers that were running after `start`, in config order."""
@@ -152,6 +171,7 @@ class McpManager:
         return tools
 
 
+_TAIL_BYTES = 256 * 1024
 WARN_TOOLS = 100
 WARN_SCHEMA_CHARS = 60_000
 """Above either, zen warns: every request repeats every tool's schema."""

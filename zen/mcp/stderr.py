@@ -32,7 +32,9 @@ _ERROR = re.compile(
     r"|no such|denied|refused|invalid|missing|unable|ENOENT|EACCES|EADDRINUSE)\b",
     re.IGNORECASE,
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]|\x1b\[[0-?]*[ -/]*[@-~]|\x1b.?")
+_CONTROL = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b.?|[\x00-\x08\x0b-\x1f\x7f\x9b]"
+)
 
 
 def telling_line(lines: Iterable[str]) -> str:
@@ -48,7 +50,8 @@ def telling_line(lines: Iterable[str]) -> str:
 
 def clean_line(raw: bytes) -> str:
     """One stderr line as text: decoded, without control sequences, at most 500 characters."""
-    text = _CONTROL.sub("", raw.decode("utf-8", errors="replace")).rstrip()
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\n", " ")
+    text = _CONTROL.sub("", text).rstrip()
     return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
 
 
