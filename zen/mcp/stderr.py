@@ -33,7 +33,8 @@ _ERROR = re.compile(
     re.IGNORECASE,
 )
 _CONTROL = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b.?|[\x00-\x08\x0b-\x1f\x7f\x9b]"
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (window titles, links)
+    r"|\x1b\[[0-?]*[ -/]*[@-~]|\x1b.?|[\x00-\x08\x0b-\x1f\x7f\x9b]"
 )
 
 
