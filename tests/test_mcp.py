@@ -182,6 +182,8 @@ def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.Mo
     config = Config(
         mcp_servers={"shared": McpServer(command="from-zen"), "mine": McpServer(url="http://a")}
     )
+    assert list(collect_servers(config, tmp_path)) == ["shared", "mine"], "untrusted: ignored"
+    config._project_trusted = True
     warnings: list[str] = []
     servers = collect_servers(config, tmp_path, warn=warnings.append)
 
@@ -228,7 +230,9 @@ def test_mcp_json_of_other_clients_is_understood(
         b"\xef\xbb\xbf" + json.dumps({"mcpServers": entries}).encode()
     )
     warnings: list[str] = []
-    servers = collect_servers(Config(), tmp_path, warn=warnings.append)
+    trusted = Config()
+    trusted._project_trusted = True
+    servers = collect_servers(trusted, tmp_path, warn=warnings.append)
     assert list(servers) == ["cline", "streamable", "cline-http"]
     cline = servers["cline"]
     assert cline.env == {"API_KEY": "from-file", "REGION": "us"}
@@ -251,7 +255,7 @@ def test_unset_variable_in_zen_config_skips_only_that_server(
         "  docs: {url: 'https://d.test/mcp', headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}}\n"
         "  time: {command: mcp-server-time}\n"
     )
-    config = load_config(tmp_path, env={"HOME": str(home)})
+    config = load_config(tmp_path, env={"HOME": str(home)}, trusted=True)
     assert list(config.mcp_servers) == ["time"]
     warnings: list[str] = []
     assert list(collect_servers(config, tmp_path, warn=warnings.append)) == ["time"]
@@ -539,6 +543,7 @@ async def test_mcp_list_starts_lists_and_stops(
     }
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": entry}}))
     config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
+    config._project_trusted = True
     text, all_started = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
     assert not all_started
     assert "broken (stdio): failed: command not found: zen-no-such-command" in text
@@ -552,7 +557,9 @@ async def test_mcp_list_starts_lists_and_stops(
         True,
     )
     (tmp_path / ".mcp.json").write_text("{broken")
-    none, ok = await mcp_list(Config(), tmp_path, tmp_path / "mcp.log")
+    trusted = Config()
+    trusted._project_trusted = True
+    none, ok = await mcp_list(trusted, tmp_path, tmp_path / "mcp.log")
     assert ok
     assert none.startswith("warning: ") and "No MCP servers configured" in none
 

@@ -19,11 +19,13 @@ from zen.mcp.connection import Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
+from zen.paths import private_file, zen_home
+from zen.redaction import remember, scrub
 from zen.tools.base import Tool
 
 
 def default_log_path() -> Path:
-    return Path.home() / ".zen" / "logs" / "mcp.log"
+    return zen_home() / "logs" / "mcp.log"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class McpManager:
         self._connections = {
             name: Connection(name, spec, workspace) for name, spec in servers.items()
         }
+        for spec in servers.values():  # never logged: a server printing its env is scrubbed
+            remember(*spec.env.values(), *spec.headers.values())
         self._log_path = log_path
         self._permissions = dict(permissions or {})
         self._tools: list[McpTool] = []
@@ -248,6 +252,13 @@ _ROUTED = {
 }
 
 
+class _Scrubbed(logging.Formatter):
+    """Known secrets (API keys, MCP env and header values) never reach the log file."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))
+
+
 class _LogRoute:
     """Sends the SDK's and the servers' logging to a file and nowhere else, while held.
 
@@ -260,11 +271,10 @@ class _LogRoute:
 
     def __init__(self, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+            handler: logging.Handler = logging.FileHandler(private_file(path), encoding="utf-8")
         except OSError:
             handler = logging.NullHandler()  # a log we cannot write must not cost the servers
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(_Scrubbed("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         self._handler = handler
         if _LogRoute._held == 0:
             for name, level in _ROUTED.items():

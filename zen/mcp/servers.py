@@ -46,9 +46,12 @@ def server_kind(spec: McpServer) -> Kind:
 def collect_servers(
     config: Config, workspace: Path, warn: Warn = warn_stderr
 ) -> dict[str, McpServer]:
-    """zen's servers, then those `.mcp.json` adds; zen's entry wins a shared name."""
+    """zen's servers, then those `.mcp.json` adds; zen's entry wins a shared name.
+    `.mcp.json` is the repository's, so it counts only in a trusted workspace."""
     for name, why in config._mcp_skipped.items():
         warn(f"MCP server {name!r} skipped: {why}")
+    if not config.project_trusted:
+        return dict(config.mcp_servers)
     project = read_mcp_json(workspace / MCP_JSON, warn)
     mine = {**config.mcp_servers, **dict.fromkeys(config._mcp_skipped)}
     extra = {name: spec for name, spec in project.items() if name not in mine}
