@@ -225,7 +225,8 @@ async def _show_context(ctx: CommandContext) -> None:
     share = part.used / window.tokens if window.tokens else 0.0
     source = {"config": "from the configuration", "provider": "from the provider table",
               "server": "reported by the server",
-              "assumed": "assumed: the server does not say (set context_window)"}[window.source]
+              "assumed": "assumed: the server does not say (set context_window)",
+              "overflow": "learned: the server refused a longer request"}[window.source]
     approx = "" if part.measured else "~"
     ctx.out.info(f"context: {approx}{tokens(part.used)} of {tokens(window.tokens)} tokens "
                  f"({share:.0%}) · window {source}")
