@@ -103,8 +103,11 @@ def size_and_resume() -> None:
         size = db.stat().st_size
         print(f"(a) a {TURNS}-turn session: {len(messages)} messages; saving one message "
               f"takes {statistics.median(appends) * 1000:.2f} ms (median, with the state)")
-        print(f"    store on disk {size / 1024:,.0f} KiB; the same messages as JSON "
-              f"{raw / 1024:,.0f} KiB ({size / raw:.2f}x: each file's read stored once)")
+        rows = store.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+        reasons = [b["reason"] for b in store.branches(sid)]
+        print(f"    store on disk {size / 1024:,.0f} KiB; the active conversation as JSON "
+              f"{raw / 1024:,.0f} KiB; {len(reasons) - 1} compactions kept their old "
+              f"branches ({rows} message rows in all)")
         store.close()
 
         loads = []
