@@ -69,3 +69,14 @@ def test_continue_and_pick_at_start(fake_llm: Any, project: Path, home: Path) ->
         zen.exit()
     finally:
         zen.close()
+
+
+def test_a_failed_request_says_the_message_was_not_kept(shell: Any) -> None:  # noqa: F811
+    from tests.fakes.server import status
+
+    zen, fake = shell([status(400, message="bad things")] * 2 + [text("Fine.")])
+    out = zen.task("first try")
+    assert "bad things" in out and "was not kept" in out
+    zen.task("first try")
+    zen.task("again")
+    assert user_texts(fake.requests[-1]) == ["again"]
