@@ -152,6 +152,7 @@ class Config(_Endpoint):
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
     max_tool_output: int = Field(default=30_000, gt=200)
+    max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)
     coder_max_turns: int = Field(default=50, gt=0)
     parallel_agents_max: int = Field(default=4, gt=0)

@@ -97,6 +97,8 @@ class ToolRegistry:
     ) -> ToolResult | None:
         """None when the call may run; else the result that stands in for it."""
         level = self.permissions.get(tool.name, tool.level_for(params))
+        if level == "auto" and tool.must_confirm(params, ctx):
+            level = "confirm"
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
         if level == "auto":

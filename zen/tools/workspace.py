@@ -52,6 +52,13 @@ class Workspace:
         except ValueError:
             return str(path)
 
+    def relative_parts(self, path: Path) -> tuple[str, ...]:
+        """The parts of a resolved path below the root (or extra root) that holds it."""
+        for root in (self.root, *self.extra_roots):
+            if path == root or path.is_relative_to(root):
+                return path.relative_to(root).parts
+        return path.parts
+
     def lock(self, path: Path) -> asyncio.Lock:
         """One lock per real path: agents writing the same file concurrently take turns."""
         return self._locks.setdefault(path, asyncio.Lock())
