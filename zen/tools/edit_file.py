@@ -21,6 +21,7 @@ from zen.tools.files import (
     off_loop,
     path_lock,
     read_existing,
+    regular_stat,
     remember,
     unified_diff,
     with_newlines,
@@ -94,6 +95,7 @@ def _plan(params: EditFileParams, ctx: ToolContext) -> EditPlan:
         raise FileError("old_string and new_string are the same; nothing to change")
     if not t.path.exists():
         raise FileError(f"{t.shown} does not exist; create it with write-file")
+    regular_stat(t)
     refusal = ctx.read_tracker.check_edit(t.path, t.shown)
     if refusal:
         raise FileError(refusal)

@@ -93,12 +93,13 @@ def _plan(params: WriteFileParams, ctx: ToolContext) -> WritePlan:
     is refused) and read only up to `max_edit_bytes`; a larger one is replaced without a diff.
     """
     t = writable_target(ctx, params.path)
-    if t.path.is_dir():
-        raise FileError(f"{t.shown} is a directory, not a file")
+    exists = t.path.exists() or t.path.is_symlink()
+    if exists:
+        regular_stat(t)  # a directory, FIFO or device is refused before anything else
     refusal = ctx.read_tracker.check_write_overwrite(t.path, t.shown, params.overwrite)
     if refusal:
         raise FileError(refusal)
-    if not t.path.exists() and not t.path.is_symlink():
+    if not exists:
         return WritePlan(t, params.content.encode("utf-8"), params.content, None)
     size = regular_stat(t).st_size
     if size > ctx.max_edit_bytes:
