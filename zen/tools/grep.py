@@ -264,7 +264,8 @@ def _rg_line(raw: bytes, cwd: Path) -> Line | None:
     if kind not in ("match", "context"):
         return None
     data = event["data"]
-    path = _rg_text(data["path"])
+    raw_path = data["path"]  # undecodable bytes kept (surrogateescape) so the path is real
+    path = raw_path["text"] if "text" in raw_path else os.fsdecode(base64.b64decode(raw_path["bytes"]))
     if path.startswith("./"):
         path = path[2:]
     return Line(cwd / path, data["line_number"], _rg_text(data["lines"]), kind == "match")
