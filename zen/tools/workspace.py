@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 REPLACEMENT = "\ufffd"
 
 
