@@ -239,14 +239,18 @@ def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
     """The file's settings with variables expanded; None when there is no such file."""
     import yaml
 
+    from zen.yaml_limits import load_bounded, read_capped
+
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     try:
-        data = yaml.load(raw, Loader=_loader())
+        data = load_bounded(raw, _loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

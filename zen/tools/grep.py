@@ -264,8 +264,8 @@ def _rg_line(raw: bytes, cwd: Path) -> Line | None:
     if kind not in ("match", "context"):
         return None
     data = event["data"]
-    raw = data["path"]  # undecodable bytes kept (surrogateescape) so the path is real
-    path = raw["text"] if "text" in raw else os.fsdecode(base64.b64decode(raw["bytes"]))
+    where = data["path"]  # undecodable bytes kept (surrogateescape) so the path is real
+    path = where["text"] if "text" in where else os.fsdecode(base64.b64decode(where["bytes"]))
     if path.startswith("./"):
         path = path[2:]
     return Line(cwd / path, data["line_number"], _rg_text(data["lines"]), kind == "match")
