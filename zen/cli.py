@@ -119,10 +119,24 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     from zen.ui.oneshot import run_oneshot
 
     async def go() -> int:
-        async with open_session(config, workspace) as session:
-            return await run_oneshot(
-                session, task, output_format=args.output_format, yes=args.yes
-            )
+        from zen.ui.stop_signals import StopSignals
+
+        stop = StopSignals()
+        main = asyncio.current_task()
+        assert main is not None
+        stop.install(main.cancel)
+        try:
+            async with open_session(config, workspace) as session:
+                return await run_oneshot(
+                    session, task, output_format=args.output_format, yes=args.yes
+                )
+        except asyncio.CancelledError:
+            if stop.received is None:
+                raise
+            main.uncancel()
+            return stopped_by_signal(stop.name, stop.exit_code, args.output_format)
+        finally:
+            stop.remove()
 
     try:
         return asyncio.run(go())
@@ -130,6 +144,25 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
         return fail(str(e))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
+
+
+def stopped_by_signal(name: str, code: int, output_format: str) -> int:
+    """Report a run ended by SIGTERM/SIGHUP once its tools and servers are stopped."""
+    message = f"stopped by {name}; the run's processes and MCP servers were stopped"
+    if output_format == "text":
+        try:
+            return fail(message, code)
+        except OSError:  # the terminal is gone (SIGHUP)
+            return code
+    import json
+
+    result = {"type": "result", "result": message, "is_error": True, "stop": "interrupted",
+              "turns": 0, "usage": {}, "files_changed": []}
+    try:
+        print(json.dumps(result), flush=True)
+    except OSError:  # the terminal or pipe is gone (SIGHUP)
+        pass
+    return code
 
 
 def mcp_command(argv: list[str]) -> int:
