@@ -456,43 +456,34 @@ class Diff:
 
 
 def unified_diff(before: str, after: str, shown: str, context: int = 3) -> Diff:
-    """A git-style diff of two texts, newline style ignored, with its `+N -M` counts."""
-    lines = _diff_lines(_split(before), _split(after), shown, context)
+    """A git-style diff of two texts, newline style ignored, with its `+N -M` counts.
+
+    Only the part that differs (plus context) is split into lines and given to difflib: an
+    edit of a 10 MB file changes a few lines, and splitting it all would cost most of the
+    edit's time and memory.
+    """
+    a, b = before.replace("\r\n", "\n"), after.replace("\r\n", "\n")
+    start, a_end, b_end = _changed_window(a, b, context)
+    lines = list(
+        difflib.unified_diff(
+            _split(a[start:a_end]), _split(b[start:b_end]), f"a/{shown}", f"b/{shown}",
+            n=context,
+        )
+    )
+    offset = a.count("\n", 0, start)
+    if offset:
+        lines[2:] = [_shift(line, offset) if line.startswith("@@") else line for line in lines[2:]]
     added = sum(1 for line in lines[2:] if line.startswith("+"))
     removed = sum(1 for line in lines[2:] if line.startswith("-"))
     text = "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in lines
     )
     return Diff(text, added, removed)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-
-
-def _diff_lines(a: list[str], b: list[str], shown: str, context: int) -> list[str]:
-    """difflib's unified diff of only the part that differs, renumbered.
-
-    An edit of a 10 MB file changes a few lines; leaving the equal head and tail out of
-    difflib keeps the diff's time and memory to that part.
-    """
-    n = min(len(a), len(b))
-    head = 0
-    while head < n and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    start = max(0, head - context)
-    cut = max(0, tail - context)
-    lines = list(
-        difflib.unified_diff(
-            a[start : len(a) - cut], b[start : len(b) - cut], f"a/{shown}", f"b/{shown}",
-            n=context,
-        )
-    )
-    if start:
-        lines[2:] = [_shift(line, start) if line.startswith("@@") else line for line in lines[2:]]
-    return lines
+_CHUNK = 1 << 15
 
 
 def _shift(header: str, by: int) -> str:
@@ -501,6 +492,41 @@ def _shift(header: str, by: int) -> str:
         return header
     old, new = int(m[1]) + by, int(m[3]) + by
     return f"@@ -{old}{m[2] or ''} +{new}{m[4] or ''} @@" + header[m.end() :]
+
+
+def _changed_window(a: str, b: str, context: int) -> tuple[int, int, int]:
+    """(start, end in a, end in b): whole lines around where a and b differ, with `context`
+    equal lines either side; what lies outside is equal in both."""
+    limit = min(len(a), len(b))
+    prefix = 0
+    while prefix < limit and a[prefix : prefix + _CHUNK] == b[prefix : prefix + _CHUNK]:
+        prefix += _CHUNK
+    while prefix < limit and a[prefix] == b[prefix]:
+        prefix += 1
+    prefix = min(prefix, limit)
+    room = limit - prefix  # the common suffix may not overlap the common prefix
+    suffix = 0
+    while suffix + _CHUNK <= room and (
+        a[len(a) - suffix - _CHUNK : len(a) - suffix]
+        == b[len(b) - suffix - _CHUNK : len(b) - suffix]
+    ):
+        suffix += _CHUNK
+    while suffix < room and a[len(a) - suffix - 1] == b[len(b) - suffix - 1]:
+        suffix += 1
+    start = a.rfind("\n", 0, prefix) + 1
+    for _ in range(context):
+        if start == 0:
+            break
+        start = a.rfind("\n", 0, start - 1) + 1
+    end = len(a) - suffix
+    for _ in range(context + 1):
+        nl = a.find("\n", end)
+        if nl < 0:
+            end = len(a)
+            break
+        end = nl + 1
+    cut = len(a) - end
+    return start, end, len(b) - cut
 
 
 def _split(text: str) -> list[str]:
