@@ -14,7 +14,7 @@ from typing import Any
 
 from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import Config, resolve_model
+from zen.config import DUAL_ROLES, Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.tools import temp_journal
 from zen.tools.workspace import Workspace
@@ -57,7 +57,7 @@ async def open_session(
     """A session with its MCP servers started and git facts gathered; all stopped on exit."""
     workspace = make_workspace(config, root)
     temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
-    for role in ("orchestrator", "coder") if config.agent_mode == "dual" else (None,):
+    for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
     manager = await start_mcp(config, workspace.root, warn)
     try:
@@ -66,6 +66,7 @@ async def open_session(
             workspace,
             extra_tools=manager.tools() if manager else [],
             git_facts=await git_facts(workspace.root, config.features.git),
+            warn=warn,
         )
         session.mcp = manager
         try:

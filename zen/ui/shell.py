@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import Completer, Completion
 
 from zen import __version__, exits
+from zen.paths import private_file, zen_home
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import COLLABORATIONS, CommandContext, is_command, listing, run_command
@@ -106,6 +107,7 @@ class Shell:
                 try:
                     self.reader = self._make_reader()
                     self._banner()
+                    self._report_tightened()
                     await self._repl(CommandContext(session, self.out, self.approver))
                 finally:
                     self.session = None  # Ctrl-C while servers stop must still work
@@ -137,9 +139,14 @@ class Shell:
                 continue
             if is_command(line):
                 try:
-                    run_command(ctx, line)
+                    pending = run_command(ctx, line)
                 except Exception as e:  # a command's bug must not end the shell
                     self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
+                    continue
+                if pending is not None:
+                    task = await self._supervise(pending)
+                    if task.cancelled() or task.exception() is not None:
+                        self._report(task, line.split()[0])
                 continue
             await self.run_task(line)
 
@@ -150,7 +157,15 @@ class Shell:
         message = self.attach(line)
         before = _usage_snapshot(session)
         started = time.monotonic()
-        task = asyncio.ensure_future(session.run(message, self.out, self.approver))
+        task = await self._supervise(session.run(message, self.out, self.approver))
+        self._report(task)
+        spent = _spent(before, _usage_snapshot(session))
+        self.out.status(status_line(spent, time.monotonic() - started))
+
+    async def _supervise(self, work: Any) -> asyncio.Task[Any]:
+        """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
+        cancels it. Returns the finished task."""
+        task = asyncio.ensure_future(work)
         self.running = task
         quiet = contextlib.nullcontext() if self.simple else term.quiet_input()
         try:
@@ -165,27 +180,26 @@ class Shell:
         finally:
             self.running = None
         self.out.end_run()
-        self._report(task)
-        spent = _spent(before, _usage_snapshot(session))
-        self.out.status(status_line(spent, time.monotonic() - started))
+        return task
 
     def _cancel_run(self) -> None:
         if self.running is not None:
             self.running.cancel()
 
-    def _report(self, task: asyncio.Task[Any]) -> None:
+    def _report(self, task: asyncio.Task[Any], command: str = "") -> None:
         from zen.config import ConfigError
         from zen.llm.types import LLMError
 
         if task.cancelled():
-            self.out.info("interrupted: the run was stopped, the conversation so far is kept",
-                          "yellow")
+            what = f"{command} was stopped" if command else "the run was stopped"
+            self.out.info(f"interrupted: {what}, the conversation so far is kept", "yellow")
             return
         error = task.exception()
         if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
             self.out.error(str(error))
         elif error is not None:
-            self.out.error(f"internal error: {type(error).__name__}: {error}")
+            what = f"{command} failed" if command else "internal error"
+            self.out.error(f"{what}: {type(error).__name__}: {error}")
         elif task.result().stop == "max_turns":
             result = task.result()
             self.out.info(f"stopped after {result.turns} turns (max_turns); say `continue` to "
@@ -255,6 +269,14 @@ class Shell:
             model = "?"
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
                       "Ctrl-D to exit", "dim")
+
+    def _report_tightened(self) -> None:
+        from zen import paths
+
+        for path in paths.tightened:
+            self.out.info(f"note: {path} was readable by others; it is now private to you",
+                          "yellow")
+        paths.tightened.clear()
 
     def _warn(self, message: str) -> None:
         self.out.info(f"warning: {message}", "yellow")
@@ -327,9 +349,7 @@ class PromptReader:
 
         history: History
         try:
-            path = history_path()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            history = FileHistory(str(path))
+            history = FileHistory(str(private_file(history_path())))
         except OSError:
             history = InMemoryHistory()
         assert shell.session is not None
@@ -367,9 +387,8 @@ class PromptReader:
 
 
 def history_path() -> Path:
-    """~/.zen/history, with HOME taken from the environment (tests point it elsewhere)."""
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".zen" / "history"
+    """~/.zen/history: every prompt typed (pasted tokens too), so private to the user."""
+    return zen_home() / "history"
 
 
 # -- completion and @mentions ---------------------------------------------------------------
