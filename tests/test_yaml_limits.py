@@ -34,7 +34,7 @@ def test_alias_bomb_is_rejected_fast(tmp_path: Path, monkeypatch: pytest.MonkeyP
     path = project_config(tmp_path, bomb())
     started = time.monotonic()
     with pytest.raises(ConfigError) as caught:
-        load_config(tmp_path / "p")
+        load_config(tmp_path / "p", trusted=True)
     assert time.monotonic() - started < 1.0
     assert str(path) in str(caught.value) and "alias" in str(caught.value)
 
@@ -43,7 +43,7 @@ def test_recursive_alias_is_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     path = project_config(tmp_path, "prompts: &x [*x]\n")
     with pytest.raises(ConfigError, match=str(path)):
-        load_config(tmp_path / "p")
+        load_config(tmp_path / "p", trusted=True)
 
 
 def test_a_few_aliases_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,7 +51,7 @@ def test_a_few_aliases_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     project_config(tmp_path, "x-base: &perm confirm\npermissions: {bash: *perm, git: *perm}\n"
                    .replace("x-base: &perm confirm\n", "max_turns: &n 7\ncoder_max_turns: *n\n")
                    .replace("{bash: *perm, git: *perm}", "{}"))
-    config = load_config(tmp_path / "p")
+    config = load_config(tmp_path / "p", trusted=True)
     assert config.max_turns == 7 and config.coder_max_turns == 7
 
 
@@ -59,7 +59,7 @@ def test_huge_config_is_rejected_unread(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     path = project_config(tmp_path, b"# " + b"x" * 2_000_000 + b"\n")
     with pytest.raises(ConfigError, match="limit is 1,000,000"):
-        load_config(tmp_path / "p")
+        load_config(tmp_path / "p", trusted=True)
     assert path.exists()
 
 
@@ -70,4 +70,4 @@ def test_fifo_as_config_does_not_hang(tmp_path: Path, monkeypatch: pytest.Monkey
     folder.mkdir(parents=True)
     os.mkfifo(folder / "config.yaml")
     with pytest.raises(ConfigError, match="not a regular file"):
-        load_config(tmp_path / "p")
+        load_config(tmp_path / "p", trusted=True)

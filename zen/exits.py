@@ -6,7 +6,13 @@ API_ERROR = 1
 USAGE = 2
 """A bad flag or config value."""
 MAX_TURNS = 3
+MAX_TIME = 4
+"""The task ran out of its time limit (`max_time`, `--max-time`)."""
+CUT = 5
+"""The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
 INTERRUPTED = 130
+MCP_FAILED = 5
+"""`zen mcp list`: at least one MCP server could not start."""
 TERMINATED = 143
 """SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""
 HANGUP = 129
