@@ -304,9 +304,9 @@ def config_command(argv: list[str]) -> int:
         return fail(str(e))
     finally:
         report_tightened()
-    from zen.trust import check
+    from zen import trust
 
-    inputs = check(root).inputs
+    inputs = trust.check(root).inputs
     own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
     print(f"workspace: {root} (its own settings: {own})")
     roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
