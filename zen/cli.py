@@ -126,13 +126,13 @@ def _main(args: argparse.Namespace) -> int:
 
     workspace = Path(args.directory or ".").expanduser()
     if not workspace.is_dir():
-        return fail(f"-C {args.directory}: no such directory")
+        return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
-        return fail("--max-turns must be at least 1")
+        return refuse(args, "--max-turns must be at least 1")
     if args.continue_last and args.resume is not None:
-        return fail("--continue and --resume cannot be used together")
+        return refuse(args, "--continue and --resume cannot be used together")
     if args.task is not None and args.resume == "":
-        return fail("--resume needs a session ID with -p (zen sessions list shows them)")
+        return refuse(args, "--resume needs a session ID with -p (zen sessions list shows them)")
 
     from zen.config import ConfigError, load_config
 
@@ -144,7 +144,7 @@ def _main(args: argparse.Namespace) -> int:
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
-        return fail(str(e))
+        return refuse(args, str(e))
 
     if args.task is None:
         from zen.ui.shell import run_shell
@@ -155,8 +155,18 @@ def _main(args: argparse.Namespace) -> int:
 
     task = read_task(args.task)
     if not task.strip():
-        return fail("the task is empty")
+        return refuse(args, "the task is empty")
     return run_task(config, root, task, args)
+
+
+def refuse(args: argparse.Namespace, message: str) -> int:
+    """A usage or config error before the task starts: one line on stderr and, for `-p` with
+    JSON output, the one result object it always ends with."""
+    if args.task is not None and args.output_format != "text":
+        from zen.ui.oneshot import result_object, write_result
+
+        write_result(sys.stdout, result_object(None, None, message))
+    return fail(message)
 
 
 def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> bool | None:
