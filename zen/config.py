@@ -164,6 +164,8 @@ class Config(_Endpoint):
     permissions: dict[str, Level] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Claude Code's hooks format; checked by zen/tools/hooks.py, never variable-expanded."""
     max_tool_output: int = Field(default=30_000, gt=200)
     max_turns: int = Field(default=100, gt=0)
     coder_max_turns: int = Field(default=50, gt=0)
@@ -293,6 +295,8 @@ def _loader() -> type:
 
 
 def _expand(node: Any, env: Mapping[str, str], path: Path, loc: tuple[Any, ...]) -> Any:
+    if loc[:1] == ("hooks",):
+        return node  # shell commands: their `$VAR`s are the shell's to expand
     if isinstance(node, dict):
         return {key: _expand(value, env, path, (*loc, key)) for key, value in node.items()}
     if isinstance(node, list):

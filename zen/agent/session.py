@@ -7,6 +7,7 @@ and the todo list; `/clear` empties all three.
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
@@ -28,6 +29,7 @@ from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.todo import TodoStore
 from zen.tools.base import Approver, Tool, ToolContext, refuse_all
+from zen.tools.hooks import Hook, Hooks
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.registry import ToolRegistry
 from zen.tools.workspace import Workspace
@@ -44,9 +46,13 @@ class Session:
         *,
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
+        hooks: list[Hook] | None = None,
     ) -> None:
         self.config = config
         self.workspace = workspace
+        self.hooks = Hooks(list(hooks or []), workspace.root, uuid.uuid4().hex[:12])
+        self._session_start: str | None = "startup"
+        """SessionStart hooks fire before the next run with this source; None: they have."""
         self.memo = MemoStore()
         self.todo = TodoStore()
         self.mode = config.agent_mode
@@ -78,6 +84,10 @@ class Session:
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
         emit = self._counting(emit)
+        prompt = await self._prompt_hooks(task, emit)
+        if prompt is None:
+            return RunResult("", 0)
+        task = prompt
         agent = self._top_agent()
         agent.ctx.emit = emit
         agent.approver = approver
@@ -89,6 +99,25 @@ class Session:
             return await agent.run(task)
         finally:
             self.history = agent.messages[1:]
+
+    async def _prompt_hooks(self, task: str, emit: ev.Emit) -> str | None:
+        """SessionStart (first run) and UserPromptSubmit hooks: the task with what they add,
+        or None when a hook blocked the prompt (the model is not called)."""
+        hooks, context = self.hooks, []
+        if not hooks:
+            return task
+        if self._session_start and hooks.wants("SessionStart"):
+            said = await hooks.run("SessionStart", emit, self.role, source=self._session_start)
+            context += said.context
+        self._session_start = None
+        if hooks.wants("UserPromptSubmit"):
+            said = await hooks.run("UserPromptSubmit", emit, self.role, prompt=task)
+            if said.block:
+                emit(ev.Notice(self.role, f"prompt blocked by a hook: {said.reason}",
+                               level="warning"))
+                return None
+            context += said.context
+        return "\n\n".join([task, *context])
 
     async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
         """`/compact [focus]`: the top agent's conversation into the memo, now."""
@@ -150,6 +179,7 @@ class Session:
         self.history = []
         self._top_reads = ReadTracker()
         self._top = None
+        self._session_start = "clear"
 
     # -- building agents ------------------------------------------------------------------
 
@@ -208,6 +238,7 @@ class Session:
             todo=self.todo,
             emit=emit,
             max_tool_output=self.config.max_tool_output,
+            hooks=self.hooks or None,
         )
 
     def _top_agent(self) -> Agent:
