@@ -16,6 +16,8 @@ from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
 from zen.config import DUAL_ROLES, Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
+from zen.tools.catalog import builtin_tools
+from zen.tools.hooks import load_hooks, unmatched
 from zen.tools.workspace import Workspace
 
 Warn = Callable[[str], None]
@@ -59,11 +61,17 @@ async def open_session(
         resolve_model(config, role)  # a missing API key fails here, before servers start
     manager = await start_mcp(config, workspace.root, warn)
     try:
+        extra_tools = manager.tools() if manager else []
+        hooks, problems = load_hooks(config.hooks, workspace.root, config.project_trusted)
+        names = [*builtin_tools(), *(t.name for t in extra_tools)]
+        for line in problems + unmatched(hooks, names):
+            warn(line)
         session = Session(
             config,
             workspace,
-            extra_tools=manager.tools() if manager else [],
+            extra_tools=extra_tools,
             git_facts=await git_facts(workspace.root, config.features.git),
+            hooks=hooks,
             warn=warn,
         )
         session.mcp = manager

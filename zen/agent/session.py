@@ -29,8 +29,8 @@ from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.todo import TodoStore
 from zen.tools.base import Approver, Tool, ToolContext, refuse_all
-from zen.tools.hooks import Hook, Hooks
 from zen.tools.catalog import builtin_tools, shell_name
+from zen.tools.hooks import Hook, Hooks
 from zen.tools.registry import ToolRegistry
 from zen.tools.workspace import Workspace
 

@@ -92,7 +92,7 @@ def parse_hooks(raw: Any, source: str) -> tuple[list[Hook], list[str]]:
                 continue
             matcher = str(group.get("matcher") or "")
             try:
-                re.compile(matcher)
+                re.compile("" if matcher == "*" else matcher)
             except re.error as e:
                 problems.append(f"{source}: {event} matcher {matcher!r} is not a regex ({e})")
                 continue
@@ -105,6 +105,22 @@ def parse_hooks(raw: Any, source: str) -> tuple[list[Hook], list[str]]:
                 if not isinstance(timeout, (int, float)) or timeout <= 0:
                     timeout = DEFAULT_TIMEOUT
                 hooks.append(Hook(event, matcher, command, float(timeout), source))
+    return hooks, problems
+
+
+def load_hooks(configured: Any, root: Path, trusted: bool) -> tuple[list[Hook], list[str]]:
+    """zen's configured hooks, then a trusted workspace's `.claude/settings.json` hooks
+    (Claude Code's own file, reused unchanged); with one line per problem."""
+    hooks, problems = parse_hooks(configured, "config")
+    settings = root / ".claude" / "settings.json"
+    if trusted and settings.is_file():
+        try:
+            data = json.loads(settings.read_bytes().decode("utf-8-sig"))
+        except (OSError, ValueError) as e:
+            return hooks, [*problems, f"{settings}: unreadable ({e}); its hooks are ignored"]
+        more, said = parse_hooks(data.get("hooks") if isinstance(data, dict) else None,
+                                 ".claude/settings.json")
+        hooks, problems = hooks + more, problems + said
     return hooks, problems
 
 
