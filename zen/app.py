@@ -12,12 +12,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from zen.agent import work_modes
 from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import DUAL_ROLES, Config, resolve_model
+from zen.config import DUAL_ROLES, Config, ConfigError, resolve_model
+from zen.extensions import load_skills
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import load_hooks, unmatched
+from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
 
 Warn = Callable[[str], None]
@@ -57,12 +60,21 @@ async def open_session(
 ) -> AsyncIterator[Session]:
     """A session with its MCP servers started and git facts gathered; all stopped on exit."""
     workspace = make_workspace(config, root)
+    if config.work_mode:
+        try:
+            work_modes.mode_prompt(config.work_mode)
+        except ValueError as e:
+            raise ConfigError(f"work_mode: {e}") from None
     for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
     manager = await start_mcp(config, workspace.root, warn)
     try:
         extra_tools = manager.tools() if manager else []
-        hooks, problems = load_hooks(config.hooks, workspace.root, config.project_trusted)
+        trusted = config.project_trusted
+        skills = load_skills(workspace.root, trusted)
+        if skills:
+            extra_tools.append(Skill(skills))
+        hooks, problems = load_hooks(config.hooks, workspace.root, trusted)
         names = [*builtin_tools(), *(t.name for t in extra_tools)]
         for line in problems + unmatched(hooks, names):
             warn(line)
@@ -72,6 +84,7 @@ async def open_session(
             extra_tools=extra_tools,
             git_facts=await git_facts(workspace.root, config.features.git),
             hooks=hooks,
+            skills=skills,
             warn=warn,
         )
         session.mcp = manager

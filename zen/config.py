@@ -194,6 +194,8 @@ class Config(_Endpoint):
     """Share of the context window at which the conversation is compacted."""
     agent_mode: AgentMode = "single"
     collaboration: Collaboration = "delegated"
+    work_mode: str | None = None
+    """bug-fix, develop, explain (read-only), optimize, or a mode in ~/.zen/modes/."""
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)
     permissions: dict[PermissionKey, Level] = Field(default_factory=dict)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
-from zen.agent import compaction
+from zen.agent import compaction, work_modes
 from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import CoderDelegator
 from zen.agent.loop import Agent, RunResult
@@ -23,6 +23,7 @@ from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
 from zen.config import DUAL_ROLES, Config, ModelSettings, resolve_model
+from zen.extensions import Extension, skills_index
 from zen.llm.client import ChatClient
 from zen.llm.types import TokenUsage
 from zen.stores.memo import MemoStore
@@ -47,10 +48,13 @@ class Session:
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
         hooks: list[Hook] | None = None,
+        skills: list[Extension] | None = None,
         warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
+        self.skills = list(skills or [])
+        """The user's and a trusted project's skills: listed in the top agent's prompt."""
         self.hooks = Hooks(list(hooks or []), workspace.root, uuid.uuid4().hex[:12])
         self._session_start: str | None = "startup"
         """SessionStart hooks fire before the next run with this source; None: they have."""
@@ -58,6 +62,7 @@ class Session:
         self.todo = TodoStore()
         self.mode = config.agent_mode
         self.collaboration = config.collaboration
+        self.work_mode = config.work_mode
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
         self.extra_tools = list(extra_tools or [])
         self.tools: dict[str, Tool] = builtin_tools()
@@ -162,6 +167,13 @@ class Session:
         self.mode = mode  # type: ignore[assignment]
         self._top = None
 
+    def set_work_mode(self, mode: str | None) -> None:
+        """`/mode NAME` or `/mode off`; the next run's top agent gets the mode's prompt."""
+        if mode:
+            work_modes.mode_prompt(mode)  # an unknown name fails here, not at the next run
+        self.work_mode = mode
+        self._top = None
+
     def set_collaboration(self, collaboration: str) -> None:
         self.collaboration = collaboration  # type: ignore[assignment]
         self._top = None
@@ -247,24 +259,30 @@ class Session:
 
     def _top_agent(self) -> Agent:
         if self._top is None:
+            mode = self.work_mode
+            extra = "\n\n".join(filter(None, [work_modes.mode_prompt(mode) if mode else "",
+                                                skills_index(self.skills)]))
             if self.mode == "dual":
-                names = ORCHESTRATOR[self.collaboration]
+                names = work_modes.tools_for(mode, ORCHESTRATOR[self.collaboration])
                 collaboration, planning = self.collaboration, self.wants_planning(names)
 
                 def build(facts: PromptFacts) -> str:
-                    return system_prompt(
-                        "orchestrator", facts, variant=collaboration, planning=planning
-                    )
+                    return system_prompt("orchestrator", facts, variant=collaboration,
+                                         planning=planning, top=extra)
             else:
-                names = SINGLE
+                names = work_modes.tools_for(mode, SINGLE)
                 planning = self.wants_planning(names)
 
                 def build(facts: PromptFacts) -> str:
-                    return system_prompt("core", facts, planning=planning)
+                    return system_prompt("core", facts, planning=planning, top=extra)
+            registry = self.registry(names, with_extras=True)
+            if mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
+                registry = ToolRegistry([t for t in registry.tools.values() if t.read_only
+                                         or t.name in names], self.config.permissions)
             self._top = Agent(
                 self.role,
                 self.client(self.role),
-                self.registry(names, with_extras=True),
+                registry,
                 replace(self.context(self.role), read_tracker=self._top_reads),
                 build(self.facts),
                 max_turns=self.config.max_turns,
