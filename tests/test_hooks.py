@@ -194,3 +194,27 @@ def test_bad_hook_entries_are_named_and_dead_matchers_warned() -> None:
     assert len(warnings) == 1 and "'Bassh'" in warnings[0]
     assert unmatched(parse_hooks({"PreToolUse": [{"matcher": "Edit|mcp__x__.*", "hooks": [
         {"type": "command", "command": "true"}]}]}, "c")[0], list(builtin_tools())) == []
+
+
+def test_session_start_adds_context_and_subagent_stop_fires_for_the_coder(
+    fake_llm, run_zen, home: Path, tmp_path: Path
+) -> None:
+    events = tmp_path / "events.txt"
+    log = hook_script(tmp_path, "log", f"open({str(events)!r}, 'a').write("
+                      "data['hook_event_name'] + '\\n')\n"
+                      "if data['hook_event_name'] == 'SessionStart': print('on branch main')\n")
+    entry = [{"hooks": [{"type": "command", "command": log}]}]
+    configure(home, {"SessionStart": entry, "SubagentStop": entry, "Stop": entry})
+
+    def script(body: dict[str, Any]) -> Any:
+        coder = "send-to-coder" not in {t["function"]["name"] for t in body.get("tools", [])}
+        if coder:
+            return text("coded")
+        done = any(m["role"] == "tool" for m in body["messages"])
+        return text("all done") if done else tool_calls([call("send-to-coder", {"task": "x"})])
+
+    fake = fake_llm(script)
+    done = run_zen("-p", "go", "--dual", *args_for(fake))
+    assert done.code == 0, done.err
+    assert events.read_text().split() == ["SessionStart", "SubagentStop", "Stop"]
+    assert fake.requests[0]["messages"][-1]["content"] == "go\n\non branch main"
