@@ -91,6 +91,8 @@ class Usage(Event):
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int = 0
+    estimated: bool = False
+    """The server sent no usage; these are zen's estimate (UTF-8 bytes / 4)."""
 
 
 @dataclass(frozen=True)
@@ -101,11 +103,26 @@ class Retrying(Event):
 
 
 @dataclass(frozen=True)
+class Waiting(Event):
+    """zen has been waiting `elapsed` seconds (of at most `limit`) on `what`; sent about once
+    a second once a wait passes two seconds, so front-ends can say what is slow."""
+
+    what: str
+    elapsed: float
+    limit: float
+
+
+@dataclass(frozen=True)
 class TurnEnded(Event):
     turn: int
     text: str
     tool_calls: int
     finish_reason: str = ""
+
+
+@dataclass(frozen=True)
+class Compacting(Event):
+    """The model is writing the task's state into the memo (a live line, not a log line)."""
 
 
 @dataclass(frozen=True)

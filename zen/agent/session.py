@@ -7,9 +7,10 @@ and the todo list; `/clear` empties all three.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,13 +19,13 @@ from zen import events as ev
 from zen.agent import compaction, work_modes
 from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import CoderDelegator
-from zen.agent.loop import Agent, RunResult
+from zen.agent.loop import Agent, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
 from zen.config import DUAL_ROLES, Config, ModelSettings, resolve_model
 from zen.extensions import Extension, skills_index
-from zen.llm.client import ChatClient
+from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import TokenUsage
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -104,7 +105,7 @@ class Session:
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         try:
-            return await agent.run(task)
+            return await self._within_max_time(agent.run(task))
         finally:
             self.history = agent.messages[1:]
 
@@ -126,6 +127,31 @@ class Session:
                 return None
             context += said.context
         return "\n\n".join([task, *context])
+
+    async def _within_max_time(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
+        """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed."""
+        limit = self.config.max_time
+        if limit is None:
+            return await run
+        task = asyncio.ensure_future(run)
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        handle = asyncio.get_running_loop().call_later(limit, expire)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            me = asyncio.current_task()
+            if expired and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
+                raise TimeLimit(f"stopped after {limit:g} s (max_time; raise it with "
+                                "--max-time)") from None
+            raise
+        finally:
+            handle.cancel()
 
     async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
         """`/compact [focus]`: the top agent's conversation into the memo, now."""
@@ -153,7 +179,8 @@ class Session:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
                 self.usage[role].add(TokenUsage(
-                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1
+                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1,
+                    event.estimated,
                 ))
             emit(event)
 
@@ -205,9 +232,10 @@ class Session:
         settings = self.settings(role)
         key = settings.model_dump_json()
         if key not in self._clients:
-            self._clients[key] = ChatClient(
-                settings, retries=self.config.retries, timeout=self.config.request_timeout
-            )
+            c = self.config
+            self._clients[key] = ChatClient(settings, retries=c.retries, deadlines=Deadlines(
+                c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
+            ))
         return self._clients[key]
 
     def window(self, role: str) -> WindowResolver:
@@ -218,10 +246,11 @@ class Session:
             self._windows[key] = WindowResolver(settings)
         return self._windows[key]
 
-    def context_policy(self, role: str, build: Callable[[PromptFacts], str]
-                       ) -> compaction.ContextPolicy:
+    def context_policy(self, role: str, build: Callable[[PromptFacts], str], *,
+                       top: bool = False) -> compaction.ContextPolicy:
         """How an agent on `role`'s model compacts; `build` makes its system prompt from
-        the facts, which a compaction refreshes (project instructions re-read from disk)."""
+        the facts, which a compaction refreshes (project instructions re-read from disk).
+        Only the `top` agent keeps its task state in the shared memo."""
 
         def fresh_prompt() -> str:
             project = project_instructions(
@@ -230,7 +259,9 @@ class Session:
             self.facts = replace(self.facts, project=project)
             return build(self.facts)
 
-        return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)
+        return compaction.ContextPolicy(
+            self.window(role), self.config.compact_at, fresh_prompt, owns_task=top
+        )
 
     def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
         features = self.config.features
@@ -287,7 +318,7 @@ class Session:
                 build(self.facts),
                 max_turns=self.config.max_turns,
                 history=self.history,
-                context=self.context_policy(self.role, build),
+                context=self.context_policy(self.role, build, top=True),
             )
         return self._top
 

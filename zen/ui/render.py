@@ -255,6 +255,14 @@ class LogRenderer:
             (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
         ), kind="tool")
 
+    def _waiting(self, e: ev.Waiting) -> None:
+        """A slow model or a retry pause: the live line says on what and for how long."""
+        what = "retry" if e.what == "retry" else e.what
+        verb = "retrying in" if e.what == "retry" else f"waiting for {what}:"
+        left = f"{max(0.0, e.limit - e.elapsed):.0f}s" if e.what == "retry" else (
+            f"{e.elapsed:.0f}s (gives up at {e.limit:g}s)")
+        self.live.set(("turn", e.agent), f"{e.agent} › {verb} {left}")
+
     def _turn_ended(self, e: ev.TurnEnded) -> None:
         self._end_reasoning(e.agent)
         self._end_text(e.agent)
@@ -265,7 +273,12 @@ class LogRenderer:
             for line in fold("".join(parts), width, REPORT_LINES):
                 self._line(self._styled(("      " + line, "dim")), kind="tool")
 
+    def _compacting(self, e: ev.Compacting) -> None:
+        self.live.set(("compact", e.agent),
+                      f"{e.agent} › compacting: writing the task's state into the memo")
+
     def _compacted(self, e: ev.Compacted) -> None:
+        self.live.drop(("compact", e.agent))
         indent = "    " if is_nested(e.agent) else ""
         self._line(self._styled((indent, ""), (e.line, "cyan")), kind="tool")
 
@@ -286,8 +299,10 @@ class LogRenderer:
         ev.ToolCallFinished: _call_finished,
         ev.MemoWritten: _memo,
         ev.Retrying: _retrying,
+        ev.Waiting: _waiting,
         ev.TurnEnded: _turn_ended,
         ev.Notice: _notice,
+        ev.Compacting: _compacting,
         ev.Compacted: _compacted,
         ev.Error: _error,
     }
