@@ -91,7 +91,8 @@ class Delegation:
 class Delegator(Protocol):
     """Runs a fresh Coder for `send-to-coder`; provided by the dual-agent wiring."""
 
-    async def __call__(self, task: str, context: str | None) -> Delegation: ...
+    async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
+        ...
 
 
 @dataclass
@@ -112,6 +113,8 @@ class ToolContext:
     delegate: Delegator | None = None
     spawn: Spawner | None = None
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
+    call_id: str = ""
+    """The tool call being executed: a delegated run's record links to it."""
     hooks: Hooks | None = None
     """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
 
