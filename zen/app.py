@@ -19,6 +19,7 @@ from zen.config import DUAL_ROLES, Config, ConfigError, resolve_model
 from zen.extensions import load_skills
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import load_hooks, unmatched
 from zen.tools.skill import Skill
@@ -89,6 +90,7 @@ async def open_session(
     session that cannot be found raises SessionError before anything starts.
     """
     workspace = make_workspace(config, root)
+    temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
     if config.work_mode:
         try:
             work_modes.mode_prompt(config.work_mode)

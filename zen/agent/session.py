@@ -509,6 +509,7 @@ class Session:
             todo=self.todo,
             emit=emit,
             max_tool_output=self.config.max_tool_output,
+            max_edit_bytes=self.config.max_edit_bytes,
             hooks=self.hooks or None,
         )
 

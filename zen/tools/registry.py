@@ -16,6 +16,7 @@ from zen.llm.sse import scrub
 from zen.llm.types import ToolCall
 from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
 from zen.tools.hooks import Permission, claude_input, zen_input
+from zen.tools.workspace import printable
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:
@@ -121,7 +122,9 @@ class ToolRegistry:
             notes = [*said.context, *([said.reason] if said.block else [])]
             if notes:
                 result.output += "\n[PostToolUse hook] " + "\n".join(notes)
-        result.output = cap(result.output, ctx.max_tool_output)
+        result.output = printable(cap(result.output, ctx.max_tool_output))
+        result.summary, result.diff = printable(result.summary), printable(result.diff)
+        result.files_changed = [printable(f) for f in result.files_changed]
         return result
 
     async def _permitted(
@@ -131,6 +134,8 @@ class ToolRegistry:
         """None when the call may run; else the result that stands in for it. A PreToolUse
         hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""
         level = self.permissions.get(tool.name, tool.level_for(params))
+        if level == "auto" and tool.must_confirm(params, ctx):
+            level = "confirm"
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
         if forced == "allow" or (level == "auto" and forced != "ask"):
