@@ -35,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings, "
-        "`zen sessions list` the saved sessions.",
+        "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
+        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["delegated", "autonomous", "controlled"],
                    help="how the Orchestrator and Coder share the work (dual mode)")
     p.add_argument("--model", help="model name")
+    p.add_argument("--work-mode", dest="work_mode", metavar="MODE",
+                   help="bug-fix, develop, explain (read-only) or optimize")
     p.add_argument("--provider", help="provider preset: openai, deepseek, kimi, glm, qwen, "
                    "openrouter, ollama, vllm, lmstudio, llamacpp, litellm (without --model: "
                    "its default model)")
@@ -86,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 CLI_KEYS = ("agent_mode", "collaboration", "model", "provider", "base_url", "api_key",
             "max_turns", "max_time", "timeout", "first_byte_timeout", "idle_timeout",
-            "connect_timeout")
+            "connect_timeout", "work_mode")
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -112,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_command(argv[1:])
     if argv[:1] == ["trust"]:
         return trust_command(argv[1:])
+    if argv[:1] == ["config"]:
+        return config_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return _main(args)
@@ -307,6 +311,43 @@ def mcp_command(argv: list[str]) -> int:
         report_tightened()
     print(text)
     return exits.DONE if all_started else exits.MCP_FAILED
+
+
+def config_command(argv: list[str]) -> int:
+    """`zen config`: where each role's requests go and with which key (redacted)."""
+    parser = argparse.ArgumentParser(prog="zen config", formatter_class=help_formatter,
+                                     description="Show the model, host and key of each role.")
+    parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument("--trust", action="store_true",
+                        help="include this folder's own settings for this run")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.ui.format import endpoint_line
+
+    root = Path(args.directory or ".").expanduser().resolve()
+    trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
+    try:
+        config = load_config(root, trusted=bool(trusted))
+    except ConfigError as e:
+        return fail(str(e))
+    finally:
+        report_tightened()
+    from zen import trust
+
+    inputs = trust.check(root).inputs
+    own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
+    print(f"workspace: {root} (its own settings: {own})")
+    roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
+    for role in roles:
+        try:
+            print(endpoint_line(role, resolve_model(config, role)))
+        except ConfigError as e:
+            print(f"{role}: {e}")
+    for name, level in config.permissions.items():
+        print(f"permission {name}: {level}")
+    return exits.DONE
 
 
 def trust_command(argv: list[str]) -> int:
