@@ -6,6 +6,8 @@ stop the same way for both, and a missing API key is reported before anything st
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -49,6 +51,29 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
     return manager
 
 
+def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
+    """The workspace's CheckpointStore, or None when checkpoints are off or impossible."""
+    settings = config.checkpoints
+    if settings.enabled == "off":
+        return None
+    from zen.checkpoints.shadow import has_git
+    from zen.checkpoints.store import CheckpointStore
+
+    if not has_git():
+        warn("no git executable: checkpoints are off, so /undo and zen rewind cannot help")
+        return None
+    return CheckpointStore(root, max_file_size=settings.max_file_size,
+                           keep_days=settings.keep_days, max_mb=settings.max_mb)
+
+
+async def _prune_quietly(store: Any) -> None:
+    """The daily prune, in the background; a failure only means it runs another day."""
+    from zen.checkpoints.shadow import CheckpointError
+
+    with contextlib.suppress(CheckpointError, OSError):
+        await store.prune()
+
+
 @asynccontextmanager
 async def open_session(
     config: Config, root: Path, *, warn: Warn = warn_stderr
@@ -66,9 +91,19 @@ async def open_session(
             git_facts=await git_facts(workspace.root, config.features.git),
         )
         session.mcp = manager
+        session.checkpoints = store = open_checkpoints(config, workspace.root, warn)
+        pruning = None
+        if store is not None and store.prune_due():
+            pruning = asyncio.ensure_future(_prune_quietly(store))
         try:
             yield session
         finally:
+            if pruning is not None:
+                pruning.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pruning
+            if store is not None:
+                store.close()
             await session.aclose()
     finally:
         if manager is not None:

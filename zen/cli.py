@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers.",
+        "`zen mcp list` to see MCP servers, `zen rewind --list` for checkpoints.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -84,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
+    if argv[:1] == ["rewind"]:
+        from zen.ui.rewind import rewind_command
+
+        return rewind_command(argv[1:])
     args = build_parser().parse_args(argv)
     from pathlib import Path
 

@@ -111,6 +111,22 @@ class Features(_Strict):
         return ("on" if value else "off") if isinstance(value, bool) else value
 
 
+class Checkpoints(_Strict):
+    """Snapshots of the workspace before and after turns that may change files."""
+
+    enabled: OnOff = "on"
+    max_file_size: int = Field(default=2_000_000, gt=0)
+    """Bytes; bigger files are left out of snapshots."""
+    keep_days: float = Field(default=7, gt=0)
+    max_mb: float = Field(default=500, gt=0)
+    """Per workspace; the oldest checkpoints go first."""
+
+    @field_validator("enabled", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
 class McpServer(_Strict):
     """A stdio server (`command`) or a streamable-HTTP one (`url`)."""
 
@@ -148,6 +164,7 @@ class Config(_Endpoint):
     collaboration: Collaboration = "delegated"
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)
+    checkpoints: Checkpoints = Field(default_factory=Checkpoints)
     permissions: dict[str, Level] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)

@@ -6,4 +6,6 @@ API_ERROR = 1
 USAGE = 2
 """A bad flag or config value."""
 MAX_TURNS = 3
+CONFLICT = 4
+"""`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
 INTERRUPTED = 130

@@ -28,12 +28,22 @@ class ChatModel(Protocol):
     ) -> AssistantTurn: ...
 
 
+class TurnFrame(Protocol):
+    """Called around a turn whose calls may change files (checkpoints); never raises."""
+
+    async def before(self) -> None: ...
+
+    async def after(self) -> None: ...
+
+
 @dataclass
 class RunResult:
     text: str
     turns: int
     files_changed: list[str] = field(default_factory=list)
     stop: Literal["done", "max_turns"] = "done"
+    checkpoint: str | None = None
+    """The checkpoint taken before the run first changed files (None: it changed nothing)."""
 
 
 class Agent:
@@ -63,6 +73,8 @@ class Agent:
         """Calls of the current turn that began to run (for the cancellation message)."""
         self._last_call: tuple[str, str] | None = None
         self._repeats = 0
+        self.frame: TurnFrame | None = None
+        """Set on the top agent when checkpoints are on."""
 
     @property
     def emit(self) -> ev.Emit:
@@ -95,6 +107,11 @@ class Agent:
         """
         results: dict[str, ToolResult] = {}
         self._started = set()
+        frame = self.frame
+        if frame is not None and any(self.registry.may_change_files(c) for c in calls):
+            await frame.before()
+        else:
+            frame = None
         try:
             batch: list[ToolCall] = []
             for call in calls:
@@ -115,6 +132,8 @@ class Agent:
                 else:
                     content = "Cancelled by the user before it ran."
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+            if frame is not None:
+                await frame.after()
 
     async def _run_batch(self, batch: list[ToolCall], results: dict[str, ToolResult]) -> None:
         if not batch:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
-from zen.agent.dual import CoderDelegator
+from zen.agent.checkpointing import RunCheckpoints
+from zen.agent.dual import Attempt, CoderDelegator
 from zen.agent.loop import Agent, RunResult
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
@@ -30,6 +31,7 @@ from zen.tools.registry import ToolRegistry
 from zen.tools.workspace import Workspace
 
 if TYPE_CHECKING:
+    from zen.checkpoints.store import CheckpointStore
     from zen.mcp.manager import McpManager
 
 
@@ -64,6 +66,15 @@ class Session:
         """The top agent's reads survive a mode or model switch, as its conversation does."""
         self.mcp: McpManager | None = None
         """The running MCP servers, when any are configured (set by the composition root)."""
+        self.checkpoints: CheckpointStore | None = None
+        """Snapshots of the workspace, when on (set by the composition root)."""
+        self.current_run: RunCheckpoints | None = None
+        """The checkpoints of the run in progress, or of the last one."""
+        self.attempts = 0
+        self.coder_runs: dict[str, Attempt] = {}
+        """This session's Coder runs by the checkpoint taken before each."""
+        """Coder attempts the Orchestrator rejected (the memo's `attempt:<n>` notes)."""
+        self._checkpoint_warned = [False]
 
     # -- what the front-ends call ---------------------------------------------------------
 
@@ -81,10 +92,27 @@ class Session:
             CoderDelegator(self, emit, approver) if self.mode == "dual" else None
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
+        frame = None
+        if self.checkpoints is not None:
+            frame = RunCheckpoints(self.checkpoints, emit, task, self.role,
+                                   self._checkpoint_warned)
+        agent.frame = self.current_run = frame
         try:
-            return await agent.run(task)
+            result = await agent.run(task)
+            result.checkpoint = self.run_checkpoint
+            return result
         finally:
             self.history = agent.messages[1:]
+
+    @property
+    def run_id(self) -> str:
+        return self.current_run.run if self.current_run is not None else ""
+
+    @property
+    def run_checkpoint(self) -> str | None:
+        """The checkpoint taken before the current (or last) run first changed files."""
+        run = self.current_run
+        return run.first.id if run is not None and run.first is not None else None
 
     def _counting(self, emit: ev.Emit) -> ev.Emit:
         """Tally every agent's `Usage` events by role, so interrupted runs count too."""
@@ -148,6 +176,7 @@ class Session:
             "todo": features.todo == "off",
             "spawn-agents": features.parallel_agents == "off",
             "git": not self.facts.git,
+            "revert-coder": self.checkpoints is None,
         }
         tools = [self.tools[n] for n in names if n in self.tools and not off.get(n, False)]
         if with_extras:

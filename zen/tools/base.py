@@ -85,12 +85,18 @@ class Delegation:
     files_changed: list[str]
     memo_keys: list[str]
     ok: bool = True
+    checkpoint: str | None = None
+    """The snapshot taken before it ran: rejecting its work restores it."""
 
 
 class Delegator(Protocol):
     """Runs a fresh Coder for `send-to-coder`; provided by the dual-agent wiring."""
 
     async def __call__(self, task: str, context: str | None) -> Delegation: ...
+
+    async def revert(self, checkpoint: str, reason: str) -> ToolResult:
+        """Reject a Coder's work: its files back as before it ran, the lesson kept."""
+        ...
 
 
 @dataclass
@@ -139,6 +145,11 @@ class Tool(ABC):
         """This call's permission level when the user set none: a tool whose risk depends on
         its arguments (git status vs git commit) overrides it."""
         return self.level
+
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        """Whether this call could change files, judged by what the tool can do, not by its
+        permission (`--yes` runs are covered too): such turns are framed by checkpoints."""
+        return not self.read_only
 
     def key_arg(self, args: dict[str, Any]) -> str:
         """What a one-line log shows of this call (`*.py in src`, `app.py`, the command)."""

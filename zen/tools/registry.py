@@ -68,6 +68,17 @@ class ToolRegistry:
             tool and tool.read_only and self.permissions.get(call.name, tool.level) == "auto"
         )
 
+    def may_change_files(self, call: ToolCall) -> bool:
+        """Whether this call could change workspace files (a call that cannot run cannot)."""
+        tool = self.tools.get(call.name)
+        args = parse_arguments(call.arguments)
+        if tool is None or isinstance(args, str):
+            return False
+        try:
+            return tool.may_change_files(args)
+        except Exception:  # odd arguments: assume the worst
+            return True
+
     async def call(self, call: ToolCall, ctx: ToolContext, approver: Approver) -> ToolResult:
         """Run one call; never raises except on cancellation."""
         tool = self.tools.get(call.name)

@@ -1,0 +1,142 @@
+"""`zen rewind`: list checkpoints, restore one, prune old ones, outside the shell.
+
+`zen rewind` alone undoes the last run that changed files; `zen rewind ID` goes back to any
+listed checkpoint. Files someone else changed since zen last recorded them make it refuse
+(exit 4) unless `--force`; files only zen changed are restored without a question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zen import exits
+
+if TYPE_CHECKING:
+    from zen.checkpoints.store import Checkpoint, CheckpointStore
+
+LISTED = ("before", "coder", "rewind")
+"""Kinds worth going back to: a run's start, a Coder's start, the state before a rewind."""
+
+
+def printable(text: str) -> str:
+    """File names and labels come from outside: no control characters reach the terminal."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
+    """(checkpoint, line) for each checkpoint worth rewinding to, oldest first: the first of
+    each run, each Coder's, and the state before each rewind (so a rewind can be undone)."""
+    rows = []
+    seen_runs: set[str] = set()
+    for c in store.list():
+        if c.kind not in LISTED:
+            continue
+        if c.kind == "before":
+            if c.run in seen_runs:
+                continue
+            seen_runs.add(c.run)
+        what = {"before": "before", "coder": "  before Coder", "rewind": "before rewind"}[c.kind]
+        label = f"  {printable(c.label)}" if c.label else ""
+        rows.append((c, f"{c.id}  {c.when()}  {what}{label}"))
+    return rows
+
+
+def undo_target(store: CheckpointStore) -> Checkpoint | None:
+    run = store.last_run()
+    return store.run_start(run) if run else None
+
+
+def undo_run(target: Checkpoint, store: CheckpointStore) -> str:
+    """The `run` a restore to `target` records: `undo:<run>` when it undoes a whole run."""
+    start = store.run_start(target.run) if target.run else None
+    return f"undo:{target.run}" if start is not None and start.id == target.id else ""
+
+
+def rewind_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="zen rewind",
+        description="Restore the workspace's files to a checkpoint zen took. Without an ID: "
+        "undo the last run that changed files.",
+    )
+    parser.add_argument("id", nargs="?", help="a checkpoint id (or its start) from --list")
+    parser.add_argument("--list", action="store_true", help="list the checkpoints")
+    parser.add_argument("--prune", action="store_true",
+                        help="drop checkpoints beyond checkpoints.keep_days / max_mb now")
+    parser.add_argument("--force", action="store_true",
+                        help="also overwrite files changed outside zen since the checkpoint")
+    parser.add_argument("-C", dest="directory", metavar="DIR", help="the workspace")
+    args = parser.parse_args(argv)
+    workspace = Path(args.directory or ".").expanduser()
+    if not workspace.is_dir():
+        return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
+
+    from zen.checkpoints.shadow import CheckpointError, has_git
+    from zen.checkpoints.store import CheckpointStore
+    from zen.config import ConfigError, load_config
+
+    try:
+        config = load_config(workspace.resolve())
+    except ConfigError as e:
+        return _fail(str(e), exits.USAGE)
+    if not has_git():
+        return _fail("checkpoints need a git executable, and none was found", exits.USAGE)
+    settings = config.checkpoints
+    store = CheckpointStore(workspace.resolve(), max_file_size=settings.max_file_size,
+                            keep_days=settings.keep_days, max_mb=settings.max_mb)
+    try:
+        return asyncio.run(_rewind(store, args))
+    except CheckpointError as e:
+        return _fail(str(e), exits.API_ERROR)
+    except KeyboardInterrupt:
+        return _fail("interrupted", exits.INTERRUPTED)
+    finally:
+        store.close()
+
+
+async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
+    if args.prune:
+        dropped, size = await store.prune()
+        print(f"pruned {dropped} checkpoint(s); snapshots of this workspace use "
+              f"{size / 1_000_000:.1f} MB")
+        return exits.DONE
+    if args.list:
+        rows = listing(store)
+        for _c, line in rows:
+            print(line)
+        if not rows:
+            print("no checkpoints for this workspace yet", file=sys.stderr)
+        return exits.DONE
+    if args.id:
+        target = store.find(args.id)
+        if target is None:
+            return _fail(f"no checkpoint {args.id!r} (or more than one starts so); "
+                         "see zen rewind --list", exits.USAGE)
+    else:
+        target = undo_target(store)
+        if target is None:
+            return _fail("nothing to undo: no run of zen changed files here", exits.USAGE)
+    plan = await store.plan(target)
+    if not plan.changes:
+        print(f"nothing to restore: the files already match checkpoint {target.id}")
+        return exits.DONE
+    if plan.conflicts and not args.force:
+        print(f"zen: not rewinding: {len(plan.conflicts)} file(s) changed outside zen since "
+              "zen last recorded them (--force overwrites them):", file=sys.stderr)
+        for path in plan.conflicts:
+            print(f"  {printable(path)}", file=sys.stderr)
+        return exits.CONFLICT
+    done = await store.apply(plan, run=undo_run(target, store))
+    for line in plan.summary_lines():
+        print(printable(line))
+    print(f"restored {len(done)} file(s) to checkpoint {target.id} ({target.when()}); "
+          f"`zen rewind {plan.current.id}` goes back")
+    return exits.DONE
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"zen: {message}", file=sys.stderr)
+    return code
