@@ -210,3 +210,56 @@ def test_prune_drops_old_checkpoints(fake_llm, run_zen, project: Path, home: Pat
     assert pruned.code == 0, pruned.err
     assert "pruned" in pruned.out
     assert run_zen("rewind", "--list").out.strip() == ""
+
+
+def test_dual_mode_reject_restores_files_and_the_next_coder_learns_why(
+        fake_llm, run_zen, project: Path) -> None:
+    (project / "greet.py").write_text("def greet():\n    return 'hi'\n")
+    coder_requests: list[dict[str, Any]] = []
+    orchestrator_requests: list[dict[str, Any]] = []
+    coder = [
+        [tool_calls([call("write-file", {"path": "hello.py", "content": "print('hi')\n"})]),
+         tool_calls([call("bash", {"command": "echo junk > junk.txt"})]),
+         text("Created hello.py.")],
+        [text("Edited greet.py instead.")],
+    ]
+
+    def script(body: dict[str, Any]) -> Any:
+        tools = {t["function"]["name"] for t in body.get("tools", [])}
+        if "send-to-coder" not in tools:
+            coder_requests.append(body)
+            return _next(coder, body)
+        orchestrator_requests.append(body)
+        step = len(orchestrator_requests)
+        if step == 1:
+            return tool_calls([call("send-to-coder", {"task": "add a hello script"})])
+        if step == 2:
+            report = body["messages"][-1]["content"]
+            checkpoint = report.split("checkpoint: ")[1].split()[0]
+            return tool_calls([call("revert-coder", {
+                "checkpoint": checkpoint, "why": "no new file wanted; greet.py only"})])
+        if step == 3:
+            return tool_calls([call("send-to-coder", {"task": "change greet.py only"})])
+        return text("Done.")
+
+    fake = fake_llm(script)
+    done = run_zen("-p", "say hello", "--dual", "--collab", "autonomous", *args_for(fake))
+    assert done.code == 0, done.err
+    assert not (project / "hello.py").exists()
+    assert not (project / "junk.txt").exists()
+    reverted = [m["content"] for m in orchestrator_requests[2]["messages"]
+                if m["role"] == "tool"]
+    assert "Restored 2 file(s)" in reverted[-1] and "attempt:1" in reverted[-1]
+    second_coder_first = [b for b in coder_requests if len(b["messages"]) == 2][-1]
+    task = second_coder_first["messages"][1]["content"]
+    assert "change greet.py only" in task
+    assert "attempt:1" in task and "no new file wanted; greet.py only" in task
+    assert "add a hello script" in task  # what was tried
+
+
+def _next(scripts: list[list[Any]], body: dict[str, Any]) -> Any:
+    """The current Coder's next reply; a Coder whose script is used up hands over."""
+    if len(body["messages"]) == 2 and not scripts[0]:
+        scripts.pop(0)
+    reply = scripts[0].pop(0)
+    return reply
