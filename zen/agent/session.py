@@ -8,7 +8,7 @@ and the todo list; `/clear` empties all three.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,16 @@ from zen.tools.workspace import Workspace
 if TYPE_CHECKING:
     from zen.checkpoints.store import CheckpointStore
     from zen.mcp.manager import McpManager
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user message of this session: where it starts in the history, and its run's
+    checkpoints (`run` is empty when checkpoints are off)."""
+
+    index: int
+    run: str
+    label: str
 
 
 class Session:
@@ -75,6 +85,7 @@ class Session:
         """This session's Coder runs by the checkpoint taken before each."""
         """Coder attempts the Orchestrator rejected (the memo's `attempt:<n>` notes)."""
         self._checkpoint_warned = [False]
+        self.turns: list[Turn] = []
 
     # -- what the front-ends call ---------------------------------------------------------
 
@@ -97,6 +108,7 @@ class Session:
             frame = RunCheckpoints(self.checkpoints, emit, task, self.role,
                                    self._checkpoint_warned)
         agent.frame = self.current_run = frame
+        self.turns.append(Turn(len(self.history), frame.run if frame else "", task))
         try:
             result = await agent.run(task)
             result.checkpoint = self.run_checkpoint
@@ -149,7 +161,17 @@ class Session:
             await client.aclose()
         self._clients.clear()
 
+    def rewind_conversation(self, turn: Turn) -> None:
+        """Continue from just before `turn`'s message: it and everything after are dropped
+        from the conversation (the memo and todos stay: they are the session's notes)."""
+        if turn not in self.turns:
+            return
+        self.history = self.history[: turn.index]
+        self.turns = self.turns[: self.turns.index(turn)]
+        self._top = None  # rebuilt from the shorter history at the next message
+
     def clear(self) -> None:
+        self.turns = []
         self.memo.clear()
         self.todo.clear()
         self.history = []

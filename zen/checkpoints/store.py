@@ -95,9 +95,12 @@ class CheckpointStore:
         tree = await self.repo.snapshot()
         checkpoint = Checkpoint(secrets.token_hex(4), tree, time.time(), kind, run,
                                 _label(label))
-        await self.repo.keep(checkpoint.id, tree)
-        await asyncio.to_thread(self._append, checkpoint)
+        await self.remember(checkpoint)
         return checkpoint
+
+    async def remember(self, checkpoint: Checkpoint) -> None:
+        await self.repo.keep(checkpoint.id, checkpoint.tree)
+        await asyncio.to_thread(self._append, checkpoint)
 
     def _append(self, checkpoint: Checkpoint) -> None:
         line = (json.dumps(asdict(checkpoint), ensure_ascii=False) + "\n").encode()
@@ -139,8 +142,9 @@ class CheckpointStore:
         """The most recent run that could have changed files and was not undone since."""
         runs: list[str] = []
         for c in self.list():
-            if c.run.startswith("undo:"):
-                runs = [r for r in runs if r != c.run[5:]]
+            if c.run.startswith("undo:"):  # that run and every later one are undone
+                undone = c.run[5:]
+                runs = runs[: runs.index(undone)] if undone in runs else runs
             elif c.run and c.kind == "before" and c.run not in runs:
                 runs.append(c.run)
         return runs[-1] if runs else None
@@ -148,9 +152,12 @@ class CheckpointStore:
     # -- rewinding --------------------------------------------------------------------------
 
     async def plan(self, target: Checkpoint) -> Plan:
-        """Snapshot the present, diff it against `target` and find the conflicts."""
+        """Snapshot the present, diff it against `target` and find the conflicts. Nothing is
+        recorded until `apply`: a rewind the user declines leaves no trace."""
         history = self.list()
-        current = await self.record("rewind", label=f"before rewinding to {target.id}")
+        tree = await self.repo.snapshot()
+        current = Checkpoint(secrets.token_hex(4), tree, time.time(), "rewind",
+                             label=f"before rewinding to {target.id}")
         changes = await self.repo.changes(current.tree, target.tree)
         plan = Plan(target, current, changes)
         if not changes:
@@ -176,6 +183,7 @@ class CheckpointStore:
         chosen = [c for c in plan.changes if c.path not in skip]
         if not chosen:
             return []
+        await self.remember(plan.current)  # the present, so this rewind can be undone too
         removed = [c for c in chosen if c.status in ("D", "T")]
         written = [c for c in chosen if c.status in ("A", "M", "T")]
         modes = await asyncio.to_thread(self._remove_and_remember, removed, written)

@@ -6,8 +6,9 @@ message such as `/usr/bin is missing` still goes to the model.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -35,7 +36,8 @@ class CommandContext:
     exit: bool = False
 
 
-Handler = Callable[[CommandContext, str], None]
+Handler = Callable[[CommandContext, str], "None | Awaitable[None]"]
+"""A command is a plain function; one that must wait (git, a question) is async."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def is_command(line: str) -> bool:
     return COMMAND.match(line.strip()) is not None
 
 
-def run_command(ctx: CommandContext, line: str) -> None:
+async def run_command(ctx: CommandContext, line: str) -> None:
     match = COMMAND.match(line.strip())
     if match is None:
         ctx.out.info(f"not a command: {line.strip()}")
@@ -76,7 +78,9 @@ def run_command(ctx: CommandContext, line: str) -> None:
     if cmd is None:
         ctx.out.info(f"unknown command /{name} (/help lists the commands)", "yellow")
         return
-    cmd.run(ctx, arg)
+    done = cmd.run(ctx, arg)
+    if inspect.isawaitable(done):
+        await done
 
 
 def listing() -> list[Command]:
@@ -227,3 +231,17 @@ def _mcp(ctx: CommandContext, arg: str) -> None:
     from zen.mcp.manager import format_status
 
     _say(ctx, format_status(manager.status()) or "no MCP servers")
+
+
+@command("undo", "restore the files the last message changed (shows them, asks first)")
+async def _undo(ctx: CommandContext, arg: str) -> None:
+    from zen.ui.rewind import shell_undo
+
+    await shell_undo(ctx)
+
+
+@command("rewind", "go back to an earlier message: code, conversation or both", "[N]")
+async def _rewind(ctx: CommandContext, arg: str) -> None:
+    from zen.ui.rewind import shell_rewind
+
+    await shell_rewind(ctx, arg)

@@ -125,7 +125,7 @@ class Shell:
                 continue
             if is_command(line):
                 try:
-                    run_command(ctx, line)
+                    await run_command(ctx, line)
                 except Exception as e:  # a command's bug must not end the shell
                     self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
                 continue
