@@ -92,9 +92,15 @@ class ModelOverride(_Endpoint):
     max_tokens: int | None = Field(default=None, gt=0)
 
 
+DUAL_ROLES = ("orchestrator", "coder", "scout")
+"""Roles whose model `dual_agent` can override."""
+
+
 class DualAgent(_Strict):
     orchestrator: ModelOverride = Field(default_factory=ModelOverride)
     coder: ModelOverride = Field(default_factory=ModelOverride)
+    scout: ModelOverride = Field(default_factory=ModelOverride)
+    """Explore and plan sub-agents: the role that reads, so the cheapest model that reads well."""
 
 
 class Features(_Strict):
@@ -407,12 +413,12 @@ def _dotted(loc: tuple[Any, ...]) -> str:
 
 
 def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
-    """The endpoint, key and model for `role` ("orchestrator" and "coder" take their
+    """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
     `dual_agent` overrides; anything else gets the top level).
 
     A role that names another provider or base_url talks to another endpoint, so it inherits
     none of provider, base_url and api_key: it gets its own, or its provider's."""
-    over = getattr(config.dual_agent, role) if role in ("orchestrator", "coder") else None
+    over = getattr(config.dual_agent, role) if role in DUAL_ROLES else None
     over = over or ModelOverride()
     own = (over.provider is not None and over.provider != config.provider) or (
         over.base_url is not None and over.base_url != config.base_url

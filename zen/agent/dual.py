@@ -1,17 +1,21 @@
 """Dual mode: each `send-to-coder` call runs a fresh Coder.
 
-The Coder starts from its own system prompt and one user message (the task, the optional
-context and the memo index); the Orchestrator's history never reaches it. It shares the
-session's memo but keeps its own ReadTracker, so it must read a file itself before editing it.
+The Coder starts from its own system prompt and one user message: the task, the optional
+context, the notes that concern the task in full (`plan:*` entries and the `file:*` notes of
+the files the task names) and the index of the rest of the memo. The Orchestrator's history
+never reaches it. With the notes in hand it reads only the lines it edits instead of whole
+files. It shares the session's memo but keeps its own ReadTracker, so it must still read a
+file itself before editing it.
 
 Each Coder run is a transaction when checkpoints are on: a snapshot before it runs, whose id
 the result carries. `revert-coder` restores the files to that snapshot and writes an
-`attempt:<n>` memo note (what was tried, why it was rejected); the next Coder sees the note in
-its memo index, so it does not repeat the attempt.
+`attempt:<n>` memo note (what was tried, why it was rejected); the next Coder gets the note in
+full with its task, so it does not repeat the attempt.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -20,6 +24,7 @@ from zen.agent.delegate import build_delegate, run_delegate
 from zen.agent.prompt import system_prompt
 from zen.agent.roles import CODER
 from zen.prompts import load_prompt, render
+from zen.stores.memo import AUTO, MemoEntry, MemoStore
 from zen.tools.base import Approver, Delegation, ToolResult
 
 if TYPE_CHECKING:
@@ -50,11 +55,16 @@ class CoderDelegator:
             prompt=system_prompt("coder", session.facts, variant=mode),
             emit=self.emit, approver=self.approver,
         )
+        context = context.strip() if context else ""
+        notes = task_notes(session.memo, f"{task}\n{context}")
+        rest = [e for e in session.memo.index() if e not in notes]
         message = render(
             load_prompt("coder-task"),
             task=task.strip(),
-            context=f"Context:\n{context.strip()}\n" if context and context.strip() else "",
-            memo=session.memo.index_text() or "(empty)",
+            context=f"Context:\n{context}\n" if context else "",
+            notes="Notes for this task:\n" + "".join(
+                f"[{e.key}]\n{e.content.strip()}\n" for e in notes) if notes else "",
+            memo="\n".join(e.line() for e in rest) or "(empty)",
         )
         checkpoint = await self._checkpoint()
         done = await run_delegate(coder, session, message)
@@ -78,7 +88,9 @@ class CoderDelegator:
         target = store.find(checkpoint) if store else None
         if store is None or attempt is None or target is None:
             known = ", ".join(session.coder_runs) or "none"
-            return ToolResult.error(f"no Coder checkpoint {checkpoint!r} (this session's: {known})")
+            return ToolResult.error(
+                f"no Coder checkpoint {checkpoint!r} (this session's: {known})"
+            )
         from zen.checkpoints.shadow import CheckpointError
 
         try:
@@ -108,3 +120,17 @@ class CoderDelegator:
 def _short(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= NOTE_LIMIT else line[: NOTE_LIMIT - 1] + "…"
+
+
+def task_notes(memo: MemoStore, text: str) -> list[MemoEntry]:
+    """What the Coder gets in full: every `plan:*` entry, and the `file:*` notes an agent wrote
+    about a file the task or its context names (raw auto-memo excerpts stay in the index)."""
+    chosen = []
+    for entry in memo.index():
+        if entry.key.startswith(("plan:", "attempt:")):
+            chosen.append(entry)
+        elif entry.key.startswith("file:") and entry.author != AUTO:
+            path = re.escape(entry.key[len("file:"):])
+            if re.search(rf"(?<![\w./-]){path}(?![\w/-])", text):
+                chosen.append(entry)
+    return chosen

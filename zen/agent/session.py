@@ -19,7 +19,7 @@ from zen.agent.loop import Agent, RunResult
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
-from zen.config import Config, ModelSettings, resolve_model
+from zen.config import DUAL_ROLES, Config, ModelSettings, resolve_model
 from zen.llm.client import ChatClient
 from zen.llm.types import TokenUsage
 from zen.stores.memo import MemoStore
@@ -181,7 +181,7 @@ class Session:
     # -- building agents ------------------------------------------------------------------
 
     def settings(self, role: str) -> ModelSettings:
-        return resolve_model(self.config, role if role in ("orchestrator", "coder") else None)
+        return resolve_model(self.config, role if role in DUAL_ROLES else None)
 
     def client(self, role: str) -> ChatClient:
         settings = self.settings(role)

@@ -153,11 +153,11 @@ def _collab(ctx: CommandContext, arg: str) -> None:
 
 @command("model", "show or switch the model", "[NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
-    from zen.config import ConfigError
+    from zen.config import DUAL_ROLES, ConfigError
 
     if arg:
         ctx.session.set_model(arg)
-    roles = ["orchestrator", "coder"] if ctx.session.mode == "dual" else ["main"]
+    roles = DUAL_ROLES if ctx.session.mode == "dual" else ["main"]
     for role in roles:
         try:
             settings = ctx.session.settings(role)
