@@ -90,6 +90,7 @@ class ModelOverride(_Endpoint):
     api_key: str | None = None
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
+    context_window: int | None = Field(default=None, ge=1000)
 
 
 DUAL_ROLES = ("orchestrator", "coder", "scout")
@@ -156,6 +157,8 @@ class ModelSettings(_Strict):
     """None only for local endpoints, which need no key."""
     temperature: float | None = None
     max_tokens: int | None = None
+    context_window: int | None = None
+    """Tokens the model holds, when the configuration says; else the preset's or the server's."""
 
 
 class Config(_Endpoint):
@@ -166,6 +169,10 @@ class Config(_Endpoint):
     temperature: float | None = None
     """Sent only when set: some providers reject any but their fixed value."""
     max_tokens: int | None = Field(default=None, gt=0)
+    context_window: int | None = Field(default=None, ge=1000)
+    """Tokens the model holds; None: from the provider table or the server."""
+    compact_at: float = Field(default=0.8, gt=0.1, le=1.0)
+    """Share of the context window at which the conversation is compacted."""
     agent_mode: AgentMode = "single"
     collaboration: Collaboration = "delegated"
     dual_agent: DualAgent = Field(default_factory=DualAgent)
@@ -464,4 +471,5 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
         api_key=api_key,
         temperature=over.temperature if over.temperature is not None else config.temperature,
         max_tokens=over.max_tokens or config.max_tokens,
+        context_window=over.context_window or config.context_window,
     )

@@ -52,7 +52,7 @@ class CoderDelegator:
         coder = build_delegate(
             session, "coder", model_role="coder", tools=CODER[mode],
             # No planning layer: a Coder's task is one step of the Orchestrator's plan.
-            prompt=system_prompt("coder", session.facts, variant=mode),
+            prompt=lambda facts: system_prompt("coder", facts, variant=mode),
             emit=self.emit, approver=self.approver,
         )
         context = context.strip() if context else ""

@@ -56,7 +56,7 @@ class SubAgentRunner:
             agent = build_delegate(
                 session, name, model_role=self._model_role(task.type),
                 tools=SUBAGENT[task.type],
-                prompt=system_prompt(PROMPTS[task.type], session.facts),
+                prompt=lambda facts: system_prompt(PROMPTS[task.type], facts),
                 emit=self.emit, approver=self.approver,
             )
             message = render(

@@ -39,6 +39,8 @@ class TextLog:
             line = f"retrying in {event.delay:.1f}s ({event.reason})"
         elif isinstance(event, ev.Notice):
             line = event.text
+        elif isinstance(event, ev.Compacted):
+            line = event.line
         else:
             return
         print(line, file=self.err, flush=True)

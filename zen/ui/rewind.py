@@ -195,7 +195,10 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
                                 f"rewind the files to before message {arg}"):
             return
     if choice[0] in "ob":
-        session.rewind_conversation(turn)
+        if not session.rewind_conversation(turn):
+            ctx.out.info("  that message was compacted into the memo: the conversation "
+                         "cannot go back before the compaction", "yellow")
+            return
         ctx.out.info(f"  conversation rewound: the next message continues from before "
                      f"“{printable(_first_line(turn.label))}”", "dim")
 
