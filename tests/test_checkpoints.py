@@ -204,8 +204,7 @@ def test_prune_drops_old_checkpoints(fake_llm, run_zen, project: Path, home: Pat
     fake = fake_llm([tool_calls([call("bash", {"command": "echo 1 > f.txt"})]), text("ok")])
     assert run_zen("-p", "go", *args_for(fake)).code == 0
     assert run_zen("rewind", "--list").out.strip()
-    (project / ".zen").mkdir()
-    (project / ".zen" / "config.yaml").write_text("checkpoints: {keep_days: 0.000001}\n")
+    (home / ".zen" / "config.yaml").write_text("checkpoints: {keep_days: 0.000001}\n")
     pruned = run_zen("rewind", "--prune")
     assert pruned.code == 0, pruned.err
     assert "pruned" in pruned.out

@@ -56,6 +56,7 @@ class Session:
         *,
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
+        warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
@@ -69,7 +70,9 @@ class Session:
         self.facts = PromptFacts(
             workspace=workspace.root,
             shell=shell_name(),
-            project=project_instructions(workspace.root, config.prompts),
+            project=project_instructions(
+                workspace, config.prompts, warn, confined=config.prompts_confined
+            ),
             git=git_facts,
         )
         self.history: list[dict[str, Any]] = []
@@ -235,9 +238,10 @@ class Session:
         the facts, which a compaction refreshes (project instructions re-read from disk)."""
 
         def fresh_prompt() -> str:
-            self.facts = replace(
-                self.facts, project=project_instructions(self.workspace.root, self.config.prompts)
+            project = project_instructions(
+                self.workspace, self.config.prompts, confined=self.config.prompts_confined
             )
+            self.facts = replace(self.facts, project=project)
             return build(self.facts)
 
         return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)

@@ -75,12 +75,14 @@ def rewind_command(argv: list[str]) -> int:
     if not workspace.is_dir():
         return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
 
+    from zen import trust
     from zen.checkpoints.shadow import CheckpointError, has_git
     from zen.checkpoints.store import CheckpointStore
     from zen.config import ConfigError, load_config
 
     try:
-        config = load_config(workspace.resolve())
+        # A project's own settings apply only if the user trusted them (no question here).
+        config = load_config(workspace.resolve(), trusted=trust.check(workspace).trusted)
     except ConfigError as e:
         return _fail(str(e), exits.USAGE)
     if not has_git():
