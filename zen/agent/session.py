@@ -232,10 +232,11 @@ class Session:
             self._windows[key] = WindowResolver(settings)
         return self._windows[key]
 
-    def context_policy(self, role: str, build: Callable[[PromptFacts], str]
-                       ) -> compaction.ContextPolicy:
+    def context_policy(self, role: str, build: Callable[[PromptFacts], str], *,
+                       top: bool = False) -> compaction.ContextPolicy:
         """How an agent on `role`'s model compacts; `build` makes its system prompt from
-        the facts, which a compaction refreshes (project instructions re-read from disk)."""
+        the facts, which a compaction refreshes (project instructions re-read from disk).
+        Only the `top` agent keeps its task state in the shared memo."""
 
         def fresh_prompt() -> str:
             project = project_instructions(
@@ -244,7 +245,9 @@ class Session:
             self.facts = replace(self.facts, project=project)
             return build(self.facts)
 
-        return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)
+        return compaction.ContextPolicy(
+            self.window(role), self.config.compact_at, fresh_prompt, owns_task=top
+        )
 
     def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
         features = self.config.features
@@ -295,7 +298,7 @@ class Session:
                 build(self.facts),
                 max_turns=self.config.max_turns,
                 history=self.history,
-                context=self.context_policy(self.role, build),
+                context=self.context_policy(self.role, build, top=True),
             )
         return self._top
 
