@@ -53,7 +53,7 @@ class ConfigError(Exception):
 
 BUILTIN_TOOLS = (
     "read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo",
-    "send-to-coder", "spawn-agents", "git",
+    "send-to-coder", "revert-coder", "spawn-agents", "git",
 )
 """The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
 _MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
