@@ -164,7 +164,7 @@ def test_non_git_folder_and_a_conflict_that_is_not_clobbered(
     (project / "notes.txt").write_text("the user's own edit\n")  # after zen's last turn
 
     refused = run_zen("rewind")
-    assert refused.code == 4
+    assert refused.code == 6
     assert "notes.txt" in refused.err and "--force" in refused.err
     assert (project / "notes.txt").read_text() == "the user's own edit\n"
     assert (project / "other.txt").read_text() == "zen too\n"  # nothing half-done

@@ -50,7 +50,7 @@ def test_packaged_default_yaml_is_valid_and_matches_the_schema_defaults() -> Non
 
 def test_defaults(workspace: Path, home: Path) -> None:
     config = load(workspace, home)
-    assert (config.model, config.provider, config.agent_mode) == ("gpt-4o-mini", None, "single")
+    assert (config.model, config.provider, config.agent_mode) == (None, None, "single")
     assert (config.collaboration, config.features.git) == ("delegated", "auto")
     assert (config.max_tool_output, config.max_turns, config.permissions) == (30000, 100, {})
 

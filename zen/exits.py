@@ -6,6 +6,10 @@ API_ERROR = 1
 USAGE = 2
 """A bad flag or config value."""
 MAX_TURNS = 3
-CONFLICT = 4
+MAX_TIME = 4
+"""The task ran out of its time limit (`max_time`, `--max-time`)."""
+CUT = 5
+"""The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
+CONFLICT = 6
 """`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
 INTERRUPTED = 130

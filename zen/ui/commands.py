@@ -204,14 +204,19 @@ def _usage(ctx: CommandContext, arg: str) -> None:
         return
     for role, u in rows:
         cached = f" ({tokens(u.cached_tokens)} cached)" if u.cached_tokens else ""
+        guess = u.estimated
         ctx.out.info(
-            f"{role}: {tokens(u.prompt_tokens)} in{cached} / {tokens(u.completion_tokens)} out, "
+            f"{role}: {tokens(u.prompt_tokens, guess)} in{cached} / "
+            f"{tokens(u.completion_tokens, guess)} out, "
             f"{u.requests} request{'s' if u.requests != 1 else ''}"
+            + (" (~: estimated, the server sent no usage)" if guess else "")
         )
     if len(rows) > 1:
         prompt = sum(u.prompt_tokens for _, u in rows)
         completion = sum(u.completion_tokens for _, u in rows)
-        ctx.out.info(f"total: {tokens(prompt)} in / {tokens(completion)} out", "dim")
+        guess = any(u.estimated for _, u in rows)
+        ctx.out.info(f"total: {tokens(prompt, guess)} in / {tokens(completion, guess)} out",
+                     "dim")
 
 
 @command("context", "what fills the model's context window")
@@ -225,7 +230,8 @@ async def _show_context(ctx: CommandContext) -> None:
     share = part.used / window.tokens if window.tokens else 0.0
     source = {"config": "from the configuration", "provider": "from the provider table",
               "server": "reported by the server",
-              "assumed": "assumed: the server does not say (set context_window)"}[window.source]
+              "assumed": "assumed: the server does not say (set context_window)",
+              "overflow": "learned: the server refused a longer request"}[window.source]
     approx = "" if part.measured else "~"
     ctx.out.info(f"context: {approx}{tokens(part.used)} of {tokens(window.tokens)} tokens "
                  f"({share:.0%}) · window {source}")

@@ -2,7 +2,7 @@
 
 `zen rewind` alone undoes the last run that changed files; `zen rewind ID` goes back to any
 listed checkpoint. Files someone else changed since zen last recorded them make it refuse
-(exit 4) unless `--force`; files only zen changed are restored without a question.
+(exit 6) unless `--force`; files only zen changed are restored without a question.
 """
 
 from __future__ import annotations
