@@ -176,9 +176,13 @@ def test_unset_variable_names_file_key_and_variable(
     assert message.startswith(f"{path}: api_key: environment variable NOPE_KEY is not set")
 
 
-def test_unset_variable_in_a_nested_list(workspace: Path, home: Path) -> None:
-    path = write(home, "mcp_servers: {s: {command: x, args: [a, $GONE]}}\n")
-    assert error(workspace, home).startswith(f"{path}: mcp_servers.s.args[1]: ")
+def test_unset_variable_in_a_nested_list_skips_only_that_mcp_server(
+    workspace: Path, home: Path
+) -> None:
+    path = write(home, "mcp_servers: {s: {command: x, args: [a, $GONE]}, t: {command: y}}\n")
+    config = load(workspace, home)
+    assert list(config.mcp_servers) == ["t"]
+    assert config._mcp_skipped["s"].startswith(f"{path}: mcp_servers.s.args[1]: ")
 
 
 # --- errors ----------------------------------------------------------------------------------

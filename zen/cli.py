@@ -258,12 +258,13 @@ def mcp_command(argv: list[str]) -> int:
     except ConfigError as e:
         return fail(str(e))
     try:
-        print(asyncio.run(mcp_list(config, workspace)))
+        text, all_started = asyncio.run(mcp_list(config, workspace))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
         report_tightened()
-    return 0
+    print(text)
+    return exits.DONE if all_started else exits.MCP_FAILED
 
 
 def trust_command(argv: list[str]) -> int:

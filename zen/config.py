@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import get_close_matches
 from functools import cache
 from pathlib import Path
@@ -170,8 +170,12 @@ class McpServer(_Strict):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
-    timeout: float = Field(default=30.0, gt=0)
-    """Seconds to start and handshake."""
+    timeout: float = Field(default=120.0, gt=0)
+    """Seconds one tool call may take before it ends as an error."""
+    start_timeout: float = Field(default=30.0, gt=0)
+    """Seconds to start, handshake and list the tools."""
+    auto_approve: list[str] = Field(default_factory=list)
+    """Tools (the server's names) that run without asking unless `permissions` say otherwise."""
 
 
 class ModelSettings(_Strict):
@@ -243,6 +247,8 @@ class Config(_Endpoint):
     max_time: float | None = Field(default=None, gt=0)
     """One task (a `-p` run, a shell message) in all; None: no limit."""
 
+    _mcp_skipped: dict[str, str] = PrivateAttr(default_factory=dict)
+    """MCP servers left out because a variable they use is unset: name -> why."""
     _env: dict[str, str] = PrivateAttr(default_factory=dict)
     """The provider key variables (and OPENAI_BASE_URL) seen by `load_config`, for
     `resolve_model`. Empty for a Config built in code, so its resolution never depends on
@@ -289,6 +295,8 @@ class _Layer:
     kind: Literal["file", "env", "cli"]
     source: str
     data: dict[Any, Any]
+    skipped: dict[str, str] = field(default_factory=dict)
+    """MCP servers left out for an unset variable, with the reason."""
 
     def name(self, loc: tuple[Any, ...]) -> str:
         loc = tuple(part for part in loc if part != "[key]")
@@ -346,10 +354,17 @@ def _validate(layers: list[_Layer]) -> Config:
     merged: dict[Any, Any] = {}
     for layer in layers:
         merged = _merge(merged, layer.data)
+    skipped = {name: why for layer in layers for name, why in layer.skipped.items()}
+    if skipped and isinstance(merged.get("mcp_servers"), dict):
+        merged["mcp_servers"] = {
+            k: v for k, v in merged["mcp_servers"].items() if k not in skipped
+        }
     try:
-        return Config.model_validate(merged)
+        config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_explain(exc, layers)) from None
+    config._mcp_skipped = skipped
+    return config
 
 
 def _redirected(
@@ -417,7 +432,15 @@ def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
     if not isinstance(data, dict):
         found = "a list" if isinstance(data, list) else "a single value"
         raise ConfigError(f"{path}: expected `key: value` settings at the top, found {found}")
-    return _Layer("file", str(path), _expand(data, env, path, ()))
+    servers, skipped = data.get("mcp_servers"), dict[str, str]()
+    if isinstance(servers, dict):  # an unset ${VAR} costs its MCP server, not the run
+        for name, entry in servers.items():
+            try:
+                _expand(entry, env, path, ("mcp_servers", name))
+            except ConfigError as exc:
+                skipped[name] = str(exc)
+        data = {**data, "mcp_servers": {k: v for k, v in servers.items() if k not in skipped}}
+    return _Layer("file", str(path), _expand(data, env, path, ()), skipped)
 
 
 @cache

@@ -13,3 +13,5 @@ CUT = 5
 CONFLICT = 6
 """`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
 INTERRUPTED = 130
+MCP_FAILED = 5
+"""`zen mcp list`: at least one MCP server could not start."""

@@ -265,15 +265,36 @@ def _yes(ctx: CommandContext, arg: str) -> None:
         ctx.out.info("every tool call is approved without asking (/yes off to undo)", "yellow")
 
 
-@command("mcp", "status of the MCP servers")
-def _mcp(ctx: CommandContext, arg: str) -> None:
+@command("mcp", "MCP servers: status, /mcp restart [NAME], /mcp log [LINES]",
+         "[restart [NAME] | log [LINES]]")
+def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     manager = ctx.session.mcp
     if manager is None:
         ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
-        return
+        return None
     from zen.mcp.manager import format_status
 
+    verb, _, rest = arg.partition(" ")
+    if verb == "restart":
+        return _mcp_restart(ctx, rest.strip() or None)
+    if verb == "log":
+        count = int(rest) if rest.strip().isdigit() else 30
+        lines = manager.log_tail(count)
+        _say(ctx, "\n".join(lines) if lines else "the MCP log is empty", "dim")
+        ctx.out.info(f"log file: {manager.log_path}", "dim")
+        return None
+    if verb:
+        ctx.out.info("usage: /mcp, /mcp restart [NAME], /mcp log [LINES]", "yellow")
+        return None
     _say(ctx, format_status(manager.status()) or "no MCP servers")
+    return None
+
+
+async def _mcp_restart(ctx: CommandContext, name: str | None) -> None:
+    manager = ctx.session.mcp
+    ctx.out.info(f"restarting {name or 'all MCP servers'}…", "dim")
+    for line in await manager.restart(name):
+        ctx.out.info(line)
 
 
 @command("undo", "restore the files the last message changed (shows them, asks first)")
