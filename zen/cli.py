@@ -128,13 +128,13 @@ def _main(args: argparse.Namespace) -> int:
 
     workspace = Path(args.directory or ".").expanduser()
     if not workspace.is_dir():
-        return fail(f"-C {args.directory}: no such directory")
+        return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
-        return fail("--max-turns must be at least 1")
+        return refuse(args, "--max-turns must be at least 1")
     if args.continue_last and args.resume is not None:
-        return fail("--continue and --resume cannot be used together")
+        return refuse(args, "--continue and --resume cannot be used together")
     if args.task is not None and args.resume == "":
-        return fail("--resume needs a session ID with -p (zen sessions list shows them)")
+        return refuse(args, "--resume needs a session ID with -p (zen sessions list shows them)")
 
     from zen.config import ConfigError, load_config
 
@@ -146,7 +146,7 @@ def _main(args: argparse.Namespace) -> int:
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
-        return fail(str(e))
+        return refuse(args, str(e))
 
     if args.task is None:
         from zen.ui.shell import run_shell
@@ -157,8 +157,18 @@ def _main(args: argparse.Namespace) -> int:
 
     task = read_task(args.task)
     if not task.strip():
-        return fail("the task is empty")
+        return refuse(args, "the task is empty")
     return run_task(config, root, task, args)
+
+
+def refuse(args: argparse.Namespace, message: str) -> int:
+    """A usage or config error before the task starts: one line on stderr and, for `-p` with
+    JSON output, the one result object it always ends with."""
+    if args.task is not None and args.output_format != "text":
+        from zen.ui.oneshot import result_object, write_result
+
+        write_result(sys.stdout, result_object(None, None, message))
+    return fail(message)
 
 
 def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> bool | None:
@@ -226,17 +236,35 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
             reconfigure(errors="replace")
 
     async def go() -> int:
-        async with open_session(
-            config, workspace, resume=args.resume, continue_last=args.continue_last,
-            keep=frozenset(cli_overrides(args)),
-        ) as session:
-            settings = session.settings(session.role)
-            if settings.default_model and config.provider:
-                print(f"zen: using {settings.provider}'s default model {settings.model} "
-                      "(choose another with --model)", file=sys.stderr, flush=True)
-            return await run_oneshot(
-                session, task, output_format=args.output_format, yes=args.yes
-            )
+        from zen.ui.stop_signals import StopSignals
+
+        stop = StopSignals()
+        main = asyncio.current_task()
+        assert main is not None
+        stop.install(main.cancel)
+        try:
+            async with open_session(
+                config, workspace, resume=args.resume, continue_last=args.continue_last,
+                keep=frozenset(cli_overrides(args)),
+            ) as session:
+                settings = session.settings(session.role)
+                if settings.default_model and config.provider:
+                    print(f"zen: using {settings.provider}'s default model {settings.model} "
+                          "(choose another with --model)", file=sys.stderr, flush=True)
+                return await run_oneshot(
+                    session, task, output_format=args.output_format, yes=args.yes
+                )
+        except asyncio.CancelledError:
+            if stop.received is None:
+                raise
+            main.uncancel()
+            message = f"stopped by {stop.name}; the run's processes and MCP servers were stopped"
+            try:
+                return failed(message, stop.exit_code, "interrupted")
+            except OSError:  # the terminal or pipe is gone (SIGHUP)
+                return stop.exit_code
+        finally:
+            stop.remove()
 
     def failed(message: str, code: int, stop: str = "error") -> int:
         if args.output_format != "text":  # json always ends with one object
