@@ -35,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings, "
-        "`zen sessions list` the saved sessions, `zen rewind --list` the checkpoints.",
+        "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
+        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
+        "`zen rewind --list` the checkpoints.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -112,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_command(argv[1:])
     if argv[:1] == ["trust"]:
         return trust_command(argv[1:])
+    if argv[:1] == ["config"]:
+        return config_command(argv[1:])
     if argv[:1] == ["rewind"]:
         from zen.ui.rewind import rewind_command
 
@@ -311,6 +314,43 @@ def mcp_command(argv: list[str]) -> int:
         report_tightened()
     print(text)
     return exits.DONE if all_started else exits.MCP_FAILED
+
+
+def config_command(argv: list[str]) -> int:
+    """`zen config`: where each role's requests go and with which key (redacted)."""
+    parser = argparse.ArgumentParser(prog="zen config", formatter_class=help_formatter,
+                                     description="Show the model, host and key of each role.")
+    parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument("--trust", action="store_true",
+                        help="include this folder's own settings for this run")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.ui.format import endpoint_line
+
+    root = Path(args.directory or ".").expanduser().resolve()
+    trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
+    try:
+        config = load_config(root, trusted=bool(trusted))
+    except ConfigError as e:
+        return fail(str(e))
+    finally:
+        report_tightened()
+    from zen import trust
+
+    inputs = trust.check(root).inputs
+    own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
+    print(f"workspace: {root} (its own settings: {own})")
+    roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
+    for role in roles:
+        try:
+            print(endpoint_line(role, resolve_model(config, role)))
+        except ConfigError as e:
+            print(f"{role}: {e}")
+    for name, level in config.permissions.items():
+        print(f"permission {name}: {level}")
+    return exits.DONE
 
 
 def trust_command(argv: list[str]) -> int:
