@@ -95,12 +95,15 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
                            keep_days=settings.keep_days, max_mb=settings.max_mb)
 
 
-async def _prune_quietly(store: Any) -> None:
-    """The daily prune, in the background; a failure only means it runs another day."""
+async def _warm_and_prune(store: Any) -> None:
+    """In the background: a first snapshot (so the first turn's is cheap) and the daily
+    prune; a failure only means the turn does the work, or the prune runs another day."""
     from zen.checkpoints.shadow import CheckpointError
 
     with contextlib.suppress(CheckpointError, OSError):
-        await store.prune()
+        await store.repo.snapshot()
+        if store.prune_due():
+            await store.prune()
 
 
 @asynccontextmanager
@@ -151,8 +154,10 @@ async def open_session(
             session.mcp = manager
             session.checkpoints = snapshots = open_checkpoints(config, workspace.root, warn)
             pruning = None
-            if snapshots is not None and snapshots.prune_due():
-                pruning = asyncio.ensure_future(_prune_quietly(snapshots))
+            if snapshots is not None:
+                # Warm the index now (a first snapshot of a big workspace takes seconds),
+                # and prune at most daily; both are cancelled if zen ends first.
+                pruning = asyncio.ensure_future(_warm_and_prune(snapshots))
             if found is not None:
                 session.resume(found, keep=keep)
             else:

@@ -86,6 +86,8 @@ class ShadowRepo:
         self.skipped: list[str] = []
         """Files the last snapshot left out (too big, unreadable)."""
         self._ready = False
+        self._lock = asyncio.Lock()
+        """One snapshot at a time per process: they share this process's index."""
 
     # -- running git ------------------------------------------------------------------------
 
@@ -162,13 +164,14 @@ class ShadowRepo:
     async def snapshot(self) -> str:
         """The workspace as a tree object (its id); unchanged files cost one stat each."""
         await self.ensure()
-        try:
-            return await self._snapshot()
-        except CheckpointError:
-            # Our index may name objects a prune removed: start over from an empty one.
-            with contextlib.suppress(OSError):
-                self.index.unlink()
-            return await self._snapshot(seed=False)
+        async with self._lock:
+            try:
+                return await self._snapshot()
+            except CheckpointError:
+                # Our index may name objects a prune removed: start over from an empty one.
+                with contextlib.suppress(OSError):
+                    self.index.unlink()
+                return await self._snapshot(seed=False)
 
     async def _snapshot(self, *, seed: bool = True) -> str:
         index = self.index
