@@ -26,7 +26,7 @@ from typing import Any
 
 from zen.checkpoints.store import CheckpointStore
 
-WORDS = "def class return import self value data result path file index item name".split()
+WORDS = ["def", "class", "return", "import", "self", "value", "data", "result", "path", "file", "index", "item", "name"]
 
 
 def make_workspace(root: Path, files: int) -> None:
