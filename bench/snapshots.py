@@ -26,7 +26,8 @@ from typing import Any
 
 from zen.checkpoints.store import CheckpointStore
 
-WORDS = ["def", "class", "return", "import", "self", "value", "data", "result", "path", "file", "index", "item", "name"]
+WORDS = ["def", "class", "return", "import", "self", "value", "data", "result", "path",
+         "file", "index", "item", "name"]
 
 
 def make_workspace(root: Path, files: int) -> None:
