@@ -508,7 +508,7 @@ def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
     assert users[2].startswith("Write ZEN.md at the workspace root")
 
 
-def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path) -> None:
+def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home: Path) -> None:
     (project / "notes.txt").write_text("first\n")
     zen, fake = shell([
         tool_calls([call("bash", {"command": "echo second >> notes.txt; echo x > new.txt"})]),
@@ -540,6 +540,17 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path) -> No
     zen.task("again", state="single·yes")
     assert user_texts(fake.requests[-1]) == ["again"]
     assert_clean(zen)
+    # In the session store the undone messages stay, on the branch the rewind left.
+    from zen.stores.sessions import SessionStore
+
+    store = SessionStore(home / ".zen" / "sessions.db")
+    (info,) = store.recent()
+    branches = store.branches(info.id)
+    assert [b["reason"] for b in branches if b["reason"] == "rewind"] == ["rewind"]
+    old = [b for b in branches if b["branch"] != branches[-1]["branch"]][-1]["branch"]
+    assert "change the notes" in [m.get("content") for m in store.messages(info.id, old)]
+    assert [m.get("content") for m in store.messages(info.id) if m["role"] == "user"] == ["again"]
+    store.close()
 
 
 def test_undo_asks_about_files_changed_outside_zen(shell: Any, project: Path) -> None:
