@@ -6,14 +6,12 @@ The files go back to the snapshot taken before that Coder ran; the memo keeps an
 
 from __future__ import annotations
 
-from pydantic import Field
-
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 
 
 class RevertCoderParams(Params):
     checkpoint: str
-    why: str = Field(description="what was wrong, for the next Coder")
+    why: str
 
 
 class RevertCoder(Tool):
