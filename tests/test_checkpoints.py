@@ -262,3 +262,33 @@ def _next(scripts: list[list[Any]], body: dict[str, Any]) -> Any:
         scripts.pop(0)
     reply = scripts[0].pop(0)
     return reply
+
+
+def test_without_git_the_file_tools_changes_are_still_undone(
+        fake_llm, run_zen, project: Path, tmp_path: Path) -> None:
+    (project / "notes.txt").write_text("original\n")
+    os.chmod(project / "notes.txt", 0o640)
+    fake = fake_llm([
+        tool_calls([call("read-file", {"path": "notes.txt"})]),
+        tool_calls([
+            call("edit-file", {"path": "notes.txt", "old_string": "original",
+                               "new_string": "edited"}),
+            call("write-file", {"path": "sub/new.txt", "content": "new\n"}),
+            call("bash", {"command": "echo by bash > bash.txt"}),
+        ]),
+        text("ok"),
+    ])
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    no_git = {"PATH": str(empty)}
+    done = run_zen("-p", "edit", *args_for(fake), env=no_git)
+    assert done.code == 0, done.err
+    assert "no git executable" in done.err and "bash" in done.err
+    assert (project / "notes.txt").read_text() == "edited\n"
+
+    rewound = run_zen("rewind", env=no_git)
+    assert rewound.code == 0, rewound.err
+    assert (project / "notes.txt").read_text() == "original\n"
+    assert stat.S_IMODE(os.stat(project / "notes.txt").st_mode) == 0o640
+    assert not (project / "sub").exists()
+    assert (project / "bash.txt").exists()  # bash is not covered without git: said above

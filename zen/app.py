@@ -88,11 +88,12 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
     from zen.checkpoints.shadow import has_git
     from zen.checkpoints.store import CheckpointStore
 
-    if not has_git():
-        warn("no git executable: checkpoints are off, so /undo and zen rewind cannot help")
-        return None
+    copies = not has_git()
+    if copies:
+        warn("no git executable: checkpoints keep copies of the files zen's own tools change; "
+             "changes made through bash are not covered by /undo or zen rewind")
     return CheckpointStore(root, max_file_size=settings.max_file_size,
-                           keep_days=settings.keep_days, max_mb=settings.max_mb)
+                           keep_days=settings.keep_days, max_mb=settings.max_mb, copies=copies)
 
 
 async def _warm_and_prune(store: Any) -> None:

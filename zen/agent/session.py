@@ -58,6 +58,10 @@ if TYPE_CHECKING:
     from zen.mcp.manager import McpManager
 
 
+FILE_TOOLS = ("write-file", "edit-file")
+"""The tools whose target file a git-less checkpoint copies before they write."""
+
+
 @dataclass(frozen=True)
 class Turn:
     """One user message of this session: where it starts in the history, and its run's
@@ -578,7 +582,27 @@ class Session:
             max_tool_output=self.config.max_tool_output,
             max_edit_bytes=self.config.max_edit_bytes,
             hooks=self.hooks or None,
+            before_change=self._copy_before_change if self.checkpoints is not None
+            and self.checkpoints.copies else None,
         )
+
+    async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
+        """Checkpoints without git: keep the file a file tool is about to change."""
+        from zen.checkpoints.shadow import CheckpointError
+        from zen.tools.workspace import PathError
+
+        path = args.get("path")
+        if self.checkpoints is None or tool not in FILE_TOOLS or not isinstance(path, str):
+            return
+        try:
+            real = self.workspace.resolve(path)
+            rel = real.relative_to(self.workspace.root).as_posix()
+        except (PathError, ValueError):
+            return  # outside the workspace: the tool refuses it anyway
+        try:
+            await self.checkpoints.track(rel)
+        except (CheckpointError, OSError) as e:
+            self._warn(f"checkpoint copy of {rel} failed: {e}")
 
     def _top_agent(self) -> Agent:
         if self._top is None:

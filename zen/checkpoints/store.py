@@ -24,6 +24,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from zen.checkpoints.copies import CopyRepo
 from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key, write_private
 from zen.paths import zen_home
 
@@ -80,10 +81,16 @@ def snapshots_home() -> Path:
 
 class CheckpointStore:
     def __init__(self, root: Path, *, max_file_size: int = 2_000_000, keep_days: float = 7,
-                 max_mb: float = 500, folder: Path | None = None) -> None:
+                 max_mb: float = 500, folder: Path | None = None, copies: bool = False
+                 ) -> None:
         self.root = root
         self.folder = folder or snapshots_home() / workspace_key(root)
-        self.repo = ShadowRepo(root, self.folder, max_file_size=max_file_size)
+        self.repo: ShadowRepo | CopyRepo = (
+            CopyRepo(root, self.folder, max_file_size=max_file_size) if copies
+            else ShadowRepo(root, self.folder, max_file_size=max_file_size)
+        )
+        self.copies = copies
+        """No git: only files zen's own tools change are recorded (`track` before each)."""
         self.log = self.folder / "checkpoints.jsonl"
         self.keep_days = keep_days
         self.max_mb = max_mb
@@ -148,6 +155,11 @@ class CheckpointStore:
             elif c.run and c.kind == "before" and c.run not in runs:
                 runs.append(c.run)
         return runs[-1] if runs else None
+
+    async def track(self, rel: str) -> None:
+        """Without git: zen is about to change `rel` (a workspace-relative path)."""
+        if isinstance(self.repo, CopyRepo):
+            await self.repo.track(rel)
 
     # -- rewinding --------------------------------------------------------------------------
 

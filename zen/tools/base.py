@@ -121,6 +121,9 @@ class ToolContext:
     delegate: Delegator | None = None
     spawn: Spawner | None = None
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
+    before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
+    """Called with (tool, arguments) before a call that may change files runs: checkpoints
+    without git copy the file a file tool is about to write."""
     call_id: str = ""
     """The tool call being executed: a delegated run's record links to it."""
     hooks: Hooks | None = None

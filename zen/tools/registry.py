@@ -120,6 +120,8 @@ class ToolRegistry:
         try:
             result = await self._permitted(tool, params, args, ctx, approver, forced)
             if result is None:
+                if ctx.before_change is not None and tool.may_change_files(args):
+                    await ctx.before_change(tool.name, args)
                 ran = True
                 result = await tool.execute(params, ctx)
         except Exception as e:  # a tool bug must not end the run; the model reads it instead

@@ -85,11 +85,10 @@ def rewind_command(argv: list[str]) -> int:
         config = load_config(workspace.resolve(), trusted=trust.check(workspace).trusted)
     except ConfigError as e:
         return _fail(str(e), exits.USAGE)
-    if not has_git():
-        return _fail("checkpoints need a git executable, and none was found", exits.USAGE)
     settings = config.checkpoints
     store = CheckpointStore(workspace.resolve(), max_file_size=settings.max_file_size,
-                            keep_days=settings.keep_days, max_mb=settings.max_mb)
+                            keep_days=settings.keep_days, max_mb=settings.max_mb,
+                            copies=not has_git())
     try:
         return asyncio.run(_rewind(store, args))
     except CheckpointError as e:
