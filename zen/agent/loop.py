@@ -261,11 +261,11 @@ class Agent:
         results: dict[str, ToolResult] = {}
         self._started = set()
         frame = self.frame
-        if frame is not None and any(self.registry.may_change_files(c) for c in calls):
-            await frame.before()
-        else:
+        if frame is not None and not any(self.registry.may_change_files(c) for c in calls):
             frame = None
         try:
+            if frame is not None:  # inside the try: a Ctrl-C here still answers every call
+                await frame.before()
             batch: list[ToolCall] = []
             for call in calls:
                 if self.registry.is_read_only(call):
