@@ -91,7 +91,7 @@ def rewind_command(argv: list[str]) -> int:
                             copies=not has_git())
     try:
         return asyncio.run(_rewind(store, args))
-    except CheckpointError as e:
+    except (CheckpointError, OSError) as e:
         return _fail(str(e), exits.API_ERROR)
     except KeyboardInterrupt:
         return _fail("interrupted", exits.INTERRUPTED)
@@ -220,7 +220,7 @@ async def _restore(ctx: CommandContext, store: CheckpointStore, target: Checkpoi
 
     try:
         plan = await store.plan(target)
-    except CheckpointError as e:
+    except (CheckpointError, OSError) as e:
         ctx.out.error(f"cannot {what}: {e}")
         return False
     if not plan.changes:
@@ -249,7 +249,7 @@ async def _restore(ctx: CommandContext, store: CheckpointStore, target: Checkpoi
         return False
     try:
         done = await store.apply(plan, skip=skip, run=undo_run(target, store))
-    except CheckpointError as e:
+    except (CheckpointError, OSError) as e:
         ctx.out.error(f"restore failed: {e}")
         return False
     ctx.out.info(f"  restored {len(done)} file(s); `zen rewind {plan.current.id}` or /rewind "
