@@ -433,3 +433,21 @@ async def test_reading_dot_git_config_asks(ctx: ToolContext, repo: Path) -> None
     assert approver.asked == []
     result = await registry.call(call("read-file", path=".git/config"), ctx, approver)
     assert result.ok and [r.tool for r in approver.asked] == ["read-file"]
+
+
+def test_shell_mention_of_a_huge_file_reads_only_what_it_attaches(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from zen.ui.shell import ATTACH_LIMIT, mentioned_files
+
+    (tmp_path / "huge.log").write_bytes(b"log line\n" * 5_000_000)
+    tracemalloc.start()
+    try:
+        ((_, shown, content),) = mentioned_files("see @huge.log", Workspace(tmp_path),
+                                                 lambda *_: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert shown == "huge.log" and content.endswith("[cut: the file has 45,000,000 bytes]")
+    assert len(content) < ATTACH_LIMIT + 100
+    assert peak < 5_000_000
