@@ -409,8 +409,24 @@ async def test_file_tools_do_not_write_inside_dot_git(ctx: ToolContext, repo: Pa
     ):
         result = await registry.call(c, ctx, approver)
         assert not result.ok and "inside .git/" in result.output and "git tool" in result.output
+    (repo / "innocent.cfg").symlink_to(repo / ".git" / "config")
+    ctx.read_tracker.mark_read(repo / ".git" / "config")
+    result = await registry.call(
+        call("write-file", path="innocent.cfg", content="[core]\nfsmonitor = x\n",
+             overwrite=True), ctx, approver,
+    )
+    assert not result.ok and "inside .git/" in result.output
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+async def test_a_fifo_planted_as_git_config_blocks_nothing(ctx: ToolContext) -> None:
+    (ctx.workspace.root / ".git").mkdir()
+    os.mkfifo(ctx.workspace.root / ".git" / "config")
+    registry = ToolRegistry([WriteFile(), ReadFile()], {"write-file": "auto"})
+    async with within(3):
+        assert (await registry.call(call("write-file", path="a.txt", content="x\n"), ctx,
+                                    Recorder())).ok
 
 
 async def test_writes_to_the_hooks_path_always_ask(ctx: ToolContext, repo: Path) -> None:
