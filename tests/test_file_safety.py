@@ -153,7 +153,9 @@ async def test_reading_a_big_file_leaves_the_loop_free(ctx: ToolContext) -> None
     spent = time.monotonic() - started
     beat.cancel()
     assert result.ok and result.summary == "read lines 1-2000 of 3000000"
-    assert ticks >= spent / 0.005 / 4  # the loop kept running while the file was read
+    # On the loop, the read would finish before the ticker ever ran (0 ticks); in a worker
+    # thread the loop keeps turning (how often depends on the machine's load).
+    assert ticks >= 1 and spent > 0
 
 
 # -- size limits ----------------------------------------------------------------------------
