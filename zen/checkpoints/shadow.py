@@ -149,7 +149,11 @@ class ShadowRepo:
             return
         await asyncio.to_thread(private_dir, self.folder)
         if not (self.git_dir / "HEAD").is_file():
-            await self.git("init", "-q", "--bare", "--template=", str(self.git_dir), repo=False)
+            try:
+                await self.git("init", "-q", "--bare", "--template=", str(self.git_dir),
+                               repo=False)
+            except CheckpointError:
+                await self._created_elsewhere()
         info = private_dir(self.git_dir / "info")
         attributes = info / "attributes"
         if not attributes.is_file() or attributes.read_text("utf-8", "replace") != ATTRIBUTES:
@@ -158,6 +162,15 @@ class ShadowRepo:
         if not where.is_file():
             write_private(where, str(self.root) + "\n")
         self._ready = True
+
+    async def _created_elsewhere(self) -> None:
+        """Another zen process on this workspace is creating the repository at this moment
+        (its `git init` won the mkdir): wait for it to finish, briefly; else the error stands."""
+        for _ in range(100):
+            if (self.git_dir / "HEAD").is_file():
+                return
+            await asyncio.sleep(0.05)
+        raise CheckpointError(f"cannot create the shadow repository in {self.git_dir}")
 
     # -- snapshots --------------------------------------------------------------------------
 
