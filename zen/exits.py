@@ -11,5 +11,5 @@ MAX_TIME = 4
 CUT = 5
 """The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
 INTERRUPTED = 130
-MCP_FAILED = 5
+MCP_FAILED = 6
 """`zen mcp list`: at least one MCP server could not start."""
