@@ -29,10 +29,12 @@ def make_workspace(config: Config, root: Path) -> Workspace:
     return Workspace(root, [Path(p) for p in config.allowed_roots])
 
 
-async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
-    """An McpManager with every configured server started, or None when there are none.
+def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
+    """An McpManager starting every configured server in the background, or None when there
+    are none. Failures and oversized tool lists are warned about once start-up is over.
 
-    `mcp` costs ~0.6 s to import, so nothing touches it unless a server is configured.
+    `mcp` costs ~0.8 s to import, so nothing touches it unless a server is configured, and
+    then only in a worker thread.
     """
     if not mcp_enabled(config):
         return None
@@ -41,13 +43,15 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
         return None
     from zen.mcp.manager import McpManager, default_log_path
 
+    def report(manager: McpManager) -> None:
+        for status in manager.status():
+            if status.state != "running":
+                warn(f"MCP server {status.name} is not available: {status.error}")
+        for line in manager.warnings():
+            warn(line)
+
     manager = McpManager(servers, root, default_log_path(), config.permissions)
-    await manager.start()
-    for status in manager.status():
-        if status.state != "running":
-            warn(f"MCP server {status.name} is not available: {status.error}")
-    for line in manager.warnings():
-        warn(line)
+    manager.begin(done=report)
     return manager
 
 
@@ -55,16 +59,16 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
 async def open_session(
     config: Config, root: Path, *, warn: Warn = warn_stderr
 ) -> AsyncIterator[Session]:
-    """A session with its MCP servers started and git facts gathered; all stopped on exit."""
+    """A session with its MCP servers starting and git facts gathered; all stopped on exit.
+    The session takes the servers' tools when its first conversation starts."""
     workspace = make_workspace(config, root)
     for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
-    manager = await start_mcp(config, workspace.root, warn)
+    manager = start_mcp(config, workspace.root, warn)
     try:
         session = Session(
             config,
             workspace,
-            extra_tools=manager.tools() if manager else [],
             git_facts=await git_facts(workspace.root, config.features.git),
             warn=warn,
         )

@@ -72,6 +72,8 @@ class Session:
         """The top agent's reads survive a mode or model switch, as its conversation does."""
         self.mcp: McpManager | None = None
         """The running MCP servers, when any are configured (set by the composition root)."""
+        self._mcp_taken = False
+        """The MCP tools are fixed for this conversation (see `_take_mcp_tools`)."""
 
     # -- what the front-ends call ---------------------------------------------------------
 
@@ -82,6 +84,7 @@ class Session:
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
         emit = self._counting(emit)
+        await self._take_mcp_tools(emit)
         agent = self._top_agent()
         agent.ctx.emit = emit
         agent.approver = approver
@@ -93,6 +96,24 @@ class Session:
             return await self._within_max_time(agent.run(task))
         finally:
             self.history = agent.messages[1:]
+
+    async def _take_mcp_tools(self, emit: ev.Emit) -> None:
+        """Before a conversation's first request: wait for MCP servers still starting (a live
+        line says which), then fix the tool list for the whole conversation, so every request
+        repeats the same prefix (prompt caching). A server restarted later with other tools
+        changes the list only in the next conversation."""
+        if self.mcp is None or self._mcp_taken:
+            return
+
+        def waiting(what: str, elapsed: float, limit: float) -> None:
+            emit(ev.Waiting(self.role, what, elapsed, limit))
+
+        await self.mcp.ready(waiting)
+        tools = self.mcp.tools()
+        if self._top is not None and not self.history and tools != self.extra_tools:
+            self._top = None  # built early (/context) but nothing sent: build it with them
+        self.extra_tools = tools
+        self._mcp_taken = True
 
     async def _within_max_time(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
         """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed."""
@@ -180,6 +201,7 @@ class Session:
         self.history = []
         self._top_reads = ReadTracker()
         self._top = None
+        self._mcp_taken = False
 
     # -- building agents ------------------------------------------------------------------
 
