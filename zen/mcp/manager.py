@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +74,9 @@ class McpManager:
         if self._logs is None:
             self._logs = _LogRoute(self._log_path)
         # The SDK costs ~0.8 s to import: in a thread, so a prompt drawn meanwhile stays live.
+        began = time.monotonic()
         await anyio.to_thread.run_sync(_import_sdk)
+        log.info("MCP SDK ready after %.2fs", time.monotonic() - began)
         await asyncio.gather(
             *(conn.start(_limit(conn.spec, timeout)) for conn in self._connections.values())
         )
