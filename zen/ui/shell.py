@@ -276,6 +276,9 @@ class Shell:
         error = task.exception()
         if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
             self.out.error(str(error))
+            if not command and self._unanswered_dropped():
+                self.out.info("your message got no answer and was not kept (↑ recalls it)",
+                              "dim")
         elif error is not None:
             what = f"{command} failed" if command else "internal error"
             self.out.error(f"{what}: {type(error).__name__}: {error}")
@@ -351,6 +354,12 @@ class Shell:
             model = "?"
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
                       "Ctrl-D to exit", "dim")
+
+    def _unanswered_dropped(self) -> bool:
+        """Did the failed run take its user message back? (It got no answer at all: the
+        conversation ends as before it, with an answer or nothing.)"""
+        history = self.session.history if self.session else []
+        return not history or history[-1].get("role") == "assistant"
 
     def _report_tightened(self) -> None:
         from zen import paths
@@ -548,7 +557,9 @@ def mentioned_files(
         if target in seen:
             continue
         try:
-            data = target.read_bytes()
+            with open(target, "rb") as f:  # a huge file costs what is attached, no more
+                data = f.read(ATTACH_LIMIT * 4 + 1)
+                size = os.fstat(f.fileno()).st_size
         except OSError as e:
             note(f"@{raw}: cannot be read ({e.strerror}), not attached", "yellow")
             continue
@@ -556,8 +567,8 @@ def mentioned_files(
             note(f"@{raw}: a binary file, not attached", "yellow")
             continue
         text = data.decode("utf-8", errors="replace")
-        if len(text) > ATTACH_LIMIT:
-            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {len(text):,} characters]"
+        if len(text) > ATTACH_LIMIT or size > len(data):
+            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {size:,} bytes]"
         seen.add(target)
         shown = workspace.show(target)
         found.append((target, shown, text))
