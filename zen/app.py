@@ -16,13 +16,14 @@ from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
 from zen.config import Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
+from zen.terminal_safe import terminal_safe
 from zen.tools.workspace import Workspace
 
 Warn = Callable[[str], None]
 
 
 def warn_stderr(message: str) -> None:
-    print(f"zen: warning: {message}", file=sys.stderr, flush=True)
+    print(terminal_safe(f"zen: warning: {message}"), file=sys.stderr, flush=True)
 
 
 def make_workspace(config: Config, root: Path) -> Workspace:

@@ -73,7 +73,9 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def fail(message: str, code: int = exits.USAGE) -> int:
-    print(f"zen: {message}", file=sys.stderr)
+    from zen.terminal_safe import terminal_safe  # messages quote config files and paths
+
+    print(terminal_safe(f"zen: {message}"), file=sys.stderr)
     return code
 
 
@@ -152,7 +154,9 @@ def mcp_command(argv: list[str]) -> int:
     except ConfigError as e:
         return fail(str(e))
     try:
-        print(asyncio.run(mcp_list(config, workspace)))
+        from zen.terminal_safe import terminal_safe
+
+        print(terminal_safe(asyncio.run(mcp_list(config, workspace))))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
     return 0

@@ -1,8 +1,10 @@
 """`zen -p`: run one task with nobody watching, and report it as text, JSON or JSON lines.
 
-text: the final answer on stdout, one line per tool call on stderr.
+text: the final answer on stdout, one line per tool call on stderr, both made terminal-safe
+(`zen.terminal_safe`) whether or not they are a terminal: piped output ends up on one too.
 json: one object at the end. stream-json: every event as a JSON line as it happens, then the
-same result object. Exit codes: 0 done, 1 model/API error, 3 max turns (130 is the CLI's).
+same result object. JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
+Exit codes: 0 done, 1 model/API error, 3 max turns (130 is the CLI's).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from zen import exits
 from zen.agent.loop import RunResult
 from zen.agent.session import Session
 from zen.llm.types import LLMError
+from zen.terminal_safe import terminal_safe
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
 
@@ -41,7 +44,7 @@ class TextLog:
             line = event.text
         else:
             return
-        print(line, file=self.err, flush=True)
+        print(terminal_safe(line), file=self.err, flush=True)
 
 
 class JsonLines:
@@ -49,7 +52,7 @@ class JsonLines:
         self.out = out
 
     def __call__(self, event: ev.Event) -> None:
-        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        self.out.write(json.dumps(event.to_json(), ensure_ascii=True) + "\n")
         self.out.flush()
 
 
@@ -90,14 +93,14 @@ async def run_oneshot(
 
     if output_format == "text":
         if error:
-            print(f"zen: {error}", file=err)
+            print(terminal_safe(f"zen: {error}"), file=err)
         elif result and result.stop == "max_turns":
             print(f"zen: stopped after {result.turns} turns (max_turns); "
                   "raise it with --max-turns", file=err)
         elif result:
-            out.write(result.text.rstrip("\n") + "\n")
+            out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
     else:
-        out.write(json.dumps(result_object(session, result, error), ensure_ascii=False) + "\n")
+        out.write(json.dumps(result_object(session, result, error), ensure_ascii=True) + "\n")
     out.flush()
     if error:
         return exits.API_ERROR

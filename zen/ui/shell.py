@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import Completer, Completion
 
 from zen import __version__, exits
+from zen.terminal_safe import terminal_safe
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import COLLABORATIONS, CommandContext, is_command, listing, run_command
@@ -59,7 +60,7 @@ def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: boo
     try:
         return asyncio.run(shell.main())
     except ConfigError as e:
-        print(f"zen: {e}", file=sys.stderr)
+        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
         return exits.USAGE
     except KeyboardInterrupt:
         return exits.INTERRUPTED
@@ -384,7 +385,7 @@ class ShellCompleter(Completer):
         if word.startswith("@"):
             for path, is_dir in path_candidates(self.workspace, word[1:]):
                 shown = path + ("/" if is_dir else "")
-                yield Completion("@" + shown, -len(word), display=shown)
+                yield Completion("@" + shown, -len(word), display=terminal_safe(shown))
 
 
 def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
