@@ -96,7 +96,7 @@ class ToolRegistry:
         approver: Approver,
     ) -> ToolResult | None:
         """None when the call may run; else the result that stands in for it."""
-        level = self.permissions.get(tool.name, tool.level_for(params))
+        level = self.permissions.get(tool.name, tool.level_for(params, ctx))
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
         if level == "auto":
