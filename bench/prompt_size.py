@@ -47,7 +47,7 @@ def main() -> None:
         names = CODER[mode]
         coder_prompt = system_prompt("coder", session.facts, variant=mode)
         task = render(load_prompt("coder-task"), task="[goal] rename greet to welcome "
-                      "[files] greet.py [refs] plan:rename", context="",
+                      "[files] greet.py [refs] plan:rename", context="", notes="",
                       memo="plan:rename — rename greet to welcome (orchestrator)")
         rows.append(("coder", mode, *size(coder_prompt, session.registry(names).schemas(), task)))
     print(f"{'role':<13}{'mode':<12}{'system':>8}{'tools':>8}{'user':>6}{'total':>8}")

@@ -91,8 +91,9 @@ def test_delegated(fake_llm, run_zen, project: Path) -> None:
     first = coder[0]["messages"]
     assert [m["role"] for m in first] == ["system", "user"]
     assert "rename greet to welcome [files] greet.py" in first[1]["content"]
-    assert "plan:rename — rename greet to welcome in greet.py (orchestrator)" in first[1]["content"]
-    assert "no other callers" not in first[1]["content"]  # the index, not the contents
+    # plan:* notes come in full, so the Coder need not memo read them.
+    assert "[plan:rename]\ngreet(name) in greet.py becomes welcome(name); no other callers" in (
+        first[1]["content"])
     assert "rename greet() to welcome() everywhere" not in json.dumps(first)
     # The Orchestrator's read does not count for the Coder.
     refused = tool_results(coder[1])[0]
@@ -184,3 +185,77 @@ def test_switching_modes_between_runs(fake_llm, run_zen) -> None:
     dual = fake_llm([text("dual")])
     assert run_zen("-p", "a", "--dual", *base_args(dual)).code == 0
     assert "send-to-coder" in tools_of(dual.requests[0])
+
+
+def note(key: str, content: str) -> Any:
+    return call("memo", {"action": "write", "key": key, "content": content, "summary": key})
+
+
+def test_coder_starts_from_the_notes_its_task_concerns(fake_llm, run_zen, project: Path) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        (project / name).write_text(f"# {name}\n")
+    roles = Roles(
+        orchestrator=[
+            tool_calls([call("read-file", {"path": "c.py"})]),  # an auto-memo excerpt
+            tool_calls([note("file:a.py", "A-NOTE: parse() at line 3"),
+                        note("file:b.py", "B-NOTE: unrelated"),
+                        note("plan:fix", "PLAN: rename parse to load")]),
+            tool_calls([call("send-to-coder", {"task": "[goal] rename [files] a.py",
+                                               "context": "see c.py too"})]),
+            text("done"),
+        ],
+        coder=[text("Nothing needed.")],
+    )
+    fake = fake_llm(roles)
+    assert run_zen("-p", "go", "--dual", *base_args(fake)).code == 0
+    message = roles.requests["coder"][0]["messages"][1]["content"]
+    notes, rest = message.split("Rest of the shared memo")
+    assert "[file:a.py]\nA-NOTE: parse() at line 3" in notes
+    assert "[plan:fix]\nPLAN: rename parse to load" in notes
+    # Notes about other files, and raw excerpts of files read, stay one index line each.
+    assert "B-NOTE" not in message and "file:b.py — file:b.py (orchestrator)" in rest
+    assert "# c.py" not in message and "file:c.py — " in rest
+    assert "file:a.py —" not in rest
+
+
+def test_explore_sub_agents_run_on_the_scout_model(fake_llm, run_zen, home: Path,
+                                                     project: Path) -> None:
+    (project / "a.py").write_text("x = 1\n")
+
+    def script(body: dict[str, Any]) -> Reply:
+        done = any(m["role"] == "tool" for m in body["messages"])
+        if body["model"] == "planner":
+            if done:
+                return text("ok")
+            return tool_calls([call("spawn-agents", {"tasks": [
+                {"description": "look", "prompt": "read a.py"},
+                {"description": "fix", "prompt": "edit a.py", "type": "code"},
+            ]})])
+        return text("report")
+
+    fake = fake_llm(script)
+    (home / ".zen").mkdir()
+    (home / ".zen" / "config.yaml").write_text(
+        "dual_agent: {scout: {model: cheap-reader}, coder: {model: cheap-coder}}\n"
+    )
+    done = run_zen("-p", "go", "--dual", "--base-url", fake.base_url, "--api-key", "k",
+                   "--model", "planner", "--yes")
+    assert done.code == 0, done.err
+    by_model = sorted(r["model"] for r in fake.requests)
+    assert by_model == ["cheap-coder", "cheap-reader", "planner", "planner"]
+    explorer = next(r for r in fake.requests if r["model"] == "cheap-reader")
+    assert "explorer sub-agent" in explorer["messages"][0]["content"]
+
+
+def test_dual_with_cheap_scouts_costs_half_of_single() -> None:
+    """bench/tokens.py's goal on its mixed task: scouts and Coder at a quarter of the price."""
+    import asyncio
+
+    from bench import tokens
+
+    shape = tokens.SHAPES["mixed"]
+    single = asyncio.run(tokens.run(shape, "single", scouts=False))
+    dual = asyncio.run(tokens.run(shape, "delegated", scouts=True))
+    assert set(dual) == {"orchestrator", "scout", "coder"}
+    ratio = tokens.cost(dual, 0.1, 0.25) / tokens.cost(single, 0.1, 1.0)
+    assert ratio <= 0.5, ratio

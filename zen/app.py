@@ -14,7 +14,7 @@ from typing import Any
 
 from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import Config, resolve_model
+from zen.config import DUAL_ROLES, Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.terminal_safe import terminal_safe
 from zen.tools.workspace import Workspace
@@ -56,7 +56,7 @@ async def open_session(
 ) -> AsyncIterator[Session]:
     """A session with its MCP servers started and git facts gathered; all stopped on exit."""
     workspace = make_workspace(config, root)
-    for role in ("orchestrator", "coder") if config.agent_mode == "dual" else (None,):
+    for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
     manager = await start_mcp(config, workspace.root, warn)
     try:

@@ -90,11 +90,18 @@ class ModelOverride(_Endpoint):
     api_key: str | None = None
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
+    context_window: int | None = Field(default=None, ge=1000)
+
+
+DUAL_ROLES = ("orchestrator", "coder", "scout")
+"""Roles whose model `dual_agent` can override."""
 
 
 class DualAgent(_Strict):
     orchestrator: ModelOverride = Field(default_factory=ModelOverride)
     coder: ModelOverride = Field(default_factory=ModelOverride)
+    scout: ModelOverride = Field(default_factory=ModelOverride)
+    """Explore and plan sub-agents: the role that reads, so the cheapest model that reads well."""
 
 
 class Features(_Strict):
@@ -134,6 +141,8 @@ class ModelSettings(_Strict):
     """None only for local endpoints, which need no key."""
     temperature: float | None = None
     max_tokens: int | None = None
+    context_window: int | None = None
+    """Tokens the model holds, when the configuration says; else the preset's or the server's."""
 
 
 class Config(_Endpoint):
@@ -144,6 +153,10 @@ class Config(_Endpoint):
     temperature: float | None = None
     """Sent only when set: some providers reject any but their fixed value."""
     max_tokens: int | None = Field(default=None, gt=0)
+    context_window: int | None = Field(default=None, ge=1000)
+    """Tokens the model holds; None: from the provider table or the server."""
+    compact_at: float = Field(default=0.8, gt=0.1, le=1.0)
+    """Share of the context window at which the conversation is compacted."""
     agent_mode: AgentMode = "single"
     collaboration: Collaboration = "delegated"
     dual_agent: DualAgent = Field(default_factory=DualAgent)
@@ -390,12 +403,12 @@ def _dotted(loc: tuple[Any, ...]) -> str:
 
 
 def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
-    """The endpoint, key and model for `role` ("orchestrator" and "coder" take their
+    """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
     `dual_agent` overrides; anything else gets the top level).
 
     A role that names another provider or base_url talks to another endpoint, so it inherits
     none of provider, base_url and api_key: it gets its own, or its provider's."""
-    over = getattr(config.dual_agent, role) if role in ("orchestrator", "coder") else None
+    over = getattr(config.dual_agent, role) if role in DUAL_ROLES else None
     over = over or ModelOverride()
     own = (over.provider is not None and over.provider != config.provider) or (
         over.base_url is not None and over.base_url != config.base_url
@@ -441,4 +454,5 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
         api_key=api_key,
         temperature=over.temperature if over.temperature is not None else config.temperature,
         max_tokens=over.max_tokens or config.max_tokens,
+        context_window=over.context_window or config.context_window,
     )

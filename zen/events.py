@@ -109,6 +109,24 @@ class TurnEnded(Event):
 
 
 @dataclass(frozen=True)
+class Compacted(Event):
+    """The conversation was compacted: one log line, `compacted: 91,400 → 12,800 tokens`."""
+
+    before: int
+    after: int
+    memo_keys: int
+    """Memo entries after a memo compaction; 0 when only old tool outputs were dropped."""
+    reason: str = "auto"
+    """auto (the threshold), overflow (the server said too long) or manual (/compact)."""
+
+    @property
+    def line(self) -> str:
+        how = (f"memo: {self.memo_keys} keys" if self.memo_keys
+               else "old tool outputs dropped")
+        return f"compacted: {self.before:,} → {self.after:,} tokens ({how})"
+
+
+@dataclass(frozen=True)
 class Notice(Event):
     """A one-line note for the user (a warning, a mode switch, a server that failed)."""
 

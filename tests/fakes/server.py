@@ -301,6 +301,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"}
                     for m in self.fake.models]
+            if self.fake.context_window is not None:  # as vLLM says it
+                for entry in data:
+                    entry["max_model_len"] = self.fake.context_window
             self._json(200, {"object": "list", "data": data})
         else:
             self._json(404, _error_body(f"no route GET {self.path}", "invalid_request_error"))
@@ -541,10 +544,13 @@ class FakeLLM:
     """
 
     def __init__(self, script: Script, *, reject_stream_options: bool = False,
-                 models: tuple[str, ...] = ("fake-model",), port: int = 0) -> None:
+                 models: tuple[str, ...] = ("fake-model",), port: int = 0,
+                 context_window: int | None = None) -> None:
         self.script = script if callable(script) else list(script)
         self.reject_stream_options = reject_stream_options
         self.models = models
+        self.context_window = context_window
+        """Reported as `max_model_len` in GET /v1/models, as vLLM does."""
         self.port = port
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []

@@ -9,6 +9,7 @@ delegate wrote (the memo is shared, so those keys are how the caller finds its n
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from zen import events as ev
@@ -16,21 +17,25 @@ from zen.agent.loop import Agent
 from zen.tools.base import Approver, Delegation
 
 if TYPE_CHECKING:
+    from zen.agent.prompt import PromptFacts
     from zen.agent.session import Session
 
 
 def build_delegate(
-    session: Session, name: str, *, model_role: str, tools: list[str], prompt: str,
-    emit: ev.Emit, approver: Approver,
+    session: Session, name: str, *, model_role: str, tools: list[str],
+    prompt: Callable[[PromptFacts], str], emit: ev.Emit, approver: Approver,
 ) -> Agent:
+    """`prompt` builds the system prompt from the session's facts (again after a compaction,
+    which re-reads the project instructions): a delegate near its window compacts too."""
     return Agent(
         name,
         session.client(model_role),
         session.registry(tools),
         session.context(name, emit),
-        prompt,
+        prompt(session.facts),
         max_turns=session.config.coder_max_turns,
         approver=approver,
+        context=session.context_policy(model_role, prompt),
     )
 
 

@@ -11,12 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from zen import events as ev
+from zen.agent import compaction
+from zen.agent.context import messages_tokens, tools_tokens
+from zen.llm.client import ContextLengthError
 from zen.llm.types import AssistantTurn, ToolCall
 from zen.tools.base import Approver, ToolContext, ToolResult, refuse_all
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 LOOP_LIMIT = 3
 """The same call with the same arguments this many times in a row is refused."""
+ASK_WINDOW_ABOVE = 2_000
+"""Below this many tokens no window can be full: the server is not asked for its size yet."""
 
 
 class ChatModel(Protocol):
@@ -48,6 +53,7 @@ class Agent:
         max_turns: int = 100,
         approver: Approver = refuse_all,
         history: list[dict[str, Any]] | None = None,
+        context: compaction.ContextPolicy | None = None,
     ) -> None:
         self.name = name
         self.client = client
@@ -63,6 +69,12 @@ class Agent:
         """Calls of the current turn that began to run (for the cancellation message)."""
         self._last_call: tuple[str, str] | None = None
         self._repeats = 0
+        self.context = context
+        """How the conversation stays inside the window; None: it is never compacted."""
+        self._measured = (0, 0)
+        """(messages, tokens) the server counted for the last request and its reply."""
+        self.compacted_to: int | None = None
+        """Tokens right after the last compaction."""
 
     @property
     def emit(self) -> ev.Emit:
@@ -73,10 +85,10 @@ class Agent:
         self.files_changed = []
         for turn in range(1, self.max_turns + 1):
             self.emit(ev.TurnStarted(self.name, turn))
-            reply = await self.client.stream(
-                self.messages, self.registry.schemas(), self.emit, self.name
-            )
+            reply = await self._request()
             self.messages.append(reply.to_message(self.client.echo_reasoning))
+            counted = reply.usage.prompt_tokens + reply.usage.completion_tokens
+            self._measured = (len(self.messages), counted if reply.usage.prompt_tokens else 0)
             self.emit(
                 ev.TurnEnded(
                     self.name, turn, reply.content, len(reply.tool_calls), reply.finish_reason
@@ -86,6 +98,55 @@ class Agent:
                 return RunResult(reply.content, turn, list(self.files_changed))
             await self._run_calls(reply.tool_calls)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+
+    async def _request(self) -> AssistantTurn:
+        """One model turn; compacts first when the window is full, and once more (then
+        retries once) when the server says the conversation is too long."""
+        if self.context is not None:
+            await self._compact_if_full()
+        try:
+            return await self.client.stream(
+                self.messages, self.registry.schemas(), self.emit, self.name
+            )
+        except ContextLengthError:
+            if self.context is None or await compaction.compact(self, "overflow") is None:
+                raise
+        return await self.client.stream(
+            self.messages, self.registry.schemas(), self.emit, self.name
+        )
+
+    async def _compact_if_full(self) -> None:
+        assert self.context is not None
+        used = self.context_tokens()
+        if self.context.window.known is None and used < ASK_WINDOW_ABOVE:
+            return
+        window = (await self.context.window.get()).tokens
+        if used < window * self.context.compact_at:
+            return
+        if self.compacted_to is not None and used < self.compacted_to + window * (
+            compaction.AGAIN
+        ):
+            return  # compacting again would not shrink it: the kept messages are that long
+        await compaction.compact(self, "auto")
+
+    @property
+    def counted(self) -> bool:
+        """True when `context_tokens()` rests on the server's own count."""
+        n, counted = self._measured
+        return bool(counted) and n <= len(self.messages)
+
+    def context_tokens(self) -> int:
+        """Tokens the next request holds: the server's count of the last one plus an
+        estimate of what came since (all estimated when the server reports no usage)."""
+        n, counted = self._measured
+        if self.counted:
+            return counted + messages_tokens(self.messages[n:])
+        return tools_tokens(self.registry.schemas()) + messages_tokens(self.messages)
+
+    def replace_messages(self, messages: list[dict[str, Any]]) -> None:
+        """A compaction's new conversation; the server's last count no longer applies."""
+        self.messages[:] = messages
+        self._measured = (0, 0)
 
     async def _run_calls(self, calls: list[ToolCall]) -> None:
         """Run one turn's calls: consecutive read-only calls together, the rest in order.

@@ -8,17 +8,20 @@ and the todo list; `/clear` empties all three.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
+from zen.agent import compaction
+from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import CoderDelegator
 from zen.agent.loop import Agent, RunResult
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
-from zen.config import Config, ModelSettings, resolve_model
+from zen.config import DUAL_ROLES, Config, ModelSettings, resolve_model
 from zen.llm.client import ChatClient
 from zen.llm.types import TokenUsage
 from zen.stores.memo import MemoStore
@@ -59,6 +62,7 @@ class Session:
         )
         self.history: list[dict[str, Any]] = []
         self._clients: dict[str, ChatClient] = {}
+        self._windows: dict[str, WindowResolver] = {}
         self._top: Agent | None = None
         self._top_reads = ReadTracker()
         """The top agent's reads survive a mode or model switch, as its conversation does."""
@@ -85,6 +89,25 @@ class Session:
             return await agent.run(task)
         finally:
             self.history = agent.messages[1:]
+
+    async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
+        """`/compact [focus]`: the top agent's conversation into the memo, now."""
+        if not self.history:
+            return None
+        agent = self._top_agent()
+        agent.ctx.emit = self._counting(emit)
+        try:
+            return await compaction.compact(agent, "manual", focus)
+        finally:
+            self.history = agent.messages[1:]
+
+    async def context_split(self) -> ContextSplit:
+        """What the top agent's next request holds, by part (for `/context`)."""
+        agent = self._top_agent()
+        assert agent.context is not None
+        window = await agent.context.window.get()
+        total = agent.context_tokens() if agent.counted else None
+        return split(agent.messages, agent.registry.schemas(), window, total)
 
     def _counting(self, emit: ev.Emit) -> ev.Emit:
         """Tally every agent's `Usage` events by role, so interrupted runs count too."""
@@ -131,7 +154,7 @@ class Session:
     # -- building agents ------------------------------------------------------------------
 
     def settings(self, role: str) -> ModelSettings:
-        return resolve_model(self.config, role if role in ("orchestrator", "coder") else None)
+        return resolve_model(self.config, role if role in DUAL_ROLES else None)
 
     def client(self, role: str) -> ChatClient:
         settings = self.settings(role)
@@ -141,6 +164,27 @@ class Session:
                 settings, retries=self.config.retries, timeout=self.config.request_timeout
             )
         return self._clients[key]
+
+    def window(self, role: str) -> WindowResolver:
+        """The context window of `role`'s model, asked of its server at most once."""
+        settings = self.settings(role)
+        key = settings.model_dump_json()
+        if key not in self._windows:
+            self._windows[key] = WindowResolver(settings)
+        return self._windows[key]
+
+    def context_policy(self, role: str, build: Callable[[PromptFacts], str]
+                       ) -> compaction.ContextPolicy:
+        """How an agent on `role`'s model compacts; `build` makes its system prompt from
+        the facts, which a compaction refreshes (project instructions re-read from disk)."""
+
+        def fresh_prompt() -> str:
+            self.facts = replace(
+                self.facts, project=project_instructions(self.workspace.root, self.config.prompts)
+            )
+            return build(self.facts)
+
+        return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)
 
     def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
         features = self.config.features
@@ -170,21 +214,27 @@ class Session:
         if self._top is None:
             if self.mode == "dual":
                 names = ORCHESTRATOR[self.collaboration]
-                prompt = system_prompt(
-                    "orchestrator", self.facts, variant=self.collaboration,
-                    planning=self.wants_planning(names),
-                )
+                collaboration, planning = self.collaboration, self.wants_planning(names)
+
+                def build(facts: PromptFacts) -> str:
+                    return system_prompt(
+                        "orchestrator", facts, variant=collaboration, planning=planning
+                    )
             else:
                 names = SINGLE
-                prompt = system_prompt("core", self.facts, planning=self.wants_planning(names))
+                planning = self.wants_planning(names)
+
+                def build(facts: PromptFacts) -> str:
+                    return system_prompt("core", facts, planning=planning)
             self._top = Agent(
                 self.role,
                 self.client(self.role),
                 self.registry(names, with_extras=True),
                 replace(self.context(self.role), read_tracker=self._top_reads),
-                prompt,
+                build(self.facts),
                 max_turns=self.config.max_turns,
                 history=self.history,
+                context=self.context_policy(self.role, build),
             )
         return self._top
 

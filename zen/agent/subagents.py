@@ -56,7 +56,7 @@ class SubAgentRunner:
             agent = build_delegate(
                 session, name, model_role=self._model_role(task.type),
                 tools=SUBAGENT[task.type],
-                prompt=system_prompt(PROMPTS[task.type], session.facts),
+                prompt=lambda facts: system_prompt(PROMPTS[task.type], facts),
                 emit=self.emit, approver=self.approver,
             )
             message = render(
@@ -73,9 +73,12 @@ class SubAgentRunner:
                               ok=False)
 
     def _model_role(self, kind: str) -> str:
-        """Code sub-agents use the Coder's model in dual mode; the rest use the caller's."""
+        """In dual mode code sub-agents use the Coder's model and the readers (explore, plan)
+        the scout's; in single mode every sub-agent uses the caller's."""
         session = self.session
-        return "coder" if kind == "code" and session.mode == "dual" else session.role
+        if session.mode != "dual":
+            return session.role
+        return "coder" if kind == "code" else "scout"
 
 
 def agent_names(descriptions: list[str]) -> list[str]:

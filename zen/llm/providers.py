@@ -21,17 +21,31 @@ class Provider:
     """Send `reasoning_content` back on assistant turns with tool calls (DeepSeek thinking)."""
     stream_usage: bool = True
     """Ask for usage in the stream (`stream_options.include_usage`)."""
+    context_window: int = 0
+    """Tokens the provider's default model holds; 0: unknown (the server is asked)."""
 
 
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
-        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
-        Provider("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", echo_reasoning=True),
-        Provider("kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", echo_reasoning=True),
-        Provider("glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY"),
         Provider(
-            "qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"
+            "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", context_window=128_000
+        ),
+        Provider(
+            "deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", echo_reasoning=True,
+            context_window=128_000,
+        ),
+        Provider(
+            "kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", echo_reasoning=True,
+            context_window=256_000,
+        ),
+        Provider(
+            "glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY",
+            context_window=128_000,
+        ),
+        Provider(
+            "qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY",
+            context_window=128_000,
         ),
         Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
         Provider("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", local=True),

@@ -22,6 +22,10 @@ class MemoEntry:
     author: str
     time: float = field(default_factory=time.time)
 
+    def line(self) -> str:
+        """`key — summary (author)`: one line of the index a fresh agent is handed."""
+        return f"{self.key} — {self.summary} ({self.author})"
+
 
 @dataclass
 class MemoStore:
@@ -55,4 +59,4 @@ class MemoStore:
 
     def index_text(self) -> str:
         """`key — summary (author)` lines: what a fresh agent is handed."""
-        return "\n".join(f"{e.key} — {e.summary} ({e.author})" for e in self.index())
+        return "\n".join(e.line() for e in self.index())

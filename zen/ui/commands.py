@@ -7,7 +7,7 @@ message such as `/usr/bin is missing` still goes to the model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -35,7 +35,9 @@ class CommandContext:
     exit: bool = False
 
 
-Handler = Callable[[CommandContext, str], None]
+Handler = Callable[[CommandContext, str], "Awaitable[None] | None"]
+"""A command that talks to the model returns an awaitable: the shell runs it like a task
+(Ctrl-C stops it, its events are rendered)."""
 
 
 @dataclass(frozen=True)
@@ -66,17 +68,18 @@ def is_command(line: str) -> bool:
     return COMMAND.match(line.strip()) is not None
 
 
-def run_command(ctx: CommandContext, line: str) -> None:
+def run_command(ctx: CommandContext, line: str) -> Awaitable[None] | None:
+    """Run a command; an awaitable comes back from those that still have work to do."""
     match = COMMAND.match(line.strip())
     if match is None:
         ctx.out.info(f"not a command: {line.strip()}")
-        return
+        return None
     name, arg = match.group(1).lower(), (match.group(2) or "").strip()
     cmd = COMMANDS.get(name)
     if cmd is None:
         ctx.out.info(f"unknown command /{name} (/help lists the commands)", "yellow")
-        return
-    cmd.run(ctx, arg)
+        return None
+    return cmd.run(ctx, arg)
 
 
 def listing() -> list[Command]:
@@ -149,11 +152,11 @@ def _collab(ctx: CommandContext, arg: str) -> None:
 
 @command("model", "show or switch the model", "[NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
-    from zen.config import ConfigError
+    from zen.config import DUAL_ROLES, ConfigError
 
     if arg:
         ctx.session.set_model(arg)
-    roles = ["orchestrator", "coder"] if ctx.session.mode == "dual" else ["main"]
+    roles = DUAL_ROLES if ctx.session.mode == "dual" else ["main"]
     for role in roles:
         try:
             settings = ctx.session.settings(role)
@@ -206,6 +209,41 @@ def _usage(ctx: CommandContext, arg: str) -> None:
         prompt = sum(u.prompt_tokens for _, u in rows)
         completion = sum(u.completion_tokens for _, u in rows)
         ctx.out.info(f"total: {tokens(prompt)} in / {tokens(completion)} out", "dim")
+
+
+@command("context", "what fills the model's context window")
+def _context(ctx: CommandContext, arg: str) -> Awaitable[None]:
+    return _show_context(ctx)
+
+
+async def _show_context(ctx: CommandContext) -> None:
+    part = await ctx.session.context_split()
+    window = part.window
+    share = part.used / window.tokens if window.tokens else 0.0
+    source = {"config": "from the configuration", "provider": "from the provider table",
+              "server": "reported by the server",
+              "assumed": "assumed: the server does not say (set context_window)"}[window.source]
+    approx = "" if part.measured else "~"
+    ctx.out.info(f"context: {approx}{tokens(part.used)} of {tokens(window.tokens)} tokens "
+                 f"({share:.0%}) · window {source}")
+    rows = [("system prompt", part.system), ("tool schemas", part.tools), ("memo", part.memo),
+            ("conversation", part.conversation), ("free", part.free)]
+    for name, count in rows:
+        ctx.out.info(f"  {name:<14}{tokens(count):>8}", "" if name != "free" else "dim")
+    at = ctx.session.config.compact_at
+    ctx.out.info(f"compacts at {at:.0%} ({tokens(int(window.tokens * at))}); /compact does "
+                 "it now", "dim")
+
+
+@command("compact", "write the task's state into the memo and restart the conversation "
+         "from it", "[WHAT TO KEEP]")
+def _compact(ctx: CommandContext, arg: str) -> Awaitable[None]:
+    return _run_compact(ctx, arg)
+
+
+async def _run_compact(ctx: CommandContext, focus: str) -> None:
+    if await ctx.session.compact(ctx.out, focus) is None:
+        ctx.out.info("nothing to compact yet", "dim")
 
 
 @command("yes", "approve every tool call from now on (/yes off to ask again)", "[off]")

@@ -42,6 +42,8 @@ class TextLog:
             line = f"retrying in {event.delay:.1f}s ({event.reason})"
         elif isinstance(event, ev.Notice):
             line = event.text
+        elif isinstance(event, ev.Compacted):
+            line = event.line
         else:
             return
         print(terminal_safe(line), file=self.err, flush=True)

@@ -261,6 +261,10 @@ class LogRenderer:
             for line in fold("".join(parts), width, REPORT_LINES):
                 self._line(self._styled(("      " + line, "dim")), kind="tool")
 
+    def _compacted(self, e: ev.Compacted) -> None:
+        indent = "    " if is_nested(e.agent) else ""
+        self._line(self._styled((indent, ""), (e.line, "cyan")), kind="tool")
+
     def _notice(self, e: ev.Notice) -> None:
         style = {"warning": "yellow", "error": "red"}.get(e.level, "dim")
         self._line(self._styled((e.text, style)), kind="tool")
@@ -280,6 +284,7 @@ class LogRenderer:
         ev.Retrying: _retrying,
         ev.TurnEnded: _turn_ended,
         ev.Notice: _notice,
+        ev.Compacted: _compacted,
         ev.Error: _error,
     }
 

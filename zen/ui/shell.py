@@ -126,9 +126,14 @@ class Shell:
                 continue
             if is_command(line):
                 try:
-                    run_command(ctx, line)
+                    pending = run_command(ctx, line)
                 except Exception as e:  # a command's bug must not end the shell
                     self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
+                    continue
+                if pending is not None:
+                    task = await self._supervise(pending)
+                    if task.cancelled() or task.exception() is not None:
+                        self._report(task, line.split()[0])
                 continue
             await self.run_task(line)
 
@@ -139,7 +144,15 @@ class Shell:
         message = self.attach(line)
         before = _usage_snapshot(session)
         started = time.monotonic()
-        task = asyncio.ensure_future(session.run(message, self.out, self.approver))
+        task = await self._supervise(session.run(message, self.out, self.approver))
+        self._report(task)
+        spent = _spent(before, _usage_snapshot(session))
+        self.out.status(status_line(spent, time.monotonic() - started))
+
+    async def _supervise(self, work: Any) -> asyncio.Task[Any]:
+        """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
+        cancels it. Returns the finished task."""
+        task = asyncio.ensure_future(work)
         self.running = task
         quiet = contextlib.nullcontext() if self.simple else term.quiet_input()
         try:
@@ -151,27 +164,26 @@ class Shell:
         finally:
             self.running = None
         self.out.end_run()
-        self._report(task)
-        spent = _spent(before, _usage_snapshot(session))
-        self.out.status(status_line(spent, time.monotonic() - started))
+        return task
 
     def _cancel_run(self) -> None:
         if self.running is not None:
             self.running.cancel()
 
-    def _report(self, task: asyncio.Task[Any]) -> None:
+    def _report(self, task: asyncio.Task[Any], command: str = "") -> None:
         from zen.config import ConfigError
         from zen.llm.types import LLMError
 
         if task.cancelled():
-            self.out.info("interrupted: the run was stopped, the conversation so far is kept",
-                          "yellow")
+            what = f"{command} was stopped" if command else "the run was stopped"
+            self.out.info(f"interrupted: {what}, the conversation so far is kept", "yellow")
             return
         error = task.exception()
         if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
             self.out.error(str(error))
         elif error is not None:
-            self.out.error(f"internal error: {type(error).__name__}: {error}")
+            what = f"{command} failed" if command else "internal error"
+            self.out.error(f"{what}: {type(error).__name__}: {error}")
         elif task.result().stop == "max_turns":
             result = task.result()
             self.out.info(f"stopped after {result.turns} turns (max_turns); say `continue` to "

@@ -1,0 +1,339 @@
+"""Compaction anchored in the memo: when a conversation fills its window, shrink it.
+
+First the cheap step: tool outputs older than the newest `KEEP_TOOL_SHARE` of the window become
+one-line stubs, if that alone frees enough. Otherwise the model writes the task's state into the
+memo under fixed keys (`task:goal`, `task:constraints` with the user's own words, `task:decisions`,
+`task:done`, `task:next`, `file:*`), and the conversation restarts from the system prompt (project
+instructions re-read from disk), one message holding that state, the memo index and the user's
+messages, and the newest turns that fit. Before anything is dropped, every user message must be
+represented: each of its sentences verbatim in `task:constraints`, else the message is kept whole.
+A structured memo is checkable in a way a prose summary is not, and it outlives the conversation.
+
+`compact()` is the one place a compaction starts (the seam for PreCompact hooks).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from zen import events as ev
+from zen.agent.context import (
+    RESTART_HEADER,
+    WindowResolver,
+    is_restart,
+    message_tokens,
+    messages_tokens,
+    tools_tokens,
+)
+from zen.llm.client import ContextLengthError
+from zen.prompts import load_prompt, render
+from zen.tools.registry import parse_arguments
+
+if TYPE_CHECKING:
+    from zen.agent.loop import Agent
+
+KEEP_TOOL_SHARE = 0.1
+"""The newest tool outputs, up to this share of the window, are never stubbed."""
+PRUNE_ENOUGH = 0.6
+"""Stubbing alone suffices when it brings the conversation under this share of the threshold."""
+TAIL_SHARE = 0.15
+"""The newest turns since the last user message kept verbatim, up to this share of the window."""
+KEEP_USER_MESSAGES = 3
+"""The user's newest messages are always kept verbatim."""
+SUMMARY_VIEW = 0.8
+"""The summarising request shows the model at most this share of the window."""
+STATE_KEYS = ("task:goal", "task:constraints", "task:decisions", "task:done", "task:next")
+MAX_FILE_KEYS = 40
+MAX_ENTRY_CHARS = 8_000
+SUMMARY_CHARS = 100
+AGAIN = 0.05
+"""After a compaction, the next automatic one waits until the conversation grew this share."""
+
+_SECTION = re.compile(r"^\s*#{1,4}\s*`?((?:task:[a-z]+)|(?:file:\S+?))`?\s*:?\s*$")
+_ATTACHED = re.compile(r'<file path="([^"\n]*)">\n(.*?)\n</file>', re.DOTALL)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_KEPT = re.compile(r"<user-message>\n(.*?)\n</user-message>", re.DOTALL)
+_CLOSE = "</user-message>"
+_CLOSE_ESCAPED = "</user-message\u200b>"
+_STUB = "[output of "
+
+
+@dataclass
+class ContextPolicy:
+    """What an agent needs to keep its conversation inside the window."""
+
+    window: WindowResolver
+    compact_at: float = 0.8
+    system_prompt: Callable[[], str] | None = None
+    """Builds the system prompt afresh (project instructions re-read from disk)."""
+
+
+async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | None:
+    """Compact `agent`'s conversation; the one place a compaction starts.
+
+    reason: "auto" (the threshold was crossed: stubbing old tool outputs is tried first),
+    "overflow" (the server said the request is too long) or "manual" (/compact [focus]).
+    Returns the event it emitted, or None when there was nothing to compact.
+    """
+    policy = agent.context
+    if policy is None or len(agent.messages) < 2:
+        return None
+    window = (await policy.window.get()).tokens
+    before = agent.context_tokens()
+    schemas = agent.registry.schemas()
+    if reason == "auto":
+        pruned = prune_tool_outputs(agent.messages, int(window * KEEP_TOOL_SHARE), agent)
+        after = tools_tokens(schemas) + messages_tokens(pruned)
+        if pruned != agent.messages and after <= window * policy.compact_at * PRUNE_ENOUGH:
+            agent.replace_messages(pruned)
+            return _done(agent, ev.Compacted(agent.name, before, after, 0, reason))
+
+    entries = await _summarise(agent, window, focus)
+    memo = agent.ctx.memo
+    for key, content in entries.items():
+        memo.write(key, content, _summary(content), agent.name)
+    system = policy.system_prompt() if policy.system_prompt else agent.messages[0]["content"]
+    messages = restart(agent, system, entries.get("task:constraints", ""), window)
+    if reason == "manual" and messages[-1]["role"] == "user":
+        # the next task arrives as a user message: keep roles alternating for strict templates
+        messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
+    after = tools_tokens(schemas) + messages_tokens(messages)
+    agent.replace_messages(messages)
+    return _done(agent, ev.Compacted(agent.name, before, after, len(memo.entries), reason))
+
+
+def _done(agent: Agent, event: ev.Compacted) -> ev.Compacted:
+    agent.compacted_to = event.after
+    agent.emit(event)
+    return event
+
+
+# -- the cheap step -------------------------------------------------------------------------
+
+
+def prune_tool_outputs(messages: list[dict[str, Any]], keep: int, agent: Agent, *,
+                       newest_too: bool = False) -> list[dict[str, Any]]:
+    """A copy with tool outputs older than the newest `keep` tokens of them as one-line stubs.
+
+    The outputs of the last turn (what the model just asked for) are kept unless `newest_too`.
+    The messages stay (a call and its result are never split); only their text shrinks.
+    """
+    calls = _calls(messages)
+    out = list(messages)
+    last_turn = max((i for i, m in enumerate(out) if m.get("role") == "assistant"), default=0)
+    seen = 0
+    for i in range(len(out) - 1, 0, -1):
+        message = out[i]
+        if message.get("role") != "tool":
+            continue
+        content = str(message.get("content") or "")
+        seen += message_tokens(message)
+        if (i > last_turn and not newest_too) or seen <= keep or content.startswith(_STUB):
+            continue
+        name, args = calls.get(str(message.get("tool_call_id")), ("a tool", {}))
+        detail = agent.registry.detail(name, args)
+        stub = f"{_STUB}{name}{' ' + detail if detail else ''}, {len(content):,} chars, dropped]"
+        if len(stub) < len(content):
+            out[i] = {**message, "content": stub}
+    return out
+
+
+def _calls(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """tool_call_id -> (tool name, arguments) for every call in the conversation."""
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            args = parse_arguments(str(function.get("arguments") or ""))
+            found[str(call.get("id"))] = (
+                str(function.get("name") or "a tool"), args if isinstance(args, dict) else {}
+            )
+    return found
+
+
+# -- the model writes the state into the memo -----------------------------------------------
+
+
+async def _summarise(agent: Agent, window: int, focus: str) -> dict[str, str]:
+    """One request asking the model for the state; {memo key: content} ({} if it failed)."""
+    ask = {"role": "user", "content": render(
+        load_prompt("compact"),
+        focus=f"\nThe user asks to keep in particular: {focus.strip()}" if focus.strip() else "",
+    )}
+    schemas = agent.registry.schemas()
+    budget = int(window * SUMMARY_VIEW) - tools_tokens(schemas) - message_tokens(ask)
+    for attempt in range(2):
+        view = fit_view(agent.messages, budget if attempt == 0 else budget // 2, agent)
+        try:
+            reply = await agent.client.stream([*view, ask], schemas, _quiet(agent.emit),
+                                              agent.name)
+        except ContextLengthError:
+            continue
+        return parse_state(reply.content, [
+            (c.name, c.arguments) for c in reply.tool_calls
+        ])
+    agent.emit(ev.Notice(
+        agent.name, "compaction: the model could not summarise; keeping your messages verbatim",
+        level="warning",
+    ))
+    return {}
+
+
+def _quiet(emit: ev.Emit) -> ev.Emit:
+    """The summary is for the memo, not the screen: pass on only usage and retries."""
+
+    def quiet(event: ev.Event) -> None:
+        if isinstance(event, (ev.Usage, ev.Retrying)):
+            emit(event)
+
+    return quiet
+
+
+def fit_view(messages: list[dict[str, Any]], budget: int, agent: Agent
+             ) -> list[dict[str, Any]]:
+    """The conversation as the summarising request shows it: under `budget` tokens if it can.
+
+    Tool outputs are stubbed (old ones, then all), attached files dropped, then the oldest
+    assistant turns left out; the user's messages always stay.
+    """
+    view = prune_tool_outputs(messages, int(budget * 0.25), agent)
+    if messages_tokens(view) <= budget:
+        return view
+    view = prune_tool_outputs(view, 0, agent, newest_too=True)
+    view = [
+        {**m, "content": strip_attachments(m["content"])}
+        if m.get("role") == "user" and isinstance(m.get("content"), str) else m
+        for m in view
+    ]
+    while messages_tokens(view) > budget:
+        first = next((i for i, m in enumerate(view) if i and m.get("role") == "assistant"), None)
+        if first is None:
+            break
+        end = first + 1
+        while end < len(view) and view[end].get("role") == "tool":
+            end += 1
+        del view[first:end]
+    return view
+
+
+def parse_state(text: str, calls: list[tuple[str, str]]) -> dict[str, str]:
+    """`## task:goal` sections of the answer (and any memo writes it made) as memo entries."""
+    entries: dict[str, str] = {}
+    for name, arguments in calls:  # a model that used the memo tool anyway
+        args = parse_arguments(arguments)
+        if name == "memo" and isinstance(args, dict) and args.get("action") == "write":
+            key, content = args.get("key"), args.get("content")
+            if isinstance(key, str) and isinstance(content, str):
+                _put(entries, key.strip(), content)
+    key, lines = None, []
+    for line in (text or "").splitlines():
+        match = _SECTION.match(line)
+        if match:
+            if key:
+                _put(entries, key, "\n".join(lines))
+            key, lines = match.group(1), []
+        elif key:
+            lines.append(line)
+    if key:
+        _put(entries, key, "\n".join(lines))
+    return entries
+
+
+def _put(entries: dict[str, str], key: str, content: str) -> None:
+    content = content.strip()
+    files = sum(1 for k in entries if k.startswith("file:"))
+    allowed = key in STATE_KEYS or (key.startswith("file:") and len(key) > 5
+                                    and (key in entries or files < MAX_FILE_KEYS))
+    if allowed and content:
+        entries[key] = content[:MAX_ENTRY_CHARS]
+
+
+def _summary(content: str) -> str:
+    line = next((ln.strip(" -*#") for ln in content.splitlines() if ln.strip(" -*#")), "")
+    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+
+
+# -- the new conversation -------------------------------------------------------------------
+
+
+def restart(agent: Agent, system: str, constraints: str, window: int) -> list[dict[str, Any]]:
+    """System prompt, the restart message, and the newest turns that fit."""
+    messages = agent.messages
+    texts = user_texts(messages)
+    kept = [t for i, t in enumerate(texts)
+            if i >= len(texts) - KEEP_USER_MESSAGES or not represented(t, constraints)]
+    memo = agent.ctx.memo
+    state = "\n\n".join(
+        f"## {key}\n{memo.read(key).content}"  # type: ignore[union-attr]
+        for key in STATE_KEYS if memo.read(key) is not None
+    )
+    note = render(
+        load_prompt("compacted"),
+        state=state or "(no notes were written)",
+        index=memo.index_text() or "(empty)",
+        messages="\n".join(
+            f"<user-message>\n{strip_attachments(t).replace(_CLOSE, _CLOSE_ESCAPED)}\n"
+            f"</user-message>" for t in kept
+        ) or "(none)",
+    )
+    assert note.startswith(RESTART_HEADER)
+    head = [{"role": "system", "content": system}, {"role": "user", "content": note}]
+    compact_at = agent.context.compact_at if agent.context else 0.8
+    room = int(window * compact_at * 0.9) - messages_tokens(head)
+    budget = min(int(window * TAIL_SHARE), room - tools_tokens(agent.registry.schemas()))
+    return head + tail(messages, budget)
+
+
+def tail(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The newest whole turns after the last user message, within `budget` tokens.
+
+    Cut only where an assistant message begins, so each call keeps its results.
+    """
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    after = messages[last_user + 1:]
+    best: list[dict[str, Any]] = []
+    for start in range(len(after) - 1, -1, -1):
+        if after[start].get("role") != "assistant":
+            continue
+        if messages_tokens(after[start:]) > budget:
+            break
+        best = after[start:]
+    return best
+
+
+def user_texts(messages: list[dict[str, Any]]) -> list[str]:
+    """Every message the user gave this conversation, including those a compaction kept."""
+    texts: list[str] = []
+    for message in messages[1:]:
+        if message.get("role") != "user":
+            continue
+        if is_restart(message):
+            texts.extend(m.replace(_CLOSE_ESCAPED, _CLOSE)
+                         for m in _KEPT.findall(str(message["content"])))
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        texts.append(str(content or ""))
+    return texts
+
+
+def represented(text: str, constraints: str) -> bool:
+    """True when every sentence of the user's message is in `constraints`, word for word."""
+    have = _norm(constraints)
+    sentences = [_norm(s) for s in _SENTENCES.split(strip_attachments(text))]
+    return all(s in have for s in sentences if re.search(r"\w", s))
+
+
+def strip_attachments(text: str) -> str:
+    """An `@file` attached to a message is data, not an instruction: a note replaces it."""
+    return _ATTACHED.sub(
+        lambda m: f"[attached file {m.group(1)}: {len(m.group(2)):,} chars, not kept]", text
+    )
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
