@@ -200,6 +200,18 @@ async def test_blame_ignore_revs_file_from_the_repository_reads_nothing(
     assert "blame.ignorerevsfile" in refused.output and "TOP-SECRET" not in refused.output
 
 
+async def test_a_work_tree_elsewhere_is_refused(fake_llm, repo: Path, outside: Path) -> None:
+    git(repo, "config", "core.worktree", str(outside))
+    assert "a/id_rsa" in plain_git(repo, "status", "-uall").stdout  # the control
+    facts = await git_facts(repo, "auto")
+    assert "core.worktree" in facts and "id_rsa" not in facts
+    fake = await facts_and_tool(fake_llm, repo, "status -uall", "diff")
+    for result in results(fake.requests[1]):
+        assert "points its work tree elsewhere" in result and "id_rsa" not in result
+    git(repo, "config", "core.worktree", "..")  # the usual place, spelt out: fine
+    assert (await git_facts(repo, "auto")).startswith("Git: branch main; ")
+
+
 async def test_the_users_own_settings_are_kept(repo: Path, tmp_path: Path) -> None:
     config = neutralise(
         repo=[("filter.lfs.clean", "git-lfs clean -- %f"), ("filter.x.clean", "evil"),

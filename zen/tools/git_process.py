@@ -203,7 +203,9 @@ async def repo_config(cwd: Path) -> RepoConfig:
     for scope, entry in zip(items[::2], items[1::2], strict=False):
         key, _, value = entry.partition("\n")
         (user if scope in USER_SCOPES else repo).append((key, value))
-    for path in _submodule_configs(cwd):
+    dirs = git_dirs(cwd)
+    _check_work_tree(repo, dirs)
+    for path in _submodule_configs(dirs):
         sub = await _spawn(["config", "--file", str(path), "--includes", "-z", "--list"], cwd,
                            {**os.environ, **QUIET_ENV}, CONFIG_TIMEOUT, READ_LIMIT, "config")
         for entry in sub.stdout.split("\0"):
@@ -213,33 +215,59 @@ async def repo_config(cwd: Path) -> RepoConfig:
     return neutralise(repo, user)
 
 
-def _submodule_configs(cwd: Path) -> list[Path]:
-    """`modules/**/config` of the repository holding `cwd`: submodules' own configurations,
-    which `git status` reads when it looks inside them."""
+@dataclass(frozen=True)
+class GitDirs:
+    top: Path
+    """The folder holding `.git`: the work tree."""
+    gitdir: Path
+    common: Path
+    """Where config, objects and `modules/` live (a linked worktree shares its main one's)."""
+
+
+def git_dirs(cwd: Path) -> GitDirs | None:
+    """The repository holding `cwd`, found as git finds it (a `.git` folder, or a `.git` file
+    naming the git dir), without starting a process."""
     for folder in (cwd.resolve(), *cwd.resolve().parents):
         dotgit = folder / ".git"
         if dotgit.is_dir():
-            common = dotgit
-        elif dotgit.is_file():
+            return GitDirs(folder, dotgit, dotgit)
+        if dotgit.is_file():
             try:
                 text = dotgit.read_text(encoding="utf-8", errors="replace")
             except OSError:
-                return []
+                return None
             if not text.startswith("gitdir:"):
-                return []
+                return None
             gitdir = (folder / text[7:].strip()).resolve()
             try:
                 common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
             except OSError:
                 common = gitdir
-        else:
+            return GitDirs(folder, gitdir, common)
+    return None
+
+
+def _submodule_configs(dirs: GitDirs | None) -> list[Path]:
+    """`modules/**/config`: submodules' own configurations, which `git status` reads when it
+    looks inside them."""
+    if dirs is None or not (dirs.common / "modules").is_dir():
+        return []
+    found = sorted(p for p in (dirs.common / "modules").rglob("config") if p.is_file())
+    return found[:MAX_SUBMODULE_CONFIGS]
+
+
+def _check_work_tree(repo: list[tuple[str, str]], dirs: GitDirs | None) -> None:
+    """A repository may not point git at another folder (`core.worktree=/home/u`): reading
+    commands would list and diff the files there."""
+    for key, value in repo:
+        if key.lower() != "core.worktree" or dirs is None:
             continue
-        modules = common / "modules"
-        if not modules.is_dir():
-            return []
-        found = sorted(p for p in modules.rglob("config") if p.is_file())
-        return found[:MAX_SUBMODULE_CONFIGS]
-    return []
+        target = (dirs.gitdir / value).resolve()  # relative to the git dir, as git reads it
+        if target != dirs.top:
+            raise GitError(
+                f"this repository's git configuration points its work tree elsewhere "
+                f"(core.worktree={value}); zen does not run git here"
+            )
 
 
 async def run_git(
