@@ -27,7 +27,7 @@ def write(root: Path, text: str) -> Path:
 
 
 def load(workspace: Path, home: Path, cli: dict[str, Any] | None = None, **env: str) -> Config:
-    return load_config(workspace, cli, {"HOME": str(home), **env})
+    return load_config(workspace, cli, {"HOME": str(home), **env}, trusted=True)
 
 
 def error(workspace: Path, home: Path, cli: dict[str, Any] | None = None, **env: str) -> str:
@@ -143,7 +143,7 @@ mcp_servers: {s: {command: x, args: [no], env: {DEBUG: yes}}}
 
 def test_missing_home_skips_the_user_layer(workspace: Path) -> None:
     write(workspace, "max_turns: 3\n")
-    assert load_config(workspace, env={}).max_turns == 3
+    assert load_config(workspace, env={}, trusted=True).max_turns == 3
 
 
 # --- $VAR expansion --------------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_non_mapping_file(workspace: Path, home: Path, text: str, found: str) ->
 
 def test_empty_file_is_fine(workspace: Path, home: Path) -> None:
     write(workspace, "# nothing yet\n")
-    assert load(workspace, home) == load_config(workspace, env={"HOME": str(home)})
+    assert load(workspace, home) == load_config(workspace, env={"HOME": str(home)}, trusted=True)
 
 
 def test_unreadable_config_is_named(workspace: Path, home: Path) -> None:
@@ -295,7 +295,7 @@ def test_openai_base_url_is_a_fallback(workspace: Path, home: Path) -> None:
     settings = resolve_model(load(workspace, home, **env))
     assert (settings.base_url, settings.api_key) == ("https://gw.example/v1", "sk-oa")
     # an explicit base_url and key from any layer beat the OPENAI_* pair
-    write(workspace, "base_url: https://mine.example/v1\napi_key: sk-file\n")
+    write(home, "base_url: https://mine.example/v1\napi_key: sk-file\n")
     settings = resolve_model(load(workspace, home, **env))
     assert (settings.base_url, settings.api_key) == ("https://mine.example/v1", "sk-file")
     assert resolve_model(load(workspace, home, ZEN_API_KEY="zk", **env)).api_key == "zk"
@@ -323,7 +323,7 @@ def test_openai_pair_pointing_at_another_vendor(workspace: Path, home: Path) -> 
 
 
 def test_deepseek_preset(workspace: Path, home: Path) -> None:
-    write(workspace, "provider: deepseek\nmodel: deepseek-chat\n")
+    write(home, "provider: deepseek\nmodel: deepseek-chat\n")
     env = {"DEEPSEEK_API_KEY": "sk-ds", "OPENAI_API_KEY": "sk-oa"}
     settings = resolve_model(load(workspace, home, **env))
     assert (settings.provider, settings.base_url, settings.api_key) == (
@@ -388,7 +388,7 @@ dual_agent:
 
 
 def test_a_role_on_another_provider_gets_that_endpoint(workspace: Path, home: Path) -> None:
-    write(workspace, """
+    write(home, """
 base_url: http://127.0.0.1:9999/v1
 api_key: local-secret
 dual_agent:
@@ -412,7 +412,7 @@ dual_agent:
 
 
 def test_a_role_with_its_own_base_url_and_key(workspace: Path, home: Path) -> None:
-    write(workspace, """
+    write(home, """
 provider: deepseek
 dual_agent:
   orchestrator: {base_url: "http://127.0.0.1:1234/v1", api_key: "${LOCAL_KEY:-}"}

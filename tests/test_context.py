@@ -127,7 +127,7 @@ def test_context_and_compact_in_the_shell(fake_llm, project: Path, home: Path) -
         return text("Hi there.", usage=(1200, 5))
 
     fake = fake_llm(reply)
-    zen = Zen(fake, project, home)
+    zen = Zen(fake, project, home, "--trust")
     try:
         out = zen.task("/context")
         assert "of 50.0k tokens" in out and "window from the configuration" in out

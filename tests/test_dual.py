@@ -154,7 +154,7 @@ def test_per_role_models_and_endpoints(fake_llm, run_zen, project: Path) -> None
         f"  coder: {{model: cheap-coder, base_url: '{coder_side.base_url}', api_key: b}}\n"
     )
     done = run_zen("-p", "go", "--output-format", "json", "--base-url", orch_side.base_url,
-                   "--api-key", "k")
+                   "--api-key", "k", "--trust")
     assert done.code == 0, done.err
     assert [r["model"] for r in orch_side.requests] == ["planner-model", "planner-model"]
     assert [r["model"] for r in coder_side.requests] == ["cheap-coder"]
@@ -172,7 +172,7 @@ def test_coder_turn_limit_is_an_error_result(fake_llm, run_zen, project: Path) -
     fake = fake_llm(roles)
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text("coder_max_turns: 3\n")
-    done = run_zen("-p", "go", "--dual", *base_args(fake))
+    done = run_zen("-p", "go", "--dual", "--trust", *base_args(fake))
     assert done.code == 0, done.err
     assert done.out.strip() == "gave up"
     assert "turn limit (3)" in tool_results(roles.requests["orchestrator"][1])[-1]

@@ -169,6 +169,8 @@ def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.Mo
     config = Config(
         mcp_servers={"shared": McpServer(command="from-zen"), "mine": McpServer(url="http://a")}
     )
+    assert list(collect_servers(config, tmp_path)) == ["shared", "mine"], "untrusted: ignored"
+    config._project_trusted = True
     warnings: list[str] = []
     servers = collect_servers(config, tmp_path, warn=warnings.append)
 
@@ -459,6 +461,7 @@ async def test_mcp_list_starts_lists_and_stops(
     }
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": entry}}))
     config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
+    config._project_trusted = True
     text = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
     assert "broken (stdio): failed: command not found: zen-no-such-command" in text
     assert "web (http): running, 9 tools" in text
@@ -468,5 +471,7 @@ async def test_mcp_list_starts_lists_and_stops(
     off = Config(features=Features(mcp="off"), mcp_servers=config.mcp_servers)
     assert await mcp_list(off, tmp_path, tmp_path / "mcp.log") == "MCP is off (features.mcp: off)."
     (tmp_path / ".mcp.json").write_text("{broken")
-    none = await mcp_list(Config(), tmp_path, tmp_path / "mcp.log")
+    trusted = Config()
+    trusted._project_trusted = True
+    none = await mcp_list(trusted, tmp_path, tmp_path / "mcp.log")
     assert none.startswith("warning: ") and "No MCP servers configured" in none

@@ -52,7 +52,7 @@ def test_mcp_tools_called_end_to_end(fake_llm, run_zen, project: Path, http_serv
         ]),
         text("It is time."),
     ])
-    done = run_zen("-p", "what time is it", "--yes", "--base-url", fake.base_url,
+    done = run_zen("-p", "what time is it", "--yes", "--trust", "--base-url", fake.base_url,
                    "--api-key", "k", env={"DOCS_TOKEN": TOKEN})
     assert done.code == 0, done.err
     assert done.out.strip() == "It is time."
@@ -73,7 +73,7 @@ def test_mcp_tools_need_confirmation_by_default(fake_llm, run_zen, project: Path
                     call("mcp__docs__echo", {"text": "free"})]),
         text("ok"),
     ])
-    done = run_zen("-p", "time", "--base-url", fake.base_url, "--api-key", "k",
+    done = run_zen("-p", "time", "--trust", "--base-url", fake.base_url, "--api-key", "k",
                    env={"DOCS_TOKEN": TOKEN})
     assert done.code == 0, done.err
     clock, echo = tool_results(fake.requests[1])
@@ -84,7 +84,7 @@ def test_mcp_tools_need_confirmation_by_default(fake_llm, run_zen, project: Path
 def test_mcp_feature_off_starts_nothing(fake_llm, run_zen, project: Path, http_server) -> None:
     configure(project, http_server, "features: {mcp: off}\n")
     fake = fake_llm([text("ok")])
-    done = run_zen("-p", "hi", "--base-url", fake.base_url, "--api-key", "k",
+    done = run_zen("-p", "hi", "--trust", "--base-url", fake.base_url, "--api-key", "k",
                    env={"DOCS_TOKEN": TOKEN})
     assert done.code == 0, done.err
     assert not any(name.startswith("mcp__") for name in tool_names(fake.requests[0]))
@@ -95,14 +95,20 @@ def test_mcp_json_of_another_agent_works(fake_llm, run_zen, project: Path) -> No
     (project / ".mcp.json").write_text(json.dumps(
         {"mcpServers": {"clock": {"command": str(TIME_SERVER)}}}
     ))
-    fake = fake_llm([text("ok")])
+    fake = fake_llm([text("ok"), text("ok")])
+    done = run_zen("-p", "hi", "--base-url", fake.base_url, "--api-key", "k")
+    assert done.code == 0 and "ignored .mcp.json" in done.err
+    assert "tools" not in fake.requests[0] or not any(
+        name.startswith("mcp__") for name in tool_names(fake.requests[0])
+    )
+    assert run_zen("trust").code == 0
     assert run_zen("-p", "hi", "--base-url", fake.base_url, "--api-key", "k").code == 0
-    assert "mcp__clock__get_current_time" in tool_names(fake.requests[0])
+    assert "mcp__clock__get_current_time" in tool_names(fake.requests[1])
 
 
 def test_zen_mcp_list(run_zen, project: Path, http_server) -> None:
     configure(project, http_server)
-    done = run_zen("mcp", "list", env={"DOCS_TOKEN": TOKEN})
+    done = run_zen("mcp", "list", "--trust", env={"DOCS_TOKEN": TOKEN})
     assert done.code == 0, done.err
     assert "time (stdio): running, 2 tools" in done.out
     assert "docs (http): running" in done.out

@@ -189,7 +189,7 @@ def test_max_turns_exit_3(fake_llm, run_zen) -> None:
 def test_config_error_names_file_and_key(run_zen, project: Path) -> None:
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text("max_turns: lots\n")
-    done = run_zen("-p", "go")
+    done = run_zen("-p", "go", "--trust")
     assert done.code == 2
     assert "config.yaml" in done.err and "max_turns" in done.err
     assert "Traceback" not in done.err
@@ -245,7 +245,7 @@ def test_allowed_roots_extend_the_workspace(fake_llm, run_zen, project: Path) ->
                     call("read-file", {"path": "../private.txt"})]),
         text("ok"),
     ])
-    assert run_zen("-p", "read", *args_for(fake)).code == 0
+    assert run_zen("-p", "read", "--trust", *args_for(fake)).code == 0
     allowed, refused = tool_messages(fake.requests[1])
     assert "the shared api" in allowed
     assert "outside the workspace" in refused and "keep out" not in refused

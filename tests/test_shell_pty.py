@@ -436,7 +436,7 @@ def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(
         "demo": {"command": command, "args": args},
         "broken": {"command": "zen-no-such-command"},
     }}))
-    zen, _ = shell([])
+    zen, _ = shell([], "--trust")
     zen.task("/mcp")
     lines = zen.lines()
     assert any(line.startswith("warning: MCP server broken is not available") for line in lines)

@@ -65,6 +65,7 @@ async def open_session(
             workspace,
             extra_tools=manager.tools() if manager else [],
             git_facts=await git_facts(workspace.root, config.features.git),
+            warn=warn,
         )
         session.mcp = manager
         try:

@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers.",
+        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", help="API key (better: set ZEN_API_KEY)")
     p.add_argument("-C", dest="directory", metavar="DIR", help="work in DIR (the workspace)")
     p.add_argument("--yes", action="store_true", help="approve every confirm-level tool call")
+    p.add_argument("--trust", action="store_true",
+                   help="load this folder's own settings (.zen/config.yaml, .mcp.json) for "
+                   "this run without recording trust (see `zen trust`)")
     p.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
     p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text",
                    help="how -p reports (default: text)")
@@ -86,7 +89,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
+    if argv[:1] == ["trust"]:
+        return trust_command(argv[1:])
     args = build_parser().parse_args(argv)
+    try:
+        return _main(args)
+    finally:
+        report_tightened()
+
+
+def _main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     workspace = Path(args.directory or ".").expanduser()
@@ -97,20 +109,66 @@ def main(argv: list[str] | None = None) -> int:
 
     from zen.config import ConfigError, load_config
 
+    root = workspace.resolve()
+    interactive = args.task is None and sys.stdin.isatty() and sys.stdout.isatty()
+    trusted = decide_trust(root, flag=args.trust, ask=interactive, shown=args.directory)
+    if trusted is None:
+        return exits.DONE
     try:
-        config = load_config(workspace.resolve(), cli_overrides(args))
+        config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
         return fail(str(e))
 
     if args.task is None:
         from zen.ui.shell import run_shell
 
-        return run_shell(config, workspace.resolve(), simple=args.simple, yes=args.yes)
+        return run_shell(config, root, simple=args.simple, yes=args.yes)
 
     task = sys.stdin.read() if args.task == "-" else args.task
     if not task.strip():
         return fail("the task is empty")
-    return run_task(config, workspace.resolve(), task, args)
+    return run_task(config, root, task, args)
+
+
+def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> bool | None:
+    """Whether the workspace's own inputs apply to this run; None: the user chose to quit.
+
+    Trusted (with unchanged inputs) or `--trust`: yes. Otherwise the interactive shell asks
+    once, before anything from them runs; everything else (`-p`, pipes) skips them with one
+    warning line. Never a prompt in `-p`."""
+    from zen import trust
+
+    state = trust.check(root)
+    if flag or state.trusted:
+        return True
+    if ask:
+        from zen.ui.trust_question import ask_trust
+
+        answer = ask_trust(state, trust.describe(root))
+        if answer == "trust":
+            trust.trust(state)
+        return None if answer == "quit" else answer == "trust"
+    where = f" {shown}" if shown else ""
+    why = "they changed since you trusted this folder" if state.changed else (
+        "this folder is not trusted"
+    )
+    from zen.terminal_safe import terminal_safe
+
+    print(terminal_safe(
+        f"zen: warning: ignored {', '.join(state.inputs)}: {why}; review them "
+        f"and run `zen trust{where}`, or pass --trust for this run"
+    ), file=sys.stderr, flush=True)
+    return False
+
+
+def report_tightened() -> None:
+    """One line per state path whose wider permissions zen narrowed (issue 19)."""
+    paths = sys.modules.get("zen.paths")
+    for path in getattr(paths, "tightened", [])[:]:
+        print(f"zen: note: {path} was readable by others; it is now private to you",
+              file=sys.stderr)
+    if paths is not None:
+        paths.tightened.clear()
 
 
 def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:
@@ -136,9 +194,11 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
 
 def mcp_command(argv: list[str]) -> int:
     if argv[:1] != ["list"]:
-        return fail("usage: zen mcp list [-C DIR]")
+        return fail("usage: zen mcp list [-C DIR] [--trust]")
     parser = argparse.ArgumentParser(prog="zen mcp list")
     parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument("--trust", action="store_true",
+                        help="include this folder's own servers (.mcp.json) for this run")
     args = parser.parse_args(argv[1:])
     from pathlib import Path
 
@@ -149,8 +209,9 @@ def mcp_command(argv: list[str]) -> int:
     from zen.config import ConfigError, load_config
     from zen.mcp.manager import mcp_list
 
+    trusted = decide_trust(workspace, flag=args.trust, ask=False, shown=args.directory)
     try:
-        config = load_config(workspace)
+        config = load_config(workspace, trusted=bool(trusted))
     except ConfigError as e:
         return fail(str(e))
     try:
@@ -159,4 +220,54 @@ def mcp_command(argv: list[str]) -> int:
         print(terminal_safe(asyncio.run(mcp_list(config, workspace))))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
+    finally:
+        report_tightened()
     return 0
+
+
+def trust_command(argv: list[str]) -> int:
+    """`zen trust [DIR]`, `zen trust --list`, `zen trust --remove DIR`."""
+    parser = argparse.ArgumentParser(
+        prog="zen trust", formatter_class=help_formatter,
+        description="Trust a folder's own settings (.zen/config.yaml, .mcp.json, hooks): zen "
+        "loads them only for folders you trusted, and asks again when they change.",
+    )
+    parser.add_argument("directory", nargs="?", default=".", metavar="DIR")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--list", action="store_true", help="list trusted folders")
+    which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from zen import trust
+    from zen.terminal_safe import terminal_safe as safe
+
+    try:
+        if args.list:
+            entries = trust.listing()
+            for entry in entries:
+                print(safe(f"{entry.path}  ({entry.state}, since {entry.trusted})"))
+            if not entries:
+                print("No trusted folders.")
+            return exits.DONE
+        if args.remove:
+            if not trust.forget(Path(args.remove)):
+                return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
+            print(safe(f"no longer trusted: {Path(args.remove).expanduser().resolve()}"))
+            return exits.DONE
+        root = Path(args.directory).expanduser()
+        if not root.is_dir():
+            return fail(f"{args.directory}: no such directory")
+        state = trust.check(root)
+        trust.trust(state)
+    except OSError as e:
+        return fail(f"cannot update {trust.store_path()}: {e.strerror or e}")
+    finally:
+        report_tightened()
+    if not state.inputs:
+        print(safe(f"trusted {state.workspace} (it has no settings of its own yet)"))
+        return exits.DONE
+    print(safe(f"trusted {state.workspace}; its settings:"))
+    for line in trust.describe(state.workspace):
+        print(safe(f"  - {line}"))
+    return exits.DONE

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -48,6 +49,30 @@ OnOff = Literal["on", "off"]
 
 class ConfigError(Exception):
     """One clear line for the user; the CLI prints it and exits 2."""
+
+
+BUILTIN_TOOLS = (
+    "read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo",
+    "send-to-coder", "spawn-agents", "git",
+)
+"""The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
+_MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
+
+
+def _permission_key(key: str) -> str:
+    """Fail closed: a misspelt key (`Bash`, `"bash "`, `bsh`) would be silently ignored and
+    leave the tool at its default, so it is an error with a did-you-mean."""
+    if key in BUILTIN_TOOLS or _MCP_KEY.fullmatch(key):
+        return key
+    close = get_close_matches(key.strip().lower(), BUILTIN_TOOLS, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise ValueError(
+        f"unknown tool {key!r}{hint}; use a built-in tool name ({', '.join(BUILTIN_TOOLS)}) "
+        "or mcp__*, mcp__<server>, mcp__<server>__<tool>"
+    )
+
+
+PermissionKey = Annotated[str, AfterValidator(_permission_key)]
 
 
 class _Strict(BaseModel):
@@ -145,6 +170,16 @@ class ModelSettings(_Strict):
     """Tokens the model holds, when the configuration says; else the preset's or the server's."""
 
 
+@dataclass(frozen=True)
+class Redirect:
+    """A role whose host the project layer changed (see `allowed_key`)."""
+
+    source: str
+    """The project file that changed it."""
+    key: str | None
+    """The key that same file names for it (or --api-key): the only one that may go there."""
+
+
 class Config(_Endpoint):
     provider: str | None = None
     model: str = Field(default="gpt-4o-mini", min_length=1)
@@ -161,7 +196,7 @@ class Config(_Endpoint):
     collaboration: Collaboration = "delegated"
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)
-    permissions: dict[str, Level] = Field(default_factory=dict)
+    permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
     max_tool_output: int = Field(default=30_000, gt=200)
@@ -178,6 +213,20 @@ class Config(_Endpoint):
     """The provider key variables (and OPENAI_BASE_URL) seen by `load_config`, for
     `resolve_model`. Empty for a Config built in code, so its resolution never depends on
     the process environment."""
+    _project_trusted: bool = PrivateAttr(default=False)
+    _prompts_confined: bool = PrivateAttr(default=True)
+    _redirected: dict[str, Redirect] = PrivateAttr(default_factory=dict)
+
+    @property
+    def project_trusted(self) -> bool:
+        """The workspace's own inputs (this project layer, `.mcp.json`) may be used."""
+        return self._project_trusted
+
+    @property
+    def prompts_confined(self) -> bool:
+        """`prompts` files must lie in the workspace or allowed roots (unless the user's own
+        config listed them)."""
+        return self._prompts_confined
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,6 +252,7 @@ class _Layer:
     data: dict[Any, Any]
 
     def name(self, loc: tuple[Any, ...]) -> str:
+        loc = tuple(part for part in loc if part != "[key]")
         if self.kind == "env":
             return f"environment {_ENV_VARS[loc[0]]}"
         if self.kind == "cli":
@@ -215,30 +265,88 @@ def load_config(
     workspace: Path,
     cli: dict[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    trusted: bool = False,
 ) -> Config:
     """Merge every layer and validate once. `cli` holds only the flags the user gave (None
-    values are ignored); `env` defaults to `os.environ` and also supplies HOME."""
+    values are ignored); `env` defaults to `os.environ` and also supplies HOME.
+
+    The project layer (`<workspace>/.zen/config.yaml`) is read only when `trusted` (see
+    zen/trust.py): this is the one place that decides whether a repository's settings apply,
+    and the config remembers it for `.mcp.json` (`Config.project_trusted`)."""
     env = os.environ if env is None else env
     layers = [_read_layer(_default_file(), env)]
     home = env.get("HOME") or env.get("USERPROFILE")
     if home:
         layers.append(_read_layer(Path(home) / ".zen" / "config.yaml", env))
-    layers.append(_read_layer(Path(workspace) / ".zen" / "config.yaml", env))
+    project = _read_layer(Path(workspace) / ".zen" / "config.yaml", env) if trusted else None
+    layers.append(project)
     from_env = {key: env[var] for var, key in _ENV_KEYS.items() if env.get(var)}
     layers.append(_Layer("env", "environment", from_env))
     given = {key: value for key, value in (cli or {}).items() if value is not None}
     layers.append(_Layer("cli", "command line", given))
     present = [layer for layer in layers if layer is not None]
 
+    config = _validate(present)
+    config._env = {name: env[name] for name in _FALLBACK_VARS if env.get(name)}
+    config._project_trusted = trusted
+    if project is not None:
+        config._prompts_confined = _supplier(present, ("prompts",)) is project
+        others = [layer for layer in present if layer is not project]
+        try:
+            without = _validate(others)
+        except ConfigError:
+            without = None
+        else:
+            without._env = config._env
+        config._redirected = _redirected(config, without, present, project)
+    return config
+
+
+def _validate(layers: list[_Layer]) -> Config:
     merged: dict[Any, Any] = {}
-    for layer in present:
+    for layer in layers:
         merged = _merge(merged, layer.data)
     try:
-        config = Config.model_validate(merged)
+        return Config.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(_explain(exc, present)) from None
-    config._env = {name: env[name] for name in _FALLBACK_VARS if env.get(name)}
-    return config
+        raise ConfigError(_explain(exc, layers)) from None
+
+
+def _redirected(
+    config: Config, without: Config | None, layers: list[_Layer], project: _Layer
+) -> dict[str, Redirect]:
+    """The roles whose host the project layer changed, and whether it named their key."""
+    out: dict[str, Redirect] = {}
+    for role in ROLES:
+        try:
+            host = _host(endpoint(config, role).base_url)
+            before = _host(endpoint(without, role).base_url) if without else None
+        except ConfigError:
+            continue  # a bad OPENAI_BASE_URL: resolve_model reports it
+        if host == before:
+            continue
+        loc = ("dual_agent", role, "api_key") if _own_key(config, role) else ("api_key",)
+        if role == "main":
+            loc = ("api_key",)
+        cli = next((layer for layer in layers if layer.kind == "cli"), None)
+        key = _value(cli.data, ("api_key",)) if cli else None
+        out[role] = Redirect(project.source, key or _value(project.data, loc))
+    return out
+
+
+def _value(data: Any, loc: tuple[str, ...]) -> str | None:
+    for part in loc:
+        data = data.get(part) if isinstance(data, dict) else None
+    return data.strip() or None if isinstance(data, str) else None
+
+
+def _host(url: str) -> str:
+    """scheme://host:port: where the data goes (a path change stays on the same server)."""
+    from urllib.parse import urlparse
+
+    parts = urlparse(url)
+    return f"{parts.scheme}://{parts.hostname}:{parts.port}"
 
 
 def _default_file() -> Path:
@@ -402,23 +510,46 @@ def _dotted(loc: tuple[Any, ...]) -> str:
 # Resolving one role's model
 
 
-def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
-    """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
-    `dual_agent` overrides; anything else gets the top level).
+ROLES = ("main", *DUAL_ROLES)
 
-    A role that names another provider or base_url talks to another endpoint, so it inherits
-    none of provider, base_url and api_key: it gets its own, or its provider's."""
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where one role's requests go and which variables may hold its key."""
+
+    base_url: str
+    habits: Any
+    """The zen.llm.providers.Provider whose habits apply."""
+    own: bool
+    """The role names its own provider or base_url, so it inherits no key."""
+    key_vars: tuple[str, ...]
+
+
+def _override(config: Config, role: str | None) -> ModelOverride:
     over = getattr(config.dual_agent, role) if role in DUAL_ROLES else None
-    over = over or ModelOverride()
+    return over or ModelOverride()
+
+
+def _role_key(role: str | None) -> str:
+    return role if role in DUAL_ROLES else "main"
+
+
+def _own_key(config: Config, role: str | None) -> bool:
+    """The role's key comes from its `dual_agent` entry rather than the top level."""
+    over = _override(config, role)
+    return endpoint(config, role).own or over.api_key is not None
+
+
+def endpoint(config: Config, role: str | None = None) -> Endpoint:
+    """The base URL for `role`: its override, the top level, the provider preset, then
+    OPENAI_BASE_URL (which comes paired with OPENAI_API_KEY), then OpenAI."""
+    over = _override(config, role)
     own = (over.provider is not None and over.provider != config.provider) or (
         over.base_url is not None and over.base_url != config.base_url
     )
-    if own:
-        provider, base_url, api_key = over.provider, over.base_url, over.api_key
-    else:
-        provider, base_url = config.provider, config.base_url
-        api_key = over.api_key or config.api_key
-
+    provider, base_url = (over.provider, over.base_url) if own else (
+        config.provider, config.base_url
+    )
     env = config._env
     preset = PROVIDERS[provider] if provider else None
     paired = False
@@ -438,21 +569,58 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
     key_vars = [habits.key_env]
     if paired and habits.key_env != "OPENAI_API_KEY":
         key_vars.append("OPENAI_API_KEY")
-    api_key = api_key or next((env[var] for var in key_vars if env.get(var)), None)
-    if api_key is None and not (habits.local or is_local(base_url)):
-        if own:
-            hint = f"set {key_vars[0]}, or put api_key under dual_agent.{role}"
-            raise ConfigError(f"no API key for {base_url} ({role}): {hint} in ~/.zen/config.yaml")
-        raise ConfigError(
-            f"no API key for {base_url}: set {key_vars[0]} (or ZEN_API_KEY), pass --api-key, "
-            "or put api_key in ~/.zen/config.yaml"
-        )
+    return Endpoint(base_url, habits, own, tuple(key_vars))
+
+
+def allowed_key(
+    named: str | None, fallbacks: list[str | None], redirect: Redirect | None
+) -> str | None:
+    """The key-to-host rule. Normally the named key (flag, ZEN_API_KEY, a config file) wins,
+    then the provider's variables. When the project layer changed the host, only the key that
+    same layer (or --api-key) names may go there, whatever ZEN_API_KEY says: a trusted config
+    that a later `git pull` redirects still cannot carry the user's existing keys away."""
+    if redirect is not None:
+        return redirect.key
+    return named or next((key for key in fallbacks if key), None)
+
+
+def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
+    """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
+    `dual_agent` overrides; anything else gets the top level).
+
+    A role that names another provider or base_url talks to another endpoint, so it inherits
+    none of provider, base_url and api_key: it gets its own, or its provider's."""
+    over = _override(config, role)
+    point = endpoint(config, role)
+    named = over.api_key if point.own else (over.api_key or config.api_key)
+    redirect = config._redirected.get(_role_key(role))
+    fallbacks = [config._env.get(var) for var in point.key_vars]
+    api_key = allowed_key(named, fallbacks, redirect)
+    if api_key is None and not (point.habits.local or is_local(point.base_url)):
+        raise ConfigError(_no_key(point, role, redirect))
     return ModelSettings(
-        provider=habits.name,
+        provider=point.habits.name,
         model=over.model or config.model,
-        base_url=base_url,
+        base_url=point.base_url,
         api_key=api_key,
         temperature=over.temperature if over.temperature is not None else config.temperature,
         max_tokens=over.max_tokens or config.max_tokens,
         context_window=over.context_window or config.context_window,
     )
+
+
+def _no_key(point: Endpoint, role: str | None, redirect: Redirect | None) -> str:
+    if redirect is not None:
+        return (
+            f"no API key for {point.base_url}: {redirect.source} points this workspace at "
+            "another host, so zen sends none of your keys there; name the key in that file "
+            "(api_key: ${VARIABLE}) or pass --api-key"
+        )
+    if point.own:
+        hint = f"set {point.key_vars[0]}, or put api_key under dual_agent.{role}"
+        return f"no API key for {point.base_url} ({role}): {hint} in ~/.zen/config.yaml"
+    return (
+        f"no API key for {point.base_url}: set {point.key_vars[0]} (or ZEN_API_KEY), pass "
+        "--api-key, or put api_key in ~/.zen/config.yaml"
+    )
+

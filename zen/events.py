@@ -109,6 +109,11 @@ class TurnEnded(Event):
 
 
 @dataclass(frozen=True)
+class Compacting(Event):
+    """The model is writing the task's state into the memo (a live line, not a log line)."""
+
+
+@dataclass(frozen=True)
 class Compacted(Event):
     """The conversation was compacted: one log line, `compacted: 91,400 → 12,800 tokens`."""
 

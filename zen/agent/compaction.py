@@ -56,8 +56,9 @@ _SECTION = re.compile(r"^\s*#{1,4}\s*`?((?:task:[a-z]+)|(?:file:\S+?))`?\s*:?\s*
 _ATTACHED = re.compile(r'<file path="([^"\n]*)">\n(.*?)\n</file>', re.DOTALL)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _KEPT = re.compile(r"<user-message>\n(.*?)\n</user-message>", re.DOTALL)
-_CLOSE = "</user-message>"
-_CLOSE_ESCAPED = "</user-message\u200b>"
+_TAGS = (("<user-message>", "<user-message\u200b>"), ("</user-message>", "</user-message\u200b>"))
+"""Escaped everywhere but zen's own wrappers: model-written notes (steerable by a hostile file)
+must never pass for the user's words at the next compaction."""
 _STUB = "[output of "
 
 
@@ -69,6 +70,10 @@ class ContextPolicy:
     compact_at: float = 0.8
     system_prompt: Callable[[], str] | None = None
     """Builds the system prompt afresh (project instructions re-read from disk)."""
+    owns_task: bool = True
+    """The agent the user talks to keeps its `task:*` state in the shared memo. A Coder or
+    sub-agent keeps its own only in its restart message (its sub-task must not overwrite the
+    Orchestrator's); its `file:*` notes are shared either way."""
 
 
 async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | None:
@@ -91,12 +96,26 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
             agent.replace_messages(pruned)
             return _done(agent, ev.Compacted(agent.name, before, after, 0, reason))
 
+    agent.emit(ev.Compacting(agent.name))
     entries = await _summarise(agent, window, focus)
     memo = agent.ctx.memo
+    earlier = memo.read("task:constraints") if policy.owns_task else None
+    carried = earlier.content if earlier else agent.constraints
+    if carried:  # instructions only ever accumulate: an earlier compaction's are never lost
+        entries["task:constraints"] = merge_constraints(
+            carried, entries.get("task:constraints", "")
+        )
+    agent.constraints = entries.get("task:constraints", "")
     for key, content in entries.items():
-        memo.write(key, content, _summary(content), agent.name)
+        if policy.owns_task or not key.startswith("task:"):
+            memo.write(key, content, _summary(content), agent.name)
+    if policy.owns_task:  # the memo's state, older keys this summary left out included
+        found = (memo.read(key) for key in STATE_KEYS)
+        state = {e.key: e.content for e in found if e is not None}
+    else:
+        state = {key: entries[key] for key in STATE_KEYS if key in entries}
     system = policy.system_prompt() if policy.system_prompt else agent.messages[0]["content"]
-    messages = restart(agent, system, entries.get("task:constraints", ""), window)
+    messages = restart(agent, system, state, window)
     if reason == "manual" and messages[-1]["role"] == "user":
         # the next task arrives as a user message: keep roles alternating for strict templates
         messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
@@ -251,6 +270,14 @@ def _put(entries: dict[str, str], key: str, content: str) -> None:
         entries[key] = content[:MAX_ENTRY_CHARS]
 
 
+def merge_constraints(earlier: str, new: str) -> str:
+    """`new`, preceded by every line of `earlier` it does not already hold word for word."""
+    have = _norm(new)
+    missing = [line for line in earlier.splitlines()
+               if re.search(r"\w", line) and _norm(line.strip(" -*")) not in have]
+    return "\n".join([*missing, new]).strip()
+
+
 def _summary(content: str) -> str:
     line = next((ln.strip(" -*#") for ln in content.splitlines() if ln.strip(" -*#")), "")
     return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
@@ -259,24 +286,21 @@ def _summary(content: str) -> str:
 # -- the new conversation -------------------------------------------------------------------
 
 
-def restart(agent: Agent, system: str, constraints: str, window: int) -> list[dict[str, Any]]:
+def restart(agent: Agent, system: str, state: dict[str, str], window: int
+            ) -> list[dict[str, Any]]:
     """System prompt, the restart message, and the newest turns that fit."""
     messages = agent.messages
     texts = user_texts(messages)
+    constraints = state.get("task:constraints", "")
     kept = [t for i, t in enumerate(texts)
             if i >= len(texts) - KEEP_USER_MESSAGES or not represented(t, constraints)]
-    memo = agent.ctx.memo
-    state = "\n\n".join(
-        f"## {key}\n{memo.read(key).content}"  # type: ignore[union-attr]
-        for key in STATE_KEYS if memo.read(key) is not None
-    )
     note = render(
         load_prompt("compacted"),
-        state=state or "(no notes were written)",
-        index=memo.index_text() or "(empty)",
+        state=_escape("\n\n".join(f"## {k}\n{v}" for k, v in state.items()))
+        or "(no notes were written)",
+        index=_escape(agent.ctx.memo.index_text()) or "(empty)",
         messages="\n".join(
-            f"<user-message>\n{strip_attachments(t).replace(_CLOSE, _CLOSE_ESCAPED)}\n"
-            f"</user-message>" for t in kept
+            f"<user-message>\n{_escape(strip_attachments(t))}\n</user-message>" for t in kept
         ) or "(none)",
     )
     assert note.startswith(RESTART_HEADER)
@@ -285,6 +309,18 @@ def restart(agent: Agent, system: str, constraints: str, window: int) -> list[di
     room = int(window * compact_at * 0.9) - messages_tokens(head)
     budget = min(int(window * TAIL_SHARE), room - tools_tokens(agent.registry.schemas()))
     return head + tail(messages, budget)
+
+
+def _escape(text: str) -> str:
+    for tag, escaped in _TAGS:
+        text = text.replace(tag, escaped)
+    return text
+
+
+def _unescape(text: str) -> str:
+    for tag, escaped in _TAGS:
+        text = text.replace(escaped, tag)
+    return text
 
 
 def tail(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
@@ -311,8 +347,7 @@ def user_texts(messages: list[dict[str, Any]]) -> list[str]:
         if message.get("role") != "user":
             continue
         if is_restart(message):
-            texts.extend(m.replace(_CLOSE_ESCAPED, _CLOSE)
-                         for m in _KEPT.findall(str(message["content"])))
+            texts.extend(_unescape(m) for m in _KEPT.findall(str(message["content"])))
             continue
         content = message.get("content")
         if isinstance(content, list):

@@ -75,6 +75,8 @@ class Agent:
         """(messages, tokens) the server counted for the last request and its reply."""
         self.compacted_to: int | None = None
         """Tokens right after the last compaction."""
+        self.constraints = ""
+        """The user's instructions as the last compaction recorded them (task:constraints)."""
 
     @property
     def emit(self) -> ev.Emit:

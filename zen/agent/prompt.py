@@ -1,21 +1,32 @@
 """Assemble a system prompt from the markdown layers in `prompts/`.
 
 Layers, in order: the role's prompt (and its collaboration-mode variant), planning (when the
-agent keeps todos), environment facts, git facts, the project's own instructions (`ZEN.md` or
-`AGENTS.md`), then any extra files the config lists. The prompt is built once per agent and
-never changes during a run, so providers' prefix caches keep hitting.
+agent keeps todos), environment facts, git facts, the project's own instructions (`ZEN.md`,
+else `AGENTS.md`, else `CLAUDE.md`), then any extra files the config lists.
+
+Those files come from the repository, so they are read like the file tools read: only when
+they resolve (symlinks included) inside the workspace or an allowed root, only regular files,
+and at most INSTRUCTIONS_LIMIT bytes each. A committed `AGENTS.md -> ~/.ssh/id_rsa` is refused.
+
+The prompt is built once per agent and never changes during a run, so providers' prefix
+caches keep hitting.
 """
 
 from __future__ import annotations
 
 import datetime
+import os
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from zen.prompts import load_prompt, render
+from zen.tools.workspace import PathError, Workspace
 
-PROJECT_FILES = ("ZEN.md", "AGENTS.md")
+PROJECT_FILES = ("ZEN.md", "AGENTS.md", "CLAUDE.md")
+INSTRUCTIONS_LIMIT = 64 * 1024
+Warn = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -37,21 +48,58 @@ class PromptFacts:
         )
 
 
-def project_instructions(workspace: Path, extra_files: list[str]) -> str:
-    """`ZEN.md` (or else `AGENTS.md`) at the workspace root, then the configured extra files."""
+def project_instructions(
+    workspace: Workspace,
+    extra_files: list[str],
+    warn: Warn = lambda _: None,
+    *,
+    confined: bool = True,
+) -> str:
+    """`ZEN.md` (else `AGENTS.md`, else `CLAUDE.md`) at the workspace root, then the
+    configured extra files. `confined=False` (files the user's own config lists) lets an extra
+    file lie anywhere; the project's instruction file is always confined."""
     parts = []
     for name in PROJECT_FILES:
-        path = workspace / name
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
+        if not os.path.lexists(workspace.root / name):
+            continue
+        text = _read_instructions(workspace, name, warn, confined=True)
+        if text is not None:
             parts.append(render(load_prompt("project"), source=name, text=text))
-            break
+        break
     for extra in extra_files:
-        path = (workspace / Path(extra).expanduser()).resolve()
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
+        text = _read_instructions(workspace, extra, warn, confined=confined)
+        if text is not None:
             parts.append(render(load_prompt("project"), source=extra, text=text))
     return "\n\n".join(parts)
+
+
+def _read_instructions(
+    workspace: Workspace, name: str, warn: Warn, *, confined: bool
+) -> str | None:
+    """The file's text, or None with a warning saying why it was left out."""
+    try:
+        if confined:
+            path = workspace.resolve(name)
+        else:
+            path = (workspace.root / Path(name).expanduser()).resolve()
+    except PathError as exc:
+        warn(f"instructions {name} not used: {exc}")
+        return None
+    if not path.is_file():  # a folder, FIFO or device; a missing extra file says nothing
+        if path.exists():
+            warn(f"instructions {name} not used: not a regular file")
+        return None
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(INSTRUCTIONS_LIMIT + 1)
+    except OSError as exc:
+        warn(f"instructions {name} not used: {exc.strerror}")
+        return None
+    if len(data) > INSTRUCTIONS_LIMIT:
+        warn(f"instructions {name} is over {INSTRUCTIONS_LIMIT // 1024} KB; only the first "
+             f"{INSTRUCTIONS_LIMIT // 1024} KB are used")
+        data = data[:INSTRUCTIONS_LIMIT]
+    return data.decode("utf-8", errors="replace").strip()
 
 
 def system_prompt(

@@ -44,6 +44,7 @@ class Session:
         *,
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
+        warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
@@ -57,7 +58,9 @@ class Session:
         self.facts = PromptFacts(
             workspace=workspace.root,
             shell=shell_name(),
-            project=project_instructions(workspace.root, config.prompts),
+            project=project_instructions(
+                workspace, config.prompts, warn, confined=config.prompts_confined
+            ),
             git=git_facts,
         )
         self.history: list[dict[str, Any]] = []
@@ -173,18 +176,22 @@ class Session:
             self._windows[key] = WindowResolver(settings)
         return self._windows[key]
 
-    def context_policy(self, role: str, build: Callable[[PromptFacts], str]
-                       ) -> compaction.ContextPolicy:
+    def context_policy(self, role: str, build: Callable[[PromptFacts], str], *,
+                       top: bool = False) -> compaction.ContextPolicy:
         """How an agent on `role`'s model compacts; `build` makes its system prompt from
-        the facts, which a compaction refreshes (project instructions re-read from disk)."""
+        the facts, which a compaction refreshes (project instructions re-read from disk).
+        Only the `top` agent keeps its task state in the shared memo."""
 
         def fresh_prompt() -> str:
-            self.facts = replace(
-                self.facts, project=project_instructions(self.workspace.root, self.config.prompts)
+            project = project_instructions(
+                self.workspace, self.config.prompts, confined=self.config.prompts_confined
             )
+            self.facts = replace(self.facts, project=project)
             return build(self.facts)
 
-        return compaction.ContextPolicy(self.window(role), self.config.compact_at, fresh_prompt)
+        return compaction.ContextPolicy(
+            self.window(role), self.config.compact_at, fresh_prompt, owns_task=top
+        )
 
     def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
         features = self.config.features
@@ -234,7 +241,7 @@ class Session:
                 build(self.facts),
                 max_turns=self.config.max_turns,
                 history=self.history,
-                context=self.context_policy(self.role, build),
+                context=self.context_policy(self.role, build, top=True),
             )
         return self._top
 

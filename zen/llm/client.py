@@ -18,6 +18,7 @@ from zen.events import Emit, Notice, Retrying, Usage
 from zen.llm import providers
 from zen.llm.accumulator import StreamAccumulator
 from zen.llm.types import AssistantTurn, LLMError
+from zen.redaction import remember, scrub
 
 if TYPE_CHECKING:
     from zen.config import ModelSettings
@@ -77,6 +78,7 @@ class ChatClient:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
         self.settings = settings
+        remember(settings.api_key)  # a server echoing it back (401 bodies do) is scrubbed
         self.retries = retries
         self.provider = _provider(settings)
         self.echo_reasoning: bool = self.provider.echo_reasoning
@@ -191,7 +193,7 @@ class ChatClient:
             return _Retryable("the request timed out")
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__
-            detail = f" ({cause})" if cause and str(cause) else ""
+            detail = f" ({scrub(str(cause))})" if cause and str(cause) else ""
             if started:
                 return _Retryable(f"the connection dropped mid-stream{detail}")
             return _Retryable(f"could not connect to {self.settings.base_url}{detail}")
@@ -251,7 +253,7 @@ def _message(exc: Any) -> str:
     if not text:
         text = exc.message or ""
         text = re.sub(r"^Error code: \d+( - )?", "", text)
-    text = " ".join(text.split())
+    text = scrub(" ".join(text.split()))
     return text if len(text) <= 300 else text[:297] + "..."
 
 

@@ -17,11 +17,13 @@ from zen.config import Config, Level, McpServer
 from zen.mcp.connection import CALL_TIMEOUT, Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.tool import McpTool, mcp_level, tool_name
+from zen.paths import private_file, zen_home
+from zen.redaction import remember, scrub
 from zen.tools.base import Tool
 
 
 def default_log_path() -> Path:
-    return Path.home() / ".zen" / "logs" / "mcp.log"
+    return zen_home() / "logs" / "mcp.log"
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class McpManager:
         self._connections = {
             name: Connection(name, spec, workspace, call_timeout) for name, spec in servers.items()
         }
+        for spec in servers.values():  # never logged: a server printing its env is scrubbed
+            remember(*spec.env.values(), *spec.headers.values())
         self._log_path = log_path
         self._permissions = dict(permissions or {})
         self._tools: list[McpTool] = []
@@ -159,6 +163,13 @@ _ROUTED = {
 }
 
 
+class _Scrubbed(logging.Formatter):
+    """Known secrets (API keys, MCP env and header values) never reach the log file."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))
+
+
 class _LogRoute:
     """Sends the SDK's and the servers' logging to a file and nowhere else, while held.
 
@@ -171,11 +182,10 @@ class _LogRoute:
 
     def __init__(self, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+            handler: logging.Handler = logging.FileHandler(private_file(path), encoding="utf-8")
         except OSError:
             handler = logging.NullHandler()  # a log we cannot write must not cost the servers
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(_Scrubbed("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         self._handler = handler
         if _LogRoute._held == 0:
             for name, level in _ROUTED.items():

@@ -42,7 +42,10 @@ def server_kind(spec: McpServer) -> Kind:
 def collect_servers(
     config: Config, workspace: Path, warn: Warn = warn_stderr
 ) -> dict[str, McpServer]:
-    """zen's servers, then those `.mcp.json` adds; zen's entry wins a shared name."""
+    """zen's servers, then those `.mcp.json` adds; zen's entry wins a shared name.
+    `.mcp.json` is the repository's, so it counts only in a trusted workspace."""
+    if not config.project_trusted:
+        return dict(config.mcp_servers)
     project = read_mcp_json(workspace / MCP_JSON, warn)
     extra = {name: spec for name, spec in project.items() if name not in config.mcp_servers}
     return {**config.mcp_servers, **extra}

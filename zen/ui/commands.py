@@ -153,6 +153,7 @@ def _collab(ctx: CommandContext, arg: str) -> None:
 @command("model", "show or switch the model", "[NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
     from zen.config import DUAL_ROLES, ConfigError
+    from zen.redaction import redact
 
     if arg:
         ctx.session.set_model(arg)
@@ -163,7 +164,9 @@ def _model(ctx: CommandContext, arg: str) -> None:
         except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
             ctx.out.error(f"{role}: {e}")
             continue
-        ctx.out.info(f"{role}: {settings.model} at {settings.base_url}", "" if arg else "dim")
+        key = f"key {redact(settings.api_key)}" if settings.api_key else "no key"
+        ctx.out.info(f"{role}: {settings.model} at {settings.base_url} ({key})",
+                     "" if arg else "dim")
 
 
 @command("memo", "the memo index, or one entry", "[KEY]")

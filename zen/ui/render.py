@@ -261,7 +261,12 @@ class LogRenderer:
             for line in fold("".join(parts), width, REPORT_LINES):
                 self._line(self._styled(("      " + line, "dim")), kind="tool")
 
+    def _compacting(self, e: ev.Compacting) -> None:
+        self.live.set(("compact", e.agent),
+                      f"{e.agent} › compacting: writing the task's state into the memo")
+
     def _compacted(self, e: ev.Compacted) -> None:
+        self.live.drop(("compact", e.agent))
         indent = "    " if is_nested(e.agent) else ""
         self._line(self._styled((indent, ""), (e.line, "cyan")), kind="tool")
 
@@ -284,6 +289,7 @@ class LogRenderer:
         ev.Retrying: _retrying,
         ev.TurnEnded: _turn_ended,
         ev.Notice: _notice,
+        ev.Compacting: _compacting,
         ev.Compacted: _compacted,
         ev.Error: _error,
     }

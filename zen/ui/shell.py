@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import Completer, Completion
 
 from zen import __version__, exits
+from zen.paths import private_file, zen_home
 from zen.terminal_safe import terminal_safe
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
@@ -101,6 +102,7 @@ class Shell:
                 try:
                     self.reader = self._make_reader()
                     self._banner()
+                    self._report_tightened()
                     await self._repl(CommandContext(session, self.out, self.approver))
                 finally:
                     self.session = None  # Ctrl-C while servers stop must still work
@@ -254,6 +256,14 @@ class Shell:
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
                       "Ctrl-D to exit", "dim")
 
+    def _report_tightened(self) -> None:
+        from zen import paths
+
+        for path in paths.tightened:
+            self.out.info(f"note: {path} was readable by others; it is now private to you",
+                          "yellow")
+        paths.tightened.clear()
+
     def _warn(self, message: str) -> None:
         self.out.info(f"warning: {message}", "yellow")
 
@@ -325,9 +335,7 @@ class PromptReader:
 
         history: History
         try:
-            path = history_path()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            history = FileHistory(str(path))
+            history = FileHistory(str(private_file(history_path())))
         except OSError:
             history = InMemoryHistory()
         assert shell.session is not None
@@ -365,9 +373,8 @@ class PromptReader:
 
 
 def history_path() -> Path:
-    """~/.zen/history, with HOME taken from the environment (tests point it elsewhere)."""
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".zen" / "history"
+    """~/.zen/history: every prompt typed (pasted tokens too), so private to the user."""
+    return zen_home() / "history"
 
 
 # -- completion and @mentions ---------------------------------------------------------------

@@ -1,0 +1,373 @@
+"""Folder trust: a repository's own settings are loaded only once the user has trusted them.
+
+A cloned repository can carry files that make zen run programs or send data elsewhere:
+`.zen/config.yaml` (base_url, permissions, allowed_roots, prompts, MCP servers), `.mcp.json`
+(server commands, headers with `${VAR}`), `.claude/settings.json` hooks and the project's
+`.zen/hooks|skills|commands` folders. zen loads them only for a workspace recorded in
+`~/.zen/trusted.yaml`, and the record holds a hash of exactly those files: when one changes
+(a `git pull` adding a server or a hook), the workspace is untrusted again until the user
+says otherwise.
+
+`describe()` says in plain words what the inputs would do, reading them as data only (YAML
+and JSON parsed, nothing expanded or run), for the shell's question and `zen trust`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zen.paths import private_dir, zen_home
+
+CONFIG = ".zen/config.yaml"
+MCP_JSON = ".mcp.json"
+CLAUDE_SETTINGS = ".claude/settings.json"
+FOLDERS = (".zen/hooks", ".zen/skills", ".zen/commands")
+INPUTS = (CONFIG, MCP_JSON, CLAUDE_SETTINGS, *FOLDERS)
+"""Every project file that can run code or change where data goes, in hashing order."""
+
+STORE = "trusted.yaml"
+HASH_LIMIT = 16 * 1024 * 1024
+"""Bytes hashed per file at most: enough for any config, bounded for a hostile one."""
+FILE_LIMIT = 2000
+_VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?::-[^}]*)?\}|\$([A-Za-z_]\w*)")
+
+
+@dataclass(frozen=True)
+class TrustState:
+    """What a workspace holds and whether the user trusts exactly that."""
+
+    workspace: Path
+    inputs: list[str]
+    """The project inputs present (relative names), empty when there is nothing to trust."""
+    fingerprint: str
+    recorded: str | None
+    """The fingerprint the user trusted, None when never trusted."""
+
+    @property
+    def trusted(self) -> bool:
+        return not self.inputs or self.recorded == self.fingerprint
+
+    @property
+    def changed(self) -> bool:
+        """Trusted once, but the inputs are no longer what was trusted."""
+        return self.recorded is not None and self.recorded != self.fingerprint
+
+
+def store_path() -> Path:
+    return zen_home() / STORE
+
+
+def check(workspace: Path) -> TrustState:
+    """The workspace's inputs, their hash, and the hash the user trusted (if any)."""
+    root = workspace.resolve()
+    inputs = present_inputs(root)
+    recorded = load_store().get(str(root), {}).get("inputs") if inputs else None
+    return TrustState(root, inputs, fingerprint(root), recorded)
+
+
+def present_inputs(root: Path) -> list[str]:
+    """The inputs that exist. `.claude/settings.json` counts only when it can hold hooks
+    (zen reads nothing else from it); an unreadable one counts, failing closed."""
+    found = []
+    for name in INPUTS:
+        path = root / name
+        if not os.path.lexists(path):
+            continue
+        if name == CLAUDE_SETTINGS:
+            data = _json(path)
+            if isinstance(data, dict) and "hooks" not in data:
+                continue
+        found.append(name)
+    return found
+
+
+def fingerprint(root: Path) -> str:
+    """sha256 over the names and bytes of every input (folders walked in sorted order)."""
+    digest = hashlib.sha256()
+    for name in INPUTS:
+        path = root / name
+        if not os.path.lexists(path):
+            continue
+        for file in _files(path):
+            digest.update(file.relative_to(root).as_posix().encode("utf-8", "replace") + b"\0")
+            digest.update(_bytes(file) + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def _files(path: Path) -> list[Path]:
+    """`path` itself, or the files under a real folder (links not followed), at most
+    FILE_LIMIT of them: a hostile repository cannot make the hash walk the disk."""
+    if path.is_symlink() or not path.is_dir():
+        return [path]
+    found: list[Path] = []
+    for top, dirs, names in os.walk(path):
+        dirs.sort()
+        found += [Path(top) / name for name in sorted(names)]
+        found += [Path(top) / d for d in dirs if os.path.islink(os.path.join(top, d))]
+        if len(found) >= FILE_LIMIT:
+            return found[:FILE_LIMIT]
+    return found
+
+
+def _bytes(path: Path) -> bytes:
+    prefix = b""
+    try:
+        if path.is_symlink():
+            prefix = b"link:" + os.fsencode(os.readlink(path)) + b"\0"
+        if not path.is_file():  # a FIFO or device must not block the hash
+            return prefix + b"<not a regular file>"
+        with path.open("rb") as handle:
+            return prefix + handle.read(HASH_LIMIT)
+    except OSError as exc:
+        return prefix + f"<unreadable: {exc.strerror}>".encode()
+
+
+# -- the store ----------------------------------------------------------------------------------
+
+
+def load_store() -> dict[str, dict[str, Any]]:
+    """`~/.zen/trusted.yaml` as {resolved path: {inputs, trusted}}; empty when absent or bad."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(store_path().read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, dict)}
+
+
+def save_store(entries: dict[str, dict[str, Any]]) -> None:
+    """Write the store atomically as a 0600 file in a 0700 folder."""
+    import yaml
+
+    path = store_path()
+    private_dir(path.parent)
+    text = "# Folders whose project settings zen loads (zen trust, zen trust --remove).\n"
+    text += yaml.safe_dump(entries, sort_keys=True, allow_unicode=True)
+    temp = path.with_name(f".{STORE}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(temp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def trust(state: TrustState) -> None:
+    """Record the workspace with the fingerprint of the inputs the user saw."""
+    entries = load_store()
+    entries[str(state.workspace)] = {
+        "inputs": state.fingerprint,
+        "trusted": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    save_store(entries)
+
+
+def forget(workspace: Path) -> bool:
+    """Remove a workspace's entry (by resolved path, or as written); False when absent."""
+    entries = load_store()
+    keys = dict.fromkeys((str(workspace.expanduser().resolve()), str(workspace)))
+    found = [key for key in keys if key in entries]
+    for key in found:
+        del entries[key]
+    if found:
+        save_store(entries)
+    return bool(found)
+
+
+# -- what the inputs would do -------------------------------------------------------------------
+
+
+def describe(root: Path) -> list[str]:
+    """One plain line per thing the inputs would do, in the order a user cares about."""
+    lines: list[str] = []
+    variables: set[str] = set()
+    config = _yaml(root / CONFIG)
+    if config is not _MISSING:
+        lines += _describe_config(config)
+        variables |= _variables(config)
+    mcp = _json(root / MCP_JSON)
+    if mcp is not _MISSING:
+        servers = mcp.get("mcpServers") if isinstance(mcp, dict) else None
+        if isinstance(servers, dict):
+            lines += [_server_line(MCP_JSON, name, spec) for name, spec in servers.items()]
+        else:
+            lines.append(f"{MCP_JSON}: not a list of MCP servers zen can read")
+        variables |= _variables(mcp)
+    claude = _json(root / CLAUDE_SETTINGS)
+    if claude is not _MISSING and CLAUDE_SETTINGS in present_inputs(root):
+        hooks = claude.get("hooks") if isinstance(claude, dict) else None
+        lines.append(f"{CLAUDE_SETTINGS}: hooks that run commands: {_hook_summary(hooks)}")
+        variables |= _variables(claude)
+    for folder in FOLDERS:
+        path = root / folder
+        if path.is_dir():
+            count = len(_files(path))
+            what = {"hooks": "hooks that run commands", "skills": "skills (instructions and "
+                    "scripts)", "commands": "custom commands"}[folder.rsplit("/", 1)[1]]
+            lines.append(f"{folder}/: {count} file{'' if count == 1 else 's'} of {what}")
+    if variables:
+        lines.append("reads these environment variables: " + ", ".join(sorted(variables)))
+    return [_plain(line) for line in lines]
+
+
+_MISSING: Any = object()
+
+
+def _yaml(path: Path) -> Any:
+    import yaml
+
+    if not os.path.lexists(path):
+        return _MISSING
+    try:
+        return yaml.safe_load(_bytes(path).decode("utf-8", "replace")) or {}
+    except yaml.YAMLError:
+        return "unreadable"
+
+
+def _json(path: Path) -> Any:
+    if not os.path.lexists(path):
+        return _MISSING
+    try:
+        return json.loads(_bytes(path).decode("utf-8", "replace"))
+    except ValueError:
+        return "unreadable"
+
+
+def _describe_config(data: Any) -> list[str]:
+    src = CONFIG
+    if not isinstance(data, dict):
+        return [f"{src}: settings zen cannot read (it would refuse to start)"]
+    lines = []
+    if data.get("base_url"):
+        lines.append(f"{src}: sends your prompts and code to {data['base_url']} (base_url)")
+    if data.get("provider"):
+        lines.append(f"{src}: uses the provider {data['provider']} (its host gets your prompts)")
+    if data.get("api_key"):
+        lines.append(f"{src}: sets the API key to {_show_secret(str(data['api_key']))}")
+    roles = data.get("dual_agent")
+    for role, over in (roles.items() if isinstance(roles, dict) else []):
+        if isinstance(over, dict) and (over.get("base_url") or over.get("provider")):
+            where = over.get("base_url") or f"the provider {over.get('provider')}"
+            lines.append(f"{src}: the {role} talks to {where}")
+    perms = data.get("permissions")
+    for tool, level in (perms.items() if isinstance(perms, dict) else []):
+        meaning = {"auto": "runs without asking", "deny": "is refused",
+                   "confirm": "asks first"}.get(str(level), "")
+        lines.append(f"{src}: permission {tool}: {level}" + (f" ({tool} {meaning})"
+                                                             if meaning else ""))
+    roots = data.get("allowed_roots")
+    if isinstance(roots, list) and roots:
+        lines.append(f"{src}: file tools may also read and write {', '.join(map(str, roots))}")
+    prompts = data.get("prompts")
+    if isinstance(prompts, list) and prompts:
+        lines.append(f"{src}: adds to the system prompt the files {', '.join(map(str, prompts))}")
+    servers = data.get("mcp_servers")
+    for name, spec in (servers.items() if isinstance(servers, dict) else []):
+        lines.append(_server_line(src, name, spec))
+    known = {"base_url", "provider", "api_key", "dual_agent", "permissions", "allowed_roots",
+             "prompts", "mcp_servers"}
+    other = [str(key) for key in data if key not in known]
+    if other:
+        lines.append(f"{src}: also sets {', '.join(other)}")
+    return lines
+
+
+def _server_line(src: str, name: Any, spec: Any) -> str:
+    if not isinstance(spec, dict):
+        return f"{src}: MCP server {name}: an entry zen cannot read"
+    if spec.get("command"):
+        args = spec.get("args") if isinstance(spec.get("args"), list) else []
+        command = " ".join(str(part) for part in [spec["command"], *args])
+        text = f"{src}: starts MCP server {name}: runs `{command}`"
+    else:
+        text = f"{src}: connects MCP server {name} to {spec.get('url')}"
+    extras = []
+    for key, label in (("env", "environment"), ("headers", "headers")):
+        value = spec.get(key)
+        if isinstance(value, dict) and value:
+            extras.append(f"{label} {', '.join(map(str, value))}")
+    for key in ("autoApprove", "alwaysAllow"):
+        if spec.get(key):
+            extras.append(f"{key} {spec[key]}")
+    if spec.get("envFile"):
+        extras.append(f"envFile {spec['envFile']}")
+    if spec.get("cwd"):
+        extras.append(f"in {spec['cwd']}")
+    return text + (f" ({'; '.join(extras)})" if extras else "")
+
+
+def _hook_summary(hooks: Any) -> str:
+    commands: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("command"), str):
+                commands.append(node["command"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(hooks)
+    return "; ".join(f"`{c}`" for c in commands) if commands else "(unreadable)"
+
+
+def _variables(node: Any) -> set[str]:
+    if isinstance(node, str):
+        return {a or b for a, b in _VAR.findall(node)}
+    if isinstance(node, dict):
+        return set().union(*(_variables(v) for v in node.values()), set())
+    if isinstance(node, list):
+        return set().union(*(_variables(v) for v in node), set())
+    return set()
+
+
+def _show_secret(value: str) -> str:
+    return value if _VAR.fullmatch(value.strip()) else "a literal key (hidden)"
+
+
+def _plain(text: str, limit: int = 300) -> str:
+    """Repository text on one terminal line: escape sequences, controls, C1 and bidi characters
+    as placeholders (`terminal_safe`), then anything else unprintable (zero-width, line
+    breaks) as `?`: what the user trusts is what they see."""
+    from zen.terminal_safe import terminal_safe
+
+    text = "".join(ch if ch.isprintable() else "?" for ch in terminal_safe(text))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class Summary:
+    """For `zen trust --list`."""
+
+    path: str
+    trusted: str
+    state: str = field(default="")
+
+
+def listing() -> list[Summary]:
+    out = []
+    for path, entry in sorted(load_store().items()):
+        root = Path(path)
+        if not root.is_dir():
+            state = "folder gone"
+        elif fingerprint(root) == entry.get("inputs"):
+            state = "trusted"
+        else:
+            state = "changed since (zen will ask again)"
+        out.append(Summary(path, str(entry.get("trusted", "")), state))
+    return out

@@ -1,0 +1,38 @@
+"""The shell's one question about a folder's own settings, asked before anything runs.
+
+Plain `print` and `input()`: it comes before the shell (and prompt-toolkit) start, and must
+work on any terminal. The lines come from `zen.trust.describe`, already made printable.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from zen.trust import TrustState
+
+Answer = Literal["trust", "skip", "quit"]
+_ANSWERS: dict[str, Answer] = {
+    "t": "trust", "trust": "trust", "y": "trust", "yes": "trust",
+    "n": "skip", "no": "skip", "not now": "skip", "": "skip",
+    "q": "quit", "quit": "quit",
+}
+
+
+def ask_trust(state: TrustState, lines: list[str]) -> Answer:
+    """trust / not now (run without them) / quit; Ctrl-C or Ctrl-D quits."""
+    head = "have changed since you trusted this folder" if state.changed else "are not trusted yet"
+    print(f"This folder's own zen settings ({', '.join(state.inputs)}) {head}.")
+    print("If trusted, they would:")
+    for line in lines:
+        print(f"  - {line}")
+    print("Trust them only if you trust everyone who can change these files.")
+    while True:
+        try:
+            reply = input("[t]rust  [n]ot now (run without them)  [q]uit › ")
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return "quit"
+        answer = _ANSWERS.get(reply.strip().lower())
+        if answer is not None:
+            return answer
+        print("Please answer t, n or q.")
