@@ -75,6 +75,14 @@ def test_trust_is_bound_to_the_content_of_every_input(trust_home: Path, project:
         assert trust.check(project).trusted
 
 
+def test_the_home_folders_own_zen_settings_are_the_users(trust_home: Path) -> None:
+    (trust_home / ".zen" / "hooks").mkdir(parents=True)
+    (trust_home / ".zen" / "config.yaml").write_text("model: mine\n")
+    assert trust.check(trust_home).inputs == [] and trust.describe(trust_home) == []
+    (trust_home / ".mcp.json").write_text("{}")
+    assert trust.check(trust_home).inputs == [".mcp.json"]
+
+
 def test_claude_settings_without_hooks_is_not_an_input(trust_home: Path, project: Path) -> None:
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text('{"permissions": {}}')
@@ -471,3 +479,17 @@ def test_the_shell_asks_once_before_anything_runs(
     child.send("/exit\r")
     child.expect(pexpect.EOF)
     assert marker.exists()
+
+
+def test_a_committed_agents_md_symlink_never_reaches_the_model(
+    fake_llm: Any, run_zen: Any, project: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "home-ssh" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- do not leak")
+    (project / "AGENTS.md").symlink_to(Path("..") / "home-ssh" / "id_rsa")
+    fake = fake_llm([text("ok")])
+    done = run_zen("-p", "hi", "--base-url", fake.base_url, "--api-key", "k")
+    assert done.code == 0, done.err
+    assert "PRIVATE KEY" not in json.dumps(fake.requests[0])
+    assert "instructions AGENTS.md not used" in done.err and "outside the workspace" in done.err

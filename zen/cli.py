@@ -146,7 +146,11 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
 
         answer = ask_trust(state, trust.describe(root))
         if answer == "trust":
-            trust.trust(state)
+            try:
+                trust.trust(state)
+            except OSError as e:
+                print(f"zen: warning: cannot record trust in {trust.store_path()} "
+                      f"({e.strerror or e}); trusted for this run only", file=sys.stderr)
         return None if answer == "quit" else answer == "trust"
     where = f" {shown}" if shown else ""
     why = "they changed since you trusted this folder" if state.changed else (

@@ -72,11 +72,21 @@ def check(workspace: Path) -> TrustState:
     return TrustState(root, inputs, fingerprint(root), recorded)
 
 
+def _names(root: Path) -> tuple[str, ...]:
+    """INPUTS, without `.zen/...` when the workspace is the home folder: there `.zen/` is the
+    user's own (`~/.zen/config.yaml` is the user layer), not a repository's."""
+    try:
+        own = (root / ".zen").resolve() == zen_home().resolve()
+    except OSError:
+        own = False
+    return tuple(n for n in INPUTS if not n.startswith(".zen/")) if own else INPUTS
+
+
 def present_inputs(root: Path) -> list[str]:
     """The inputs that exist. `.claude/settings.json` counts only when it can hold hooks
     (zen reads nothing else from it); an unreadable one counts, failing closed."""
     found = []
-    for name in INPUTS:
+    for name in _names(root):
         path = root / name
         if not os.path.lexists(path):
             continue
@@ -91,7 +101,7 @@ def present_inputs(root: Path) -> list[str]:
 def fingerprint(root: Path) -> str:
     """sha256 over the names and bytes of every input (folders walked in sorted order)."""
     digest = hashlib.sha256()
-    for name in INPUTS:
+    for name in _names(root):
         path = root / name
         if not os.path.lexists(path):
             continue
@@ -194,7 +204,8 @@ def describe(root: Path) -> list[str]:
     """One plain line per thing the inputs would do, in the order a user cares about."""
     lines: list[str] = []
     variables: set[str] = set()
-    config = _yaml(root / CONFIG)
+    names = _names(root)
+    config = _yaml(root / CONFIG) if CONFIG in names else _MISSING
     if config is not _MISSING:
         lines += _describe_config(config)
         variables |= _variables(config)
@@ -213,7 +224,7 @@ def describe(root: Path) -> list[str]:
         variables |= _variables(claude)
     for folder in FOLDERS:
         path = root / folder
-        if path.is_dir():
+        if folder in names and path.is_dir():
             count = len(_files(path))
             what = {"hooks": "hooks that run commands", "skills": "skills (instructions and "
                     "scripts)", "commands": "custom commands"}[folder.rsplit("/", 1)[1]]
