@@ -79,15 +79,16 @@ def script(tasks: int, answer_chars: int) -> Any:
 async def run(window: int, tasks: int, answer_chars: int) -> dict[str, Any]:
     from zen.agent import compaction
 
-    timings: list[float] = []
+    timings: dict[str, list[float]] = {"stubs": [], "memo": []}
     original = compaction.compact
 
     async def timed(*args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
-        try:
-            return await original(*args, **kwargs)
-        finally:
-            timings.append(time.perf_counter() - t0)
+        event = await original(*args, **kwargs)
+        if event is not None:
+            kind = "memo" if event.memo_keys else "stubs"
+            timings[kind].append(time.perf_counter() - t0)
+        return event
 
     compaction.compact = timed  # type: ignore[assignment]
     try:
@@ -96,8 +97,8 @@ async def run(window: int, tasks: int, answer_chars: int) -> dict[str, Any]:
         compaction.compact = original  # type: ignore[assignment]
 
 
-async def _run(window: int, tasks: int, answer_chars: int, timings: list[float]
-               ) -> dict[str, Any]:
+async def _run(window: int, tasks: int, answer_chars: int,
+               timings: dict[str, list[float]]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "src").mkdir()
@@ -133,8 +134,8 @@ async def _run(window: int, tasks: int, answer_chars: int, timings: list[float]
         "prompt_tokens": sum(sizes),
         "prefix_cached_share": round(cached / max(1, sum(sizes)), 3),
         "constraint_in_last_request": CONSTRAINT in json.dumps(work[-1]["messages"]),
-        "compaction_ms_median": round(sorted(timings)[len(timings) // 2] * 1000, 1)
-        if timings else None,
+        **{f"{kind}_compaction_ms_median": round(sorted(t)[len(t) // 2] * 1000, 1)
+           for kind, t in timings.items() if t},
         "wall_s": round(wall, 2),
     }
 

@@ -158,15 +158,15 @@ async def test_after_compaction_requests_are_append_only_again(fake_llm, tmp_pat
 
 
 async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("alpha\n")
+    (tmp_path / "a.txt").write_text("alpha line of the file\n" * 400)
     overflow = status(400, message="This model's maximum context length is 4096 tokens. "
                       "However, your messages resulted in 5000 tokens.",
                       code="context_length_exceeded")
     replies = iter([
-        tool_calls([call("read-file", {"path": "a.txt"})]),
-        text("read"),
+        tool_calls([call("read-file", {"path": "a.txt"})], usage="estimate"),
+        text("read", usage="estimate"),
         overflow,
-        text("done after compacting"),
+        text("done after compacting", usage="estimate"),
     ])
 
     def reply(body: dict[str, Any]) -> Reply:
@@ -184,6 +184,9 @@ async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Pat
     assert CONSTRAINT in note and "and now the tests" in note
     assert_tool_pairs_intact(retried)
     assert [e.reason for e in log.events if isinstance(e, ev.Compacted)] == ["overflow"]
+    # the window is learned from the refusal, so the threshold now acts before the server does
+    window = (await session.context_split()).window
+    assert window.source == "overflow" and 4000 < window.tokens < 128_000
 
 
 async def test_a_second_overflow_ends_the_run(fake_llm, tmp_path: Path) -> None:
@@ -336,3 +339,24 @@ async def test_a_later_summary_cannot_drop_an_earlier_instruction(fake_llm, tmp_
     constraints = session.memo.read("task:constraints").content  # type: ignore[union-attr]
     assert CONSTRAINT in constraints and "Use tabs in cli.py." in constraints
     assert CONSTRAINT in restart_message({"messages": session.history})
+
+
+async def test_a_summary_too_long_is_asked_again_smaller(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("data line of the big file\n" * 300)
+    overflow = status(400, message="prompt is too long", code="context_length_exceeded")
+    summaries = iter([overflow, text(state(CONSTRAINT))])
+    replies = iter([tool_calls([call("read-file", {"path": "big.txt"})]), text("read"),
+                    overflow, text("done")])
+
+    def reply(body: dict[str, Any]) -> Reply:
+        return next(summaries) if is_summary(body) else next(replies)
+
+    fake = fake_llm(reply, context_window=100_000)
+    session = session_for(fake, tmp_path)
+    log = ev.EventLog()
+    await session.run(FIRST, log)
+    assert (await session.run("go on", log)).text == "done"
+    first, second = [r for r in fake.requests if is_summary(r)]
+    assert request_tokens(second) < request_tokens(first)
+    assert "data line of the big file" not in json.dumps(second["messages"])
+    assert CONSTRAINT in restart_message(fake.requests[-1])

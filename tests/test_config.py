@@ -50,7 +50,7 @@ def test_packaged_default_yaml_is_valid_and_matches_the_schema_defaults() -> Non
 
 def test_defaults(workspace: Path, home: Path) -> None:
     config = load(workspace, home)
-    assert (config.model, config.provider, config.agent_mode) == ("gpt-4o-mini", None, "single")
+    assert (config.model, config.provider, config.agent_mode) == (None, None, "single")
     assert (config.collaboration, config.features.git) == ("delegated", "auto")
     assert (config.max_tool_output, config.max_turns, config.permissions) == (30000, 100, {})
 
@@ -176,9 +176,13 @@ def test_unset_variable_names_file_key_and_variable(
     assert message.startswith(f"{path}: api_key: environment variable NOPE_KEY is not set")
 
 
-def test_unset_variable_in_a_nested_list(workspace: Path, home: Path) -> None:
-    path = write(home, "mcp_servers: {s: {command: x, args: [a, $GONE]}}\n")
-    assert error(workspace, home).startswith(f"{path}: mcp_servers.s.args[1]: ")
+def test_unset_variable_in_a_nested_list_skips_only_that_mcp_server(
+    workspace: Path, home: Path
+) -> None:
+    path = write(home, "mcp_servers: {s: {command: x, args: [a, $GONE]}, t: {command: y}}\n")
+    config = load(workspace, home)
+    assert list(config.mcp_servers) == ["t"]
+    assert config._mcp_skipped["s"].startswith(f"{path}: mcp_servers.s.args[1]: ")
 
 
 # --- errors ----------------------------------------------------------------------------------

@@ -143,3 +143,60 @@ def test_context_and_compact_in_the_shell(fake_llm, project: Path, home: Path) -
         assert zen.exit() == 0
     finally:
         zen.close()
+
+
+class _Server:
+    """A bare HTTP server answering GETs from a dict of path -> JSON (or a delay)."""
+
+    def __init__(self, routes: dict[str, Any], delay: float = 0.0) -> None:
+        import json
+        import threading
+        import time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                time.sleep(delay)
+                body = routes.get(self.path)
+                data = json.dumps(body).encode() if body is not None else b"{}"
+                try:
+                    self.send_response(200 if body is not None else 404)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the client gave up waiting: that is the point
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+async def test_llama_cpp_and_lm_studio_report_their_windows() -> None:
+    import time
+
+    from zen.llm.window import ask_server
+
+    llama = _Server({"/v1/models": {"data": [{"id": "m.gguf", "meta": {"n_ctx_train": 131072}}]},
+                     "/props": {"default_generation_settings": {"n_ctx": 8192}}})
+    studio = _Server({"/v1/models": {"data": [{"id": "qwen"}, {"id": "other"}]},
+                      "/api/v0/models/qwen": {"loaded_context_length": 4096,
+                                              "max_context_length": 32768}})
+    slow = _Server({"/v1/models": {"data": [{"id": "m", "max_model_len": 9000}]}}, delay=3)
+    try:
+        assert await ask_server(ModelSettings(model="m.gguf", base_url=llama.url)) == 8192
+        assert await ask_server(ModelSettings(model="qwen", base_url=studio.url)) == 4096
+        started = time.monotonic()
+        assert await ask_server(ModelSettings(model="m", base_url=slow.url), deadline=0.5) is None
+        assert time.monotonic() - started < 2
+    finally:
+        for server in (llama, studio, slow):
+            server.stop()

@@ -1,7 +1,7 @@
 """The stream accumulator on every provider shape from the ecosystem notes (§3.3, §3.4).
 
-Chunks are built the way the SDK builds them from the wire (`construct`, no validation), so
-index-less deltas, int ids and provider extras look exactly as they do in production.
+Chunks are the parsed JSON of each SSE event, exactly as zen reads them off the wire, so
+index-less deltas, int ids and provider extras look as they do in production.
 """
 
 from __future__ import annotations
@@ -9,21 +9,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from openai.types.chat import ChatCompletionChunk
-
 from zen.events import ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
 from zen.llm.accumulator import StreamAccumulator
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None,
-          usage: dict[str, Any] | None = None, *, choices: bool = True) -> ChatCompletionChunk:
+          usage: dict[str, Any] | None = None, *, choices: bool = True) -> dict[str, Any]:
     data: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk", "created": 0,
                             "model": "m", "choices": []}
     if choices:
         data["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish}]
     if usage is not None:
         data["usage"] = usage
-    return ChatCompletionChunk.construct(**data)
+    return data
 
 
 def tc(index: int | None = None, id: Any = None, name: str | None = None,
@@ -41,11 +39,11 @@ def tc(index: int | None = None, id: Any = None, name: str | None = None,
     return out
 
 
-def calls(*deltas: dict[str, Any]) -> ChatCompletionChunk:
+def calls(*deltas: dict[str, Any]) -> dict[str, Any]:
     return chunk({"tool_calls": list(deltas)})
 
 
-def run(*chunks: ChatCompletionChunk, agent: str = "main") -> tuple[StreamAccumulator, list[Any]]:
+def run(*chunks: dict[str, Any], agent: str = "main") -> tuple[StreamAccumulator, list[Any]]:
     acc = StreamAccumulator(agent)
     events = [e for c in chunks for e in acc.feed(c)]
     return acc, events

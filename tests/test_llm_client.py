@@ -22,7 +22,13 @@ from zen.events import (
     ToolCallStarted,
     Usage,
 )
-from zen.llm.client import ChatClient, ContextLengthError, _retry_after, is_context_overflow
+from zen.llm.client import (
+    ChatClient,
+    ContextLengthError,
+    Deadlines,
+    _retry_after,
+    is_context_overflow,
+)
 from zen.llm.types import LLMError
 
 USER = [{"role": "user", "content": "hi"}]
@@ -33,10 +39,10 @@ TOOLS = [{"type": "function",
 NOW = {"Retry-After": "0"}
 
 
-def client(fake: FakeLLM, retries: int = 4, **settings: Any) -> ChatClient:
-    timeout = settings.pop("timeout", 30.0)
+def client(fake: FakeLLM, retries: int = 4, deadlines: Deadlines | None = None,
+           **settings: Any) -> ChatClient:
     return ChatClient(ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
-                      retries=retries, timeout=timeout)
+                      retries=retries, deadlines=deadlines or Deadlines(5, 30, 30, 30))
 
 
 async def test_text_streams_as_events_tagged_with_the_agent() -> None:
@@ -124,7 +130,9 @@ async def test_provider_without_stream_usage_never_asks() -> None:
     with FakeLLM([text("ok")]) as fake:
         turn = await client(fake, provider="lmstudio").stream(USER, [], EventLog(), "main")
     assert "stream_options" not in fake.requests[0]
-    assert turn.usage.prompt_tokens == 0 and turn.usage.requests == 1
+    # no usage sent: estimated from UTF-8 bytes / 4 ("hi" -> 1, "ok" -> 1) and marked so
+    u = turn.usage
+    assert (u.prompt_tokens, u.completion_tokens, u.requests, u.estimated) == (1, 1, 1, True)
 
 
 async def test_temperature_and_max_tokens_only_when_configured() -> None:
@@ -251,9 +259,10 @@ async def test_unreachable_server() -> None:
 
 
 async def test_timeout_is_reported() -> None:
-    timed_out = "after 1 attempt: the request timed out"
+    timed_out = r"after 1 attempt: no answer within 0.2 s of the request \(first_byte_timeout\)"
     with FakeLLM([text("slow", delay=1.0)]) as fake, pytest.raises(LLMError, match=timed_out):
-        await client(fake, retries=0, timeout=0.2).stream(USER, [], EventLog(), "main")
+        await client(fake, retries=0, deadlines=Deadlines(5, 0.2, 5, 5)).stream(
+            USER, [], EventLog(), "main")
 
 
 async def test_cancellation_propagates_and_hangs_up() -> None:

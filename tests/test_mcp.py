@@ -7,6 +7,7 @@ import base64
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -29,7 +30,7 @@ from mcp.types import (
 )
 
 from tests.fakes.mcp_servers import PNG, STDERR_MARKER, HttpServer, stdio_command
-from zen.config import Config, Features, McpServer
+from zen.config import Config, Features, McpServer, load_config
 from zen.mcp import (
     McpManager,
     McpTool,
@@ -85,6 +86,16 @@ async def wait_gone(pid: int, within: float = 10.0) -> bool:
             return True
         await anyio.sleep(0.05)
     return False
+
+
+async def wait_state(manager: McpManager, name: str, state: str, within: float = 10.0) -> None:
+    """Until zen has noticed what happened to the server (its pipes closed)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if next(s for s in manager.status() if s.name == name).state == state:
+            return
+        await anyio.sleep(0.02)
+    raise AssertionError(f"{name} never became {state}: {manager.status()}")
 
 
 def hang_server(*prelude: str, **spec: Any) -> McpServer:
@@ -149,10 +160,12 @@ def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.Mo
                     "remote": {
                         "type": "http",
                         "url": "https://${ZEN_TEST_MCP_HOST}/mcp",
-                        "headers": {
-                            "X-Key": "$ZEN_TEST_MCP_UNSET",
-                            "X-D": "${ZEN_TEST_MCP_UNSET:-d}",
-                        },
+                        "headers": {"X-D": "${ZEN_TEST_MCP_UNSET:-d}"},
+                    },
+                    "needs-token": {
+                        "type": "http",
+                        "url": "https://${ZEN_TEST_MCP_HOST}/mcp",
+                        "headers": {"Authorization": "Bearer ${ZEN_TEST_MCP_UNSET}"},
                     },
                     "local": {
                         "type": "stdio",
@@ -174,16 +187,81 @@ def test_mcp_json_merges_under_zen_config(tmp_path: Path, monkeypatch: pytest.Mo
     warnings: list[str] = []
     servers = collect_servers(config, tmp_path, warn=warnings.append)
 
-    assert list(servers) == ["shared", "mine", "remote", "local"]
+    assert list(servers) == ["shared", "mine", "remote", "local", "typo"]
     assert servers["shared"].command == "from-zen"
     assert servers["remote"].url == "https://example.test/mcp"
-    assert servers["remote"].headers == {"X-Key": "$ZEN_TEST_MCP_UNSET", "X-D": "d"}
+    assert servers["remote"].headers == {"X-D": "d"}
     assert servers["local"].args == ["--root", "example.test"]
     text = "\n".join(warnings)
-    assert "'legacy'" in text and "SSE" in text
-    assert "'typo'" in text and "argz" in text
+    assert "'legacy'" in text and "legacy SSE transport not supported" in text
+    assert "'typo'" in text and "unknown key(s) ignored: argz" in text
     assert "'empty'" in text and '"url"' in text
-    assert "ZEN_TEST_MCP_UNSET is not set" in text
+    [unset] = [w for w in warnings if "ZEN_TEST_MCP_UNSET" in w]  # one warning, naming both
+    assert "'needs-token'" in unset and "skipped" in unset
+    assert "ZEN_TEST_MCP_UNSET" not in "".join(str(s.headers) for s in servers.values())
+
+
+def test_mcp_json_of_other_clients_is_understood(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ZEN_TEST_MCP_UNSET", raising=False)
+    (tmp_path / "secrets.env").write_text(
+        "# comment\nexport API_KEY='from-file'\nREGION=eu\nnot a line\n"
+    )
+    entries = {
+        "off": {"command": "x", "disabled": True},
+        "cline": {
+            "command": "srv",
+            "envFile": "secrets.env",
+            "env": {"REGION": "us"},
+            "autoApprove": ["read_thing"],
+            "alwaysAllow": ["x"],
+            "disabled": False,
+            "timeout": 45,
+            "description": "anything",
+        },
+        "streamable": {"type": "streamable-http", "url": "https://a.test/mcp"},
+        "cline-http": {"transportType": "streamableHttp", "url": "https://b.test/mcp"},
+        "escape": {"command": "srv", "envFile": "../../etc/passwd"},
+        "broken": {"command": "srv", "env": {"TOKEN": "${ZEN_TEST_MCP_UNSET}"}},
+    }
+    # A byte-order mark, as editors on Windows write it.
+    (tmp_path / ".mcp.json").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"mcpServers": entries}).encode()
+    )
+    warnings: list[str] = []
+    trusted = Config()
+    trusted._project_trusted = True
+    servers = collect_servers(trusted, tmp_path, warn=warnings.append)
+    assert list(servers) == ["cline", "streamable", "cline-http"]
+    cline = servers["cline"]
+    assert cline.env == {"API_KEY": "from-file", "REGION": "us"}
+    assert (cline.auto_approve, cline.timeout) == (["read_thing"], 45)
+    assert servers["streamable"].url == "https://a.test/mcp"
+    assert len(warnings) == 2, warnings
+    assert "'escape'" in warnings[0] and "outside the project" in warnings[0]
+    assert "'broken'" in warnings[1] and "${ZEN_TEST_MCP_UNSET} not set" in warnings[1]
+    perms: dict[str, Any] = {"mcp__cline__write_thing": "deny"}
+    assert mcp_level(perms, "cline", "mcp__cline__read_thing", approved=True) == "auto"
+    assert mcp_level({"mcp__*": "deny"}, "cline", "mcp__cline__read_thing", True) == "deny"
+
+
+def test_unset_variable_in_zen_config_skips_only_that_server(
+    tmp_path: Path, home: Path
+) -> None:
+    (tmp_path / ".zen").mkdir()
+    (tmp_path / ".zen" / "config.yaml").write_text(
+        "mcp_servers:\n"
+        "  docs: {url: 'https://d.test/mcp', headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}}\n"
+        "  time: {command: mcp-server-time}\n"
+    )
+    config = load_config(tmp_path, env={"HOME": str(home)}, trusted=True)
+    assert list(config.mcp_servers) == ["time"]
+    warnings: list[str] = []
+    assert list(collect_servers(config, tmp_path, warn=warnings.append)) == ["time"]
+    [warning] = warnings
+    assert "'docs' skipped" in warning and "DOCS_TOKEN is not set" in warning
+    assert "config.yaml" in warning
 
 
 @pytest.mark.parametrize(
@@ -355,14 +433,17 @@ async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live
     pid = int(first.output)
     assert (await call(live.manager, "mcp__fake__exit_soon", live.root)).ok
     assert await wait_gone(pid)
+    await wait_state(live.manager, "fake", "exited")
+    exited = next(s for s in live.manager.status() if s.name == "fake")
+    assert exited.error == "server exited without saying why" and exited.tools == []
     again = await call(live.manager, "mcp__fake__echo", live.root, text="still here")
     assert (again.ok, again.output) == (True, "still here")
     new_pid = int((await call(live.manager, "mcp__fake__pid", live.root)).output)
     assert new_pid != pid
     fake = next(s for s in live.manager.status() if s.name == "fake")
     assert (fake.state, fake.restarts) == ("running", 1)
-    assert "fake (stdio): running, 9 tools (restarted 1x)" in format_status(live.manager.status())
-    assert "server fake: connection lost; restarting it" in live.log.read_text()
+    assert "fake (stdio): running, 16 tools (restarted 1x)" in format_status(live.manager.status())
+    assert "server fake: it had stopped; restarting it" in live.log.read_text()
 
 
 @module_loop
@@ -370,6 +451,7 @@ async def test_failed_restart_reports_the_server_down(live: Live) -> None:
     pid = int((await call(live.manager, "mcp__flaky__pid", live.root)).output)
     await call(live.manager, "mcp__flaky__exit_soon", live.root)
     assert await wait_gone(pid)
+    await wait_state(live.manager, "flaky", "exited")
     down = await call(live.manager, "mcp__flaky__echo", live.root, text="hi")
     assert not down.ok
     assert "MCP server 'flaky' is down" in down.output
@@ -424,7 +506,7 @@ async def test_stop_leaves_no_processes_and_nothing_reaches_the_terminal(
     log = tmp_path / "logs" / "mcp.log"
     servers = {
         "fake": McpServer(command=command, args=args),
-        "garbled": hang_server("print('this is not json-rpc', flush=True)", timeout=1.0),
+        "garbled": hang_server("print('this is not json-rpc', flush=True)", start_timeout=1.0),
     }
     manager = McpManager(servers, tmp_path, log)
     await manager.start(timeout=20)
@@ -462,16 +544,96 @@ async def test_mcp_list_starts_lists_and_stops(
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"web": entry}}))
     config = Config(mcp_servers={"broken": McpServer(command="zen-no-such-command")})
     config._project_trusted = True
-    text = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
+    text, all_started = await mcp_list(config, tmp_path, tmp_path / "mcp.log")
+    assert not all_started
     assert "broken (stdio): failed: command not found: zen-no-such-command" in text
-    assert "web (http): running, 9 tools" in text
+    assert "web (http): running, 16 tools" in text
     assert "    mcp__web__echo" in text
     assert f"Server logs: {tmp_path / 'mcp.log'}" in text
 
     off = Config(features=Features(mcp="off"), mcp_servers=config.mcp_servers)
-    assert await mcp_list(off, tmp_path, tmp_path / "mcp.log") == "MCP is off (features.mcp: off)."
+    assert await mcp_list(off, tmp_path, tmp_path / "mcp.log") == (
+        "MCP is off (features.mcp: off).",
+        True,
+    )
     (tmp_path / ".mcp.json").write_text("{broken")
     trusted = Config()
     trusted._project_trusted = True
-    none = await mcp_list(trusted, tmp_path, tmp_path / "mcp.log")
+    none, ok = await mcp_list(trusted, tmp_path, tmp_path / "mcp.log")
+    assert ok
     assert none.startswith("warning: ") and "No MCP servers configured" in none
+
+
+# ---------------------------------------------------------------- at most once, deadlines
+
+
+async def test_server_killed_mid_call_runs_it_once_and_restarts_for_the_next(
+    tmp_path: Path,
+) -> None:
+    command, args = stdio_command()
+    manager = McpManager(
+        {"fake": McpServer(command=command, args=args)}, tmp_path, tmp_path / "mcp.log"
+    )
+    await manager.start(timeout=20)
+    counter = tmp_path / "runs.txt"
+    try:
+        pid = int((await call(manager, "mcp__fake__pid", tmp_path)).output)
+        async with anyio.create_task_group() as tg:
+            results: list[ToolResult] = []
+
+            async def slow_call() -> None:
+                results.append(
+                    await call(manager, "mcp__fake__count", tmp_path, path=str(counter), seconds=30)
+                )
+
+            tg.start_soon(slow_call)
+            with anyio.fail_after(10):
+                while not counter.exists():
+                    await anyio.sleep(0.02)
+            os.kill(pid, signal.SIGKILL)
+        [result] = results
+        assert not result.ok
+        assert "the server stopped while running this call; it may have partly run" in (
+            result.output
+        )
+        assert counter.read_text().splitlines() == [str(pid)]  # exactly one execution
+        again = await call(manager, "mcp__fake__pid", tmp_path)
+        assert again.ok and int(again.output) != pid  # restarted for the next call
+        assert counter.read_text().splitlines() == [str(pid)]  # and not run again
+        [status] = manager.status()
+        assert (status.state, status.restarts) == ("running", 1)
+    finally:
+        await manager.stop()
+
+
+async def test_hung_call_and_unparseable_reply_end_at_the_servers_timeout(
+    tmp_path: Path,
+) -> None:
+    command, args = stdio_command()
+    manager = McpManager(
+        {"fake": McpServer(command=command, args=args, timeout=1.5)},
+        tmp_path,
+        tmp_path / "mcp.log",
+    )
+    await manager.start(timeout=20)
+    try:
+        began = time.monotonic()
+        hung = await call(manager, "mcp__fake__count", tmp_path, path=str(tmp_path / "c"),
+                          seconds=60)
+        assert 1.4 < time.monotonic() - began < 4
+        assert not hung.ok
+        assert "did not answer count within 1.5s" in hung.output and "timeout" in hung.output
+        began = time.monotonic()
+        garbled = await call(manager, "mcp__fake__garble", tmp_path)
+        assert time.monotonic() - began < 4
+        assert not garbled.ok and "did not answer garble within 1.5s" in garbled.output
+        assert "not valid MCP" in garbled.output
+        still = await call(manager, "mcp__fake__echo", tmp_path, text="alive")
+        assert (still.ok, still.output) == (True, "alive")  # a slow call costs only itself
+    finally:
+        await manager.stop()
+
+
+def test_default_call_timeout_is_well_under_ten_minutes() -> None:
+    spec = McpServer(command="x")
+    assert spec.timeout <= 120 and spec.start_timeout <= 30

@@ -442,6 +442,12 @@ def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(
     assert any(line.startswith("warning: MCP server broken is not available") for line in lines)
     assert any(re.match(r"demo \(stdio\): running, \d+ tools", line) for line in lines)
     assert any(line.startswith("broken (stdio): failed") for line in lines), lines
+    restarted = zen.task("/mcp restart demo")
+    assert "demo: running" in restarted
+    log = zen.task("/mcp log 400")
+    assert "server demo stderr: fake-mcp-server: starting" in log
+    assert "log file: " in log
+    assert "usage: /mcp" in zen.task("/mcp frobnicate")
     assert zen.exit() == 0
 
 

@@ -47,6 +47,8 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
     for status in manager.status():
         if status.state != "running":
             warn(f"MCP server {status.name} is not available: {status.error}")
+    for line in manager.warnings():
+        warn(line)
     return manager
 
 

@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the Orchestrator and Coder share the work (dual mode)")
     p.add_argument("--model", help="model name")
     p.add_argument("--provider", help="provider preset: openai, deepseek, kimi, glm, qwen, "
-                   "openrouter, ollama, vllm, lmstudio")
+                   "openrouter, ollama, vllm, lmstudio, llamacpp, litellm (without --model: "
+                   "its default model)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint URL")
     p.add_argument("--api-key", help="API key (better: set ZEN_API_KEY)")
     p.add_argument("-C", dest="directory", metavar="DIR", help="work in DIR (the workspace)")
@@ -58,6 +59,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="load this folder's own settings (.zen/config.yaml, .mcp.json) for "
                    "this run without recording trust (see `zen trust`)")
     p.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
+    p.add_argument("--max-time", type=float, metavar="S",
+                   help="stop the task after S seconds (default: no limit)")
+    p.add_argument("--timeout", type=float, metavar="S",
+                   help="give up on one model request after S seconds in all (default 900)")
+    p.add_argument("--first-byte-timeout", type=float, metavar="S",
+                   help="... when its answer has not begun after S seconds (default 300)")
+    p.add_argument("--idle-timeout", type=float, metavar="S",
+                   help="... when its stream is silent for S seconds (default 120)")
+    p.add_argument("--connect-timeout", type=float, metavar="S",
+                   help="... when the server does not accept a connection in S seconds "
+                   "(default 10)")
     p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text",
                    help="how -p reports (default: text)")
     p.add_argument("--simple", action="store_true",
@@ -67,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 CLI_KEYS = ("agent_mode", "collaboration", "model", "provider", "base_url", "api_key",
-            "max_turns")
+            "max_turns", "max_time", "timeout", "first_byte_timeout", "idle_timeout",
+            "connect_timeout")
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -124,7 +137,7 @@ def _main(args: argparse.Namespace) -> int:
 
         return run_shell(config, root, simple=args.simple, yes=args.yes)
 
-    task = sys.stdin.read() if args.task == "-" else args.task
+    task = read_task(args.task)
     if not task.strip():
         return fail("the task is empty")
     return run_task(config, root, task, args)
@@ -175,25 +188,49 @@ def report_tightened() -> None:
         paths.tightened.clear()
 
 
+def read_task(given: str) -> str:
+    """The task as valid text: bytes that are not UTF-8 (in argv, kept by Python as lone
+    surrogates, or on stdin) become U+FFFD instead of failing far away, in a request."""
+    if given == "-":
+        return sys.stdin.buffer.read().decode("utf-8", "replace")
+    return given.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:
     import asyncio
 
     from zen.app import open_session
     from zen.config import ConfigError
-    from zen.ui.oneshot import run_oneshot
+    from zen.ui.oneshot import result_object, run_oneshot, write_result
+
+    for stream in (sys.stdout, sys.stderr):  # never a traceback for one odd character
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
 
     async def go() -> int:
         async with open_session(config, workspace) as session:
+            settings = session.settings(session.role)
+            if settings.default_model and config.provider:
+                print(f"zen: using {settings.provider}'s default model {settings.model} "
+                      "(choose another with --model)", file=sys.stderr, flush=True)
             return await run_oneshot(
                 session, task, output_format=args.output_format, yes=args.yes
             )
 
+    def failed(message: str, code: int, stop: str = "error") -> int:
+        if args.output_format != "text":  # json always ends with one object
+            write_result(sys.stdout, result_object(None, None, message, stop))
+        return fail(message, code)
+
     try:
         return asyncio.run(go())
     except ConfigError as e:
-        return fail(str(e))
+        return failed(str(e), exits.USAGE)
     except KeyboardInterrupt:
-        return fail("interrupted", exits.INTERRUPTED)
+        return failed("interrupted", exits.INTERRUPTED, "interrupted")
+    except Exception as e:  # a bug in zen: still one line, never a traceback
+        return failed(f"internal error: {type(e).__name__}: {e}", exits.API_ERROR)
 
 
 def mcp_command(argv: list[str]) -> int:
@@ -219,14 +256,15 @@ def mcp_command(argv: list[str]) -> int:
     except ConfigError as e:
         return fail(str(e))
     try:
-        from zen.terminal_safe import terminal_safe
-
-        print(terminal_safe(asyncio.run(mcp_list(config, workspace))))
+        text, all_started = asyncio.run(mcp_list(config, workspace))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
         report_tightened()
-    return 0
+    from zen.terminal_safe import terminal_safe
+
+    print(terminal_safe(text))
+    return exits.DONE if all_started else exits.MCP_FAILED
 
 
 def trust_command(argv: list[str]) -> int:

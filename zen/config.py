@@ -1,7 +1,8 @@
 """Configuration: one pydantic model, filled from layers.
 
 Precedence, highest first: CLI flags > environment (`ZEN_PROVIDER`, `ZEN_MODEL`, `ZEN_BASE_URL`,
-`ZEN_API_KEY`) > project `<workspace>/.zen/config.yaml` > user `~/.zen/config.yaml` > the packaged
+`ZEN_API_KEY`, `ZEN_TIMEOUT`, `ZEN_MAX_TIME`, ...) >
+project `<workspace>/.zen/config.yaml` > user `~/.zen/config.yaml` > the packaged
 `config/default.yaml`. Layers merge key-wise (nested mappings too); lists replace; a `null`
 drops what lower layers set, so the default applies again. The merged result is validated once.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import get_close_matches
 from functools import cache
 from pathlib import Path
@@ -115,6 +116,7 @@ class ModelOverride(_Endpoint):
     api_key: str | None = None
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
+    stream_tools: bool | None = None
     context_window: int | None = Field(default=None, ge=1000)
 
 
@@ -152,8 +154,12 @@ class McpServer(_Strict):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
-    timeout: float = Field(default=30.0, gt=0)
-    """Seconds to start and handshake."""
+    timeout: float = Field(default=120.0, gt=0)
+    """Seconds one tool call may take before it ends as an error."""
+    start_timeout: float = Field(default=30.0, gt=0)
+    """Seconds to start, handshake and list the tools."""
+    auto_approve: list[str] = Field(default_factory=list)
+    """Tools (the server's names) that run without asking unless `permissions` say otherwise."""
 
 
 class ModelSettings(_Strict):
@@ -166,6 +172,10 @@ class ModelSettings(_Strict):
     """None only for local endpoints, which need no key."""
     temperature: float | None = None
     max_tokens: int | None = None
+    default_model: bool = False
+    """The model is the provider preset's default (none was configured): front-ends say so."""
+    stream_tools: bool = True
+    """False: requests carrying tools go out unstreamed, with `tool_choice: auto`."""
     context_window: int | None = None
     """Tokens the model holds, when the configuration says; else the preset's or the server's."""
 
@@ -182,12 +192,15 @@ class Redirect:
 
 class Config(_Endpoint):
     provider: str | None = None
-    model: str = Field(default="gpt-4o-mini", min_length=1)
+    model: str | None = Field(default=None, min_length=1)
+    """None: the provider preset's default model."""
     api_key: str | None = None
     base_url: str | None = None
     temperature: float | None = None
     """Sent only when set: some providers reject any but their fixed value."""
     max_tokens: int | None = Field(default=None, gt=0)
+    stream_tools: bool | None = None
+    """None: the provider preset's habit (false for llamacpp)."""
     context_window: int | None = Field(default=None, ge=1000)
     """Tokens the model holds; None: from the provider table or the server."""
     compact_at: float = Field(default=0.8, gt=0.1, le=1.0)
@@ -207,8 +220,18 @@ class Config(_Endpoint):
     """Folders outside the workspace that file tools may also touch."""
     retries: int = Field(default=4, ge=0)
     """How often a failed model request is retried (429, 5xx, dropped connections)."""
-    request_timeout: float = Field(default=600.0, gt=0)
+    connect_timeout: float = Field(default=10.0, gt=0)
+    first_byte_timeout: float = Field(default=300.0, gt=0)
+    """From sending a request to the first byte of its answer (reasoning models think first)."""
+    idle_timeout: float = Field(default=120.0, gt=0)
+    """The longest silence inside a streaming answer."""
+    timeout: float = Field(default=900.0, gt=0)
+    """One model request in all, however it trickles (caps the two above)."""
+    max_time: float | None = Field(default=None, gt=0)
+    """One task (a `-p` run, a shell message) in all; None: no limit."""
 
+    _mcp_skipped: dict[str, str] = PrivateAttr(default_factory=dict)
+    """MCP servers left out because a variable they use is unset: name -> why."""
     _env: dict[str, str] = PrivateAttr(default_factory=dict)
     """The provider key variables (and OPENAI_BASE_URL) seen by `load_config`, for
     `resolve_model`. Empty for a Config built in code, so its resolution never depends on
@@ -237,6 +260,11 @@ _ENV_KEYS = {
     "ZEN_MODEL": "model",
     "ZEN_BASE_URL": "base_url",
     "ZEN_API_KEY": "api_key",
+    "ZEN_TIMEOUT": "timeout",
+    "ZEN_FIRST_BYTE_TIMEOUT": "first_byte_timeout",
+    "ZEN_IDLE_TIMEOUT": "idle_timeout",
+    "ZEN_CONNECT_TIMEOUT": "connect_timeout",
+    "ZEN_MAX_TIME": "max_time",
 }
 _ENV_VARS = {key: var for var, key in _ENV_KEYS.items()}
 _FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
@@ -250,6 +278,8 @@ class _Layer:
     kind: Literal["file", "env", "cli"]
     source: str
     data: dict[Any, Any]
+    skipped: dict[str, str] = field(default_factory=dict)
+    """MCP servers left out for an unset variable, with the reason."""
 
     def name(self, loc: tuple[Any, ...]) -> str:
         loc = tuple(part for part in loc if part != "[key]")
@@ -307,10 +337,17 @@ def _validate(layers: list[_Layer]) -> Config:
     merged: dict[Any, Any] = {}
     for layer in layers:
         merged = _merge(merged, layer.data)
+    skipped = {name: why for layer in layers for name, why in layer.skipped.items()}
+    if skipped and isinstance(merged.get("mcp_servers"), dict):
+        merged["mcp_servers"] = {
+            k: v for k, v in merged["mcp_servers"].items() if k not in skipped
+        }
     try:
-        return Config.model_validate(merged)
+        config = Config.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError(_explain(exc, layers)) from None
+    config._mcp_skipped = skipped
+    return config
 
 
 def _redirected(
@@ -378,7 +415,15 @@ def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
     if not isinstance(data, dict):
         found = "a list" if isinstance(data, list) else "a single value"
         raise ConfigError(f"{path}: expected `key: value` settings at the top, found {found}")
-    return _Layer("file", str(path), _expand(data, env, path, ()))
+    servers, skipped = data.get("mcp_servers"), dict[str, str]()
+    if isinstance(servers, dict):  # an unset ${VAR} costs its MCP server, not the run
+        for name, entry in servers.items():
+            try:
+                _expand(entry, env, path, ("mcp_servers", name))
+            except ConfigError as exc:
+                skipped[name] = str(exc)
+        data = {**data, "mcp_servers": {k: v for k, v in servers.items() if k not in skipped}}
+    return _Layer("file", str(path), _expand(data, env, path, ()), skipped)
 
 
 @cache
@@ -598,9 +643,27 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
     api_key = allowed_key(named, fallbacks, redirect)
     if api_key is None and not (point.habits.local or is_local(point.base_url)):
         raise ConfigError(_no_key(point, role, redirect))
+    own, habits = point.own, point.habits
+    model = over.model or (None if own else config.model)
+    if model is None and own and not over.provider:
+        model = config.model  # a role with only its own base_url: the same model elsewhere
+    default_model = model is None
+    model = model or habits.default_model
+    if model is None:
+        flag = f"dual_agent.{role}.model" if own else "--model NAME"
+        raise ConfigError(
+            f"provider {habits.name} has no default model: set {flag} ({point.base_url}/models "
+            "lists what the server serves)"
+        )
+    stream_tools = habits.stream_tools
+    for chosen in (None if own else config.stream_tools, over.stream_tools):
+        if chosen is not None:
+            stream_tools = chosen
     return ModelSettings(
-        provider=point.habits.name,
-        model=over.model or config.model,
+        provider=habits.name,
+        model=model,
+        default_model=default_model,
+        stream_tools=stream_tools,
         base_url=point.base_url,
         api_key=api_key,
         temperature=over.temperature if over.temperature is not None else config.temperature,

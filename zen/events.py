@@ -91,6 +91,8 @@ class Usage(Event):
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int = 0
+    estimated: bool = False
+    """The server sent no usage; these are zen's estimate (UTF-8 bytes / 4)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,16 @@ class Retrying(Event):
     attempt: int
     delay: float
     reason: str
+
+
+@dataclass(frozen=True)
+class Waiting(Event):
+    """zen has been waiting `elapsed` seconds (of at most `limit`) on `what`; sent about once
+    a second once a wait passes two seconds, so front-ends can say what is slow."""
+
+    what: str
+    elapsed: float
+    limit: float
 
 
 @dataclass(frozen=True)

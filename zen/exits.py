@@ -6,4 +6,10 @@ API_ERROR = 1
 USAGE = 2
 """A bad flag or config value."""
 MAX_TURNS = 3
+MAX_TIME = 4
+"""The task ran out of its time limit (`max_time`, `--max-time`)."""
+CUT = 5
+"""The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
 INTERRUPTED = 130
+MCP_FAILED = 5
+"""`zen mcp list`: at least one MCP server could not start."""

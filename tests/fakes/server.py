@@ -9,7 +9,10 @@ HTTP 500) or a callable `(request_body) -> Reply`. Every request is recorded.
         ...
         assert len(fake.requests) == 2
 
-Run `python -m tests.fakes.server --scenario ok|long|echo` for benches and manual sessions;
+`raw(...)` scripts exact bytes (odd SSE fields, bad UTF-8, wrong-typed chunks, a server that
+drips a byte at a time); `llamacpp(script)` imitates llama-cpp-python's tool habits.
+
+Run `python -m tests.fakes.server --scenario ok|long|echo|llamacpp` for benches and manual sessions;
 the first stdout line is the base URL. Stdlib only, so it starts fast and runs anywhere.
 """
 
@@ -106,6 +109,69 @@ class SseError(Reply):
     code: str | None = None
     content: str = ""
     """Text streamed before the error chunk."""
+
+
+@dataclass(kw_only=True)
+class Raw(Reply):
+    parts: list[bytes]
+    gap: float = 0.0
+    per_byte: bool = False
+    status: int = 200
+    content_type: str = "text/event-stream"
+    hang: float = 0.0
+
+
+def raw(*parts: bytes, gap: float = 0.0, per_byte: bool = False, status: int = 200,
+        content_type: str = "text/event-stream", hang: float = 0.0,
+        delay: float = 0.0) -> Raw:
+    """Exactly these body bytes (chunked, one write per part, or per byte with `per_byte`),
+    `gap` seconds apart; then `hang` seconds of silence before the body ends. No parts: an
+    empty 200 stream."""
+    return Raw(parts=list(parts), gap=gap, per_byte=per_byte, status=status,
+               content_type=content_type, hang=hang, delay=delay)
+
+
+def sse(*events: dict[str, Any] | list[Any] | str | bytes) -> bytes:
+    """SSE bytes: each event as one `data:` line and a blank line (objects as JSON, str and
+    bytes as they are)."""
+    out = []
+    for e in events:
+        data = e if isinstance(e, bytes) else (
+            e.encode("utf-8") if isinstance(e, str) else json.dumps(e).encode("utf-8"))
+        out.append(b"data: " + data + b"\n\n")
+    return b"".join(out)
+
+
+def chunk_json(delta: dict[str, Any] | None = None, finish_reason: str | None = None,
+               **extra: Any) -> dict[str, Any]:
+    """One chat.completion.chunk object (for `sse`); `extra` replaces top-level fields."""
+    out: dict[str, Any] = {
+        "id": "chatcmpl-raw", "object": "chat.completion.chunk", "created": 0,
+        "model": "fake-model",
+        "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}],
+    }
+    out.update(extra)
+    return out
+
+
+def llamacpp(script: Script) -> Callable[[dict[str, Any]], Reply]:
+    """llama-cpp-python's habits around `script`: tools sent without `tool_choice` are
+    dropped (a tool-call reply becomes text saying so), with `tool_choice` a streamed request
+    gets an empty 200 stream (only unstreamed requests get the tool calls), and no usage
+    is ever sent."""
+    replies = script if callable(script) else list(script)
+
+    def reply(body: dict[str, Any]) -> Reply:
+        r = replies(body) if callable(replies) else replies.pop(0)
+        if body.get("tools") and body.get("tool_choice") and body.get("stream"):
+            return raw()
+        if isinstance(r, ToolCalls) and not (body.get("tools") and body.get("tool_choice")):
+            r = text("(the tools were dropped, so no tool was called)")
+        if isinstance(r, (Text, ToolCalls)):
+            r.usage = None
+        return r
+
+    return reply
 
 
 def text(
@@ -354,7 +420,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _raw(self, reply: Raw) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        pieces = [bytes([b]) for p in reply.parts for b in p] if reply.per_byte else reply.parts
+        for i, piece in enumerate(pieces):
+            if i and reply.gap:
+                time.sleep(reply.gap)
+            if piece:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+        if reply.hang:
+            time.sleep(reply.hang)
+        self.wfile.write(b"0\r\n\r\n")
+        self.close_connection = True
+
     def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
+        if isinstance(reply, Raw):
+            self._raw(reply)
+            return
         if isinstance(reply, Status):
             if isinstance(reply.body, str):
                 payload: Any = reply.body.encode("utf-8")
@@ -726,13 +813,20 @@ def _scenario(name: str, words: int, chunk: int) -> Callable[[dict[str, Any]], R
     if name == "long":
         answer = long_markdown(words)
         return lambda body: text(answer, chunk=chunk, usage="estimate")
-    raise SystemExit(f"unknown scenario {name!r} (ok, long, echo)")
+    if name == "llamacpp":
+        def first_tool_then_echo(body: dict[str, Any]) -> Reply:
+            if body.get("tools") and (body.get("messages") or [{}])[-1].get("role") == "user":
+                return tool_calls([call("glob", {"pattern": "*"})])
+            return text(_last_user_text(body) or "(no user message)")
+
+        return llamacpp(first_tool_then_echo)
+    raise SystemExit(f"unknown scenario {name!r} (ok, long, echo, llamacpp)")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Fake OpenAI-compatible chat server.")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--scenario", default="ok", choices=("ok", "long", "echo"))
+    parser.add_argument("--scenario", default="ok", choices=("ok", "long", "echo", "llamacpp"))
     parser.add_argument("--words", type=int, default=20_000, help="length of the long answer")
     parser.add_argument("--chunk", type=int, default=4, help="characters per content chunk")
     args = parser.parse_args(argv)

@@ -86,8 +86,10 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
     policy = agent.context
     if policy is None or len(agent.messages) < 2:
         return None
-    window = (await policy.window.get()).tokens
     before = agent.context_tokens()
+    if reason == "overflow":  # the server's window is evidently smaller than this request
+        policy.window.learn_limit(before)
+    window = (await policy.window.get()).tokens
     schemas = agent.registry.schemas()
     if reason == "auto":
         pruned = prune_tool_outputs(agent.messages, int(window * KEEP_TOOL_SHARE), agent)
@@ -184,12 +186,13 @@ async def _summarise(agent: Agent, window: int, focus: str) -> dict[str, str]:
     )}
     schemas = agent.registry.schemas()
     budget = int(window * SUMMARY_VIEW) - tools_tokens(schemas) - message_tokens(ask)
-    for attempt in range(2):
-        view = fit_view(agent.messages, budget if attempt == 0 else budget // 2, agent)
+    for _ in range(2):
+        view = fit_view(agent.messages, budget, agent)
         try:
             reply = await agent.client.stream([*view, ask], schemas, _quiet(agent.emit),
                                               agent.name)
-        except ContextLengthError:
+        except ContextLengthError:  # again, at half of what was just refused
+            budget = min(budget, messages_tokens(view)) // 2
             continue
         return parse_state(reply.content, [
             (c.name, c.arguments) for c in reply.tool_calls

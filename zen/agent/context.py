@@ -72,7 +72,8 @@ def is_restart(message: dict[str, Any]) -> bool:
 class Window:
     tokens: int
     source: str
-    """Where the figure came from: config, provider, server or assumed."""
+    """Where the figure came from: config, provider, server, assumed, or overflow (learned
+    from the server refusing a longer request)."""
 
 
 class WindowResolver:
@@ -97,6 +98,12 @@ class WindowResolver:
         ):  # the preset's own endpoint: another one behind the same habits may differ
             return Window(preset.context_window, "provider")
         return None
+
+    def learn_limit(self, tokens: int) -> None:
+        """The server refused a request of about `tokens`: its window is smaller than that."""
+        limit = int(tokens * 0.95)
+        if limit >= 1_000 and (self._known is None or limit < self._known.tokens):
+            self._known = Window(limit, "overflow")
 
     async def get(self) -> Window:
         if self._known is None:

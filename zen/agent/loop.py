@@ -14,12 +14,23 @@ from zen import events as ev
 from zen.agent import compaction
 from zen.agent.context import messages_tokens, tools_tokens
 from zen.llm.client import ContextLengthError
-from zen.llm.types import AssistantTurn, ToolCall
+from zen.llm.types import AssistantTurn, LLMError, ToolCall
 from zen.tools.base import Approver, ToolContext, ToolResult, refuse_all
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 LOOP_LIMIT = 3
 """The same call with the same arguments this many times in a row is refused."""
+CUT_MARK = "[answer cut at max_tokens]"
+CUT_CALL = (
+    "Not run: your output was cut at max_tokens before this call was complete. Make smaller "
+    "steps: write or edit a large file in several calls, or send less in one call."
+)
+
+
+class TimeLimit(LLMError):
+    """The task ran out of its time (`max_time`): one line, exit 4 in `-p`."""
+
+
 ASK_WINDOW_ABOVE = 2_000
 """Below this many tokens no window can be full: the server is not asked for its size yet."""
 
@@ -38,7 +49,8 @@ class RunResult:
     text: str
     turns: int
     files_changed: list[str] = field(default_factory=list)
-    stop: Literal["done", "max_turns"] = "done"
+    stop: Literal["done", "max_turns", "length"] = "done"
+    """length: the last answer was cut at max_tokens (its text ends with `CUT_MARK`)."""
 
 
 class Agent:
@@ -90,14 +102,24 @@ class Agent:
             reply = await self._request()
             self.messages.append(reply.to_message(self.client.echo_reasoning))
             counted = reply.usage.prompt_tokens + reply.usage.completion_tokens
-            self._measured = (len(self.messages), counted if reply.usage.prompt_tokens else 0)
+            measured = reply.usage.prompt_tokens and not reply.usage.estimated
+            self._measured = (len(self.messages), counted if measured else 0)
             self.emit(
                 ev.TurnEnded(
                     self.name, turn, reply.content, len(reply.tool_calls), reply.finish_reason
                 )
             )
+            cut = reply.finish_reason == "length"
             if not reply.tool_calls:
+                if cut:
+                    self.emit(ev.Notice(self.name, "the answer was cut at max_tokens (raise "
+                                        "max_tokens, or ask for less)", level="warning"))
+                    text = f"{reply.content.rstrip()}\n\n{CUT_MARK}".lstrip()
+                    return RunResult(text, turn, list(self.files_changed), stop="length")
                 return RunResult(reply.content, turn, list(self.files_changed))
+            if cut:  # a call cut mid-arguments must not run half-formed
+                self._refuse_calls(reply.tool_calls)
+                continue
             await self._run_calls(reply.tool_calls)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
 
@@ -178,6 +200,12 @@ class Agent:
                 else:
                     content = "Cancelled by the user before it ran."
                 self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+    def _refuse_calls(self, calls: list[ToolCall]) -> None:
+        self.emit(ev.Notice(self.name, "output cut at max_tokens: its tool calls were not run",
+                            level="warning"))
+        for call in calls:
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": CUT_CALL})
 
     async def _run_batch(self, batch: list[ToolCall], results: dict[str, ToolResult]) -> None:
         if not batch:

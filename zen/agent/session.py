@@ -7,8 +7,9 @@ and the todo list; `/clear` empties all three.
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,12 +18,12 @@ from zen import events as ev
 from zen.agent import compaction
 from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import CoderDelegator
-from zen.agent.loop import Agent, RunResult
+from zen.agent.loop import Agent, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
 from zen.config import DUAL_ROLES, Config, ModelSettings, resolve_model
-from zen.llm.client import ChatClient
+from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import TokenUsage
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -89,9 +90,34 @@ class Session:
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         try:
-            return await agent.run(task)
+            return await self._within_max_time(agent.run(task))
         finally:
             self.history = agent.messages[1:]
+
+    async def _within_max_time(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
+        """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed."""
+        limit = self.config.max_time
+        if limit is None:
+            return await run
+        task = asyncio.ensure_future(run)
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        handle = asyncio.get_running_loop().call_later(limit, expire)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            me = asyncio.current_task()
+            if expired and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
+                raise TimeLimit(f"stopped after {limit:g} s (max_time; raise it with "
+                                "--max-time)") from None
+            raise
+        finally:
+            handle.cancel()
 
     async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
         """`/compact [focus]`: the top agent's conversation into the memo, now."""
@@ -119,7 +145,8 @@ class Session:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
                 self.usage[role].add(TokenUsage(
-                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1
+                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1,
+                    event.estimated,
                 ))
             emit(event)
 
@@ -163,9 +190,10 @@ class Session:
         settings = self.settings(role)
         key = settings.model_dump_json()
         if key not in self._clients:
-            self._clients[key] = ChatClient(
-                settings, retries=self.config.retries, timeout=self.config.request_timeout
-            )
+            c = self.config
+            self._clients[key] = ChatClient(settings, retries=c.retries, deadlines=Deadlines(
+                c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
+            ))
         return self._clients[key]
 
     def window(self, role: str) -> WindowResolver:

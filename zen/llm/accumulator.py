@@ -1,7 +1,8 @@
-"""Folds streamed ChatCompletionChunks into one AssistantTurn, whatever the provider's habits.
+"""Folds streamed chat-completion chunks (parsed JSON) into one AssistantTurn, whatever the
+provider's habits, and refuses chunks of the wrong shape.
 
-The SDK's own stream helper crashes on index-less tool calls, and providers disagree on ids,
-names and indexes (ecosystem notes §3.3), so zen keeps its own rules (§3.4):
+Providers disagree on ids, names and indexes (ecosystem notes §3.3), so zen keeps its own
+rules (§3.4):
 
 - tool-call deltas are keyed by `index`, or by position in the delta list when it is missing;
 - a new non-empty id at a key opens a new call only once the current call's arguments parse
@@ -12,7 +13,9 @@ names and indexes (ecosystem notes §3.3), so zen keeps its own rules (§3.4):
 - it is a tool turn when calls exist, whatever `finish_reason` says;
 - usage is the last chunk that carries it (often one with `choices: []`).
 
-It is synchronous and allocation-light: it runs once per chunk of a 30,000-chunk answer.
+A field of the wrong type (`choices: "oops"`, `arguments: 5`, `usage: "x"`...) raises
+`Malformed`: the attempt is retried rather than a part of the answer silently lost. It is
+synchronous and allocation-light: it runs once per chunk of a 30,000-chunk answer.
 """
 
 from __future__ import annotations
@@ -21,9 +24,14 @@ import json
 from typing import Any
 
 from zen.events import Event, ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
+from zen.llm.sse import Malformed
 from zen.llm.types import AssistantTurn, TokenUsage, ToolCall
 
 _NOTHING: tuple[Event, ...] = ()
+
+
+class StreamError(Exception):
+    """The server put an `{"error": ...}` object in the stream."""
 
 
 class _Call:
@@ -43,8 +51,33 @@ class _Call:
         return True
 
 
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def _wrong(field: str, value: Any, want: str) -> Malformed:
+    return Malformed(f"the server sent a chunk whose {field} is {_kind(value)}, not {want}")
+
+
+def _text(value: Any, field: str) -> str | None:
+    if value is None or type(value) is str:
+        return value
+    raise _wrong(field, value, "text")
+
+
+def _count(value: Any, field: str) -> int:
+    if value is None:
+        return 0
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    raise _wrong(field, value, "a number")
+
+
 class StreamAccumulator:
-    """Feed it every chunk of one streamed response; `finish()` gives the turn."""
+    """Feed it every chunk of one response; `finish()` gives the turn."""
 
     def __init__(self, agent: str = "main") -> None:
         self.agent = agent
@@ -55,48 +88,85 @@ class StreamAccumulator:
         self._calls: list[_Call] = []
         self._by_key: dict[int, _Call] = {}
         self._by_id: dict[str, _Call] = {}
-        self._usage: Any = None
+        self._usage: TokenUsage | None = None
 
     @property
     def complete(self) -> bool:
         """The stream got to its end: a finish_reason (or the usage that follows it) arrived."""
         return bool(self.finish_reason) or self.saw_usage
 
+    @property
+    def produced(self) -> int:
+        """Characters of answer so far (text, reasoning, call names and arguments)."""
+        return (sum(map(len, self._text)) + sum(map(len, self._reasoning))
+                + sum(len(c.name) + sum(map(len, c.parts)) for c in self._calls))
+
     def feed(self, chunk: Any) -> list[Event] | tuple[Event, ...]:
         """Take one chunk; return the events it produces, in order."""
-        usage = chunk.usage
+        if type(chunk) is not dict:
+            raise Malformed(f"the server sent a chunk that is {_kind(chunk)}, not an object")
+        if chunk.get("error"):
+            error = chunk["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            raise StreamError(message if isinstance(message, str) and message else str(error))
+        usage = chunk.get("usage")
         if usage is not None:
-            self._usage = usage
+            self._usage = _token_usage(usage)
             self.saw_usage = True
-        choices = chunk.choices
+        choices = chunk.get("choices")
+        if choices is None:
+            return _NOTHING
+        if type(choices) is not list:
+            raise _wrong("choices", choices, "a list")
         if not choices:
             return _NOTHING
         choice = choices[0]
-        if choice.finish_reason:
-            self.finish_reason = choice.finish_reason
-        delta = choice.delta
+        if type(choice) is not dict:
+            raise _wrong("choice", choice, "an object")
+        finish = _text(choice.get("finish_reason"), "finish_reason")
+        if finish:
+            self.finish_reason = finish
+        delta = choice.get("delta")
         if delta is None:
             return _NOTHING
+        if type(delta) is not dict:
+            raise _wrong("delta", delta, "an object")
         events: list[Event] = []
-        extra = delta.model_extra
-        if extra:
-            reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-            if reasoning and isinstance(reasoning, str):
-                self._reasoning.append(reasoning)
-                events.append(ReasoningDelta(self.agent, reasoning))
-        content = delta.content
-        if content:
-            self._text.append(content)
-            events.append(TextDelta(self.agent, content))
-        if delta.tool_calls:
-            self._feed_calls(delta.tool_calls, events)
+        for key in ("reasoning_content", "reasoning"):
+            reasoning = delta.get(key)
+            if reasoning is not None:
+                if type(reasoning) is not str:
+                    raise _wrong(key, reasoning, "text")
+                if reasoning:
+                    self._reasoning.append(reasoning)
+                    events.append(ReasoningDelta(self.agent, reasoning))
+                    break
+        content = delta.get("content")
+        if content is not None:
+            if type(content) is not str:
+                raise _wrong("content", content, "text")
+            if content:
+                self._text.append(content)
+                events.append(TextDelta(self.agent, content))
+        calls = delta.get("tool_calls")
+        if calls is not None:
+            if type(calls) is not list:
+                raise _wrong("tool_calls", calls, "a list")
+            self._feed_calls(calls, events)
         return events
 
     def _feed_calls(self, deltas: list[Any], events: list[Event]) -> None:
         for position, tc in enumerate(deltas):
-            key = tc.index if tc.index is not None else position
-            call_id = tc.id
-            if call_id is not None and not isinstance(call_id, str):
+            if type(tc) is not dict:
+                raise _wrong("tool call", tc, "an object")
+            index = tc.get("index")
+            if index is not None and type(index) is not int:
+                raise _wrong("tool call index", index, "a whole number")
+            key = position if index is None else index
+            call_id = tc.get("id")
+            if call_id is not None and type(call_id) is not str:
+                if type(call_id) is not int:
+                    raise _wrong("tool call id", call_id, "text")
                 call_id = str(call_id)
             slot = self._by_key.get(key)
             if call_id:
@@ -108,13 +178,15 @@ class StreamAccumulator:
                 # else: a fresh id in the middle of a call; keep the first one
             elif slot is None:
                 slot = self._open(key, None)
-            fn = tc.function
+            fn = tc.get("function")
             if fn is None:
                 continue
-            name = fn.name
+            if type(fn) is not dict:
+                raise _wrong("function", fn, "an object")
+            name = _text(fn.get("name"), "function name")
             if name and name != slot.name:
                 slot.name = name
-            fragment = fn.arguments
+            fragment = _text(fn.get("arguments"), "arguments")
             if fragment:
                 slot.parts.append(fragment)
             if slot.announced:
@@ -145,22 +217,59 @@ class StreamAccumulator:
             reasoning="".join(self._reasoning),
             tool_calls=calls,
             finish_reason=self.finish_reason,
-            usage=self._token_usage(),
+            usage=self._usage or TokenUsage(requests=1),
         )
 
-    def _token_usage(self) -> TokenUsage:
-        u = self._usage
-        if u is None:
-            return TokenUsage(requests=1)
-        cached = 0
-        details = getattr(u, "prompt_tokens_details", None)
-        if details is not None:
-            cached = getattr(details, "cached_tokens", None) or 0
-        if not cached and u.model_extra:
-            cached = u.model_extra.get("prompt_cache_hit_tokens") or 0  # DeepSeek
-        return TokenUsage(
-            prompt_tokens=u.prompt_tokens or 0,
-            completion_tokens=u.completion_tokens or 0,
-            cached_tokens=int(cached),
-            requests=1,
-        )
+
+def _token_usage(u: Any) -> TokenUsage:
+    if type(u) is not dict:
+        raise _wrong("usage", u, "an object")
+    cached = 0
+    details = u.get("prompt_tokens_details")
+    if details is not None:
+        if type(details) is not dict:
+            raise _wrong("prompt_tokens_details", details, "an object")
+        cached = _count(details.get("cached_tokens"), "cached_tokens")
+    if not cached:
+        cached = _count(u.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens")  # DeepSeek
+    return TokenUsage(
+        prompt_tokens=_count(u.get("prompt_tokens"), "prompt_tokens"),
+        completion_tokens=_count(u.get("completion_tokens"), "completion_tokens"),
+        cached_tokens=cached,
+        requests=1,
+    )
+
+
+def completion_as_chunk(body: Any) -> dict[str, Any]:
+    """A whole (unstreamed) chat completion, reshaped as the one chunk that would carry it,
+    so the same rules and checks apply. Arguments sent as an object are serialised."""
+    if type(body) is not dict:
+        raise Malformed(f"the server answered with {_kind(body)}, not an object")
+    if body.get("error"):
+        return {"error": body["error"]}
+    choices = body.get("choices")
+    if type(choices) is not list or not choices:
+        raise Malformed("the server's answer has no choices")
+    choice = choices[0]
+    if type(choice) is not dict:
+        raise _wrong("choice", choice, "an object")
+    message = choice.get("message")
+    if type(message) is not dict:
+        raise _wrong("message", message, "an object")
+    delta = {k: message.get(k) for k in ("content", "reasoning_content", "reasoning")}
+    calls = message.get("tool_calls")
+    if calls is not None:
+        if type(calls) is not list:
+            raise _wrong("tool_calls", calls, "a list")
+        reshaped = []
+        for i, tc in enumerate(calls):
+            if type(tc) is not dict:
+                raise _wrong("tool call", tc, "an object")
+            fn = tc.get("function")
+            if type(fn) is dict and isinstance(fn.get("arguments"), (dict, list)):
+                fn = {**fn, "arguments": json.dumps(fn["arguments"], ensure_ascii=False)}
+            reshaped.append({**tc, "index": i, "function": fn})
+        delta["tool_calls"] = reshaped
+    # a complete answer ends even when the server leaves finish_reason out
+    finish = choice.get("finish_reason") or "stop"
+    return {"choices": [{"delta": delta, "finish_reason": finish}], "usage": body.get("usage")}

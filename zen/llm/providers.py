@@ -1,7 +1,8 @@
 """Provider presets and their habits, in one table.
 
-A preset fills in the base URL and the API-key variable that provider's users already have,
-and the compat flags the client obeys. Unknown endpoints get the `openai` habits.
+A preset fills in the base URL, the API-key variable that provider's users already have, the
+model to use when none is configured (and that model's context window), and the compat flags
+the client obeys. Unknown endpoints get the `openai` habits.
 """
 
 from __future__ import annotations
@@ -15,45 +16,47 @@ class Provider:
     base_url: str
     key_env: str
     """The environment variable this provider's users already set."""
+    default_model: str | None = None
+    """Used when no model is configured; None: the server serves whatever it loaded, so the
+    user must name it (`--model`)."""
+    context_window: int | None = None
+    """Tokens the default model accepts (prompt + answer); None when unknown."""
     local: bool = False
     """A local server needs no API key."""
     echo_reasoning: bool = False
     """Send `reasoning_content` back on assistant turns with tool calls (DeepSeek thinking)."""
     stream_usage: bool = True
     """Ask for usage in the stream (`stream_options.include_usage`)."""
-    context_window: int = 0
-    """Tokens the provider's default model holds; 0: unknown (the server is asked)."""
+    stream_tools: bool = True
+    """False: requests that carry tools are sent without streaming, with `tool_choice: auto`
+    (llama-cpp-python drops tools without tool_choice and cannot stream with it)."""
 
 
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
-        Provider(
-            "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", context_window=128_000
-        ),
-        Provider(
-            "deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", echo_reasoning=True,
-            context_window=128_000,
-        ),
-        Provider(
-            "kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", echo_reasoning=True,
-            context_window=256_000,
-        ),
-        Provider(
-            "glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY",
-            context_window=128_000,
-        ),
-        Provider(
-            "qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY",
-            context_window=128_000,
-        ),
-        Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
-        Provider("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", local=True),
+        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
+                 "gpt-4o-mini", 128_000),
+        Provider("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
+                 "deepseek-chat", 128_000, echo_reasoning=True),
+        Provider("kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY",
+                 "kimi-k2-0905-preview", 262_144, echo_reasoning=True),
+        Provider("glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY",
+                 "glm-4.6", 200_000),
+        Provider("qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY",
+                 "qwen-plus", 131_072),
+        Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+                 "openai/gpt-4o-mini", 128_000),
+        # the model's window; Ollama keeps only its num_ctx of it unless told otherwise
+        Provider("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY",
+                 "qwen2.5-coder", 32_768, local=True),
         Provider("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", local=True),
-        Provider(
-            "lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", local=True,
-            stream_usage=False,
-        ),
+        Provider("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", local=True,
+                 stream_usage=False),
+        # llama.cpp's server ignores the model name; llama-cpp-python serves its one model
+        Provider("llamacpp", "http://localhost:8080/v1", "LLAMA_API_KEY", "local-model",
+                 local=True, stream_tools=False),
+        Provider("litellm", "http://localhost:4000/v1", "LITELLM_API_KEY"),
     )
 }
 

@@ -34,20 +34,26 @@ class TokenUsage:
     completion_tokens: int = 0
     cached_tokens: int = 0
     requests: int = 0
+    estimated: bool = False
+    """Some of these counts are zen's estimate (the server sent no usage): show them as `~`."""
 
     def add(self, other: TokenUsage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.cached_tokens += other.cached_tokens
         self.requests += other.requests
+        self.estimated = self.estimated or other.estimated
 
-    def to_json(self) -> dict[str, int]:
-        return {
+    def to_json(self) -> dict[str, int | bool]:
+        out: dict[str, int | bool] = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cached_tokens": self.cached_tokens,
             "requests": self.requests,
         }
+        if self.estimated:
+            out["estimated"] = True
+        return out
 
 
 @dataclass

@@ -9,6 +9,7 @@ route, a slow or hostile server, nonsense numbers) is simply "unknown".
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ def _sane(value: Any) -> bool:
 async def _get_json(client: Any, url: str) -> Any:
     """The JSON body at `url`, or None (an error status, not JSON)."""
     try:
-        return await client.get(url, cast_to=object)
+        body = await client.get(url, cast_to=object)
+        # the SDK parses JSON only when the server labels it so; some servers do not
+        return json.loads(body) if isinstance(body, (str, bytes)) else body
     except Exception:
         return None

@@ -2,41 +2,55 @@
 
 The SDK's context managers must be entered and exited by the same task, so each start of a
 server is one long-lived supervisor task: it connects, lists the tools, publishes the client
-and waits for a stop signal. Calls come from the agents' tasks and use the published client.
-A call that finds the server dead restarts it once and retries once; if that fails too the
-server is down for the rest of the session. `mcp` is imported only in here, inside functions.
+and waits for a stop signal or the server going away. Calls come from the agents' tasks and
+use the published client.
+
+At most once: a call is sent again only when the server provably ran nothing of it (the
+server was already gone before the call was sent, the connection was refused, or an HTTP
+server did not know the session). A server that stops while a call runs costs that call
+("it may have partly run"); the server is restarted for the next call. A restart that fails
+leaves the server down until `/mcp restart`. `mcp` is imported only in here, inside functions.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
-import os
-import threading
-from collections.abc import Iterator
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-import anyio.to_thread
 
 from zen.config import McpServer
+from zen.mcp.http_errors import HttpProblems
+from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
+from zen.mcp.stderr import StderrPump, clean_line
 from zen.mcp.tool import RemoteTool, render_result
 from zen.tools.base import ToolResult
 
-State = Literal["stopped", "starting", "running", "failed"]
+State = Literal["stopped", "starting", "running", "exited", "failed"]
 
 log = logging.getLogger("zen.mcp")
 
-CALL_TIMEOUT = 600.0
-"""Seconds one tool call may take before zen gives up on it (the server stays up)."""
 HTTP_TIMEOUT = 30.0
-HTTP_READ_TIMEOUT = 300.0
-_LIST_PAGES = 100
+"""Connect, write and pool timeouts of an HTTP server's client; reads wait for the call."""
+_GRACE = 5.0
+"""Beyond a call's own timeout, the most zen waits for the SDK to give up on it."""
+_MAX_LOG_DATA = 2000
+
+
+@dataclass(frozen=True)
+class _Lost:
+    """The connection failed during an attempt; `unsent` when the server provably ran none
+    of the call (it may be sent again)."""
+
+    unsent: bool
 
 
 @dataclass(eq=False)
@@ -49,31 +63,37 @@ class _Run:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     halting: bool = False
     """Set by an intended shutdown, whose teardown errors mean nothing."""
+    closed: bool = False
+    """The transport's read side ended: the server is gone, nothing more will arrive."""
     task: asyncio.Task[None] | None = None
     scope: anyio.CancelScope | None = None
-    stderr: _StderrPump | None = None
-    http_status: str | None = None
-    """The last HTTP error status, which the SDK's own error message leaves out."""
+    stderr: StderrPump | None = None
+    http: HttpProblems = field(default_factory=HttpProblems)
+    garbled: str | None = None
+    """The last output of the server that was not valid JSON-RPC."""
+    failure: BaseException | None = None
+    """What ended the supervisor, when something did."""
 
 
 class Connection:
     """The lifecycle of one configured server, and the `Caller` its tools call through."""
 
-    def __init__(
-        self, name: str, spec: McpServer, workspace: Path, call_timeout: float = CALL_TIMEOUT
-    ) -> None:
+    def __init__(self, name: str, spec: McpServer, workspace: Path) -> None:
         self.name = name
         self.spec = spec
         self.kind = server_kind(spec)
         self.workspace = workspace
-        self.call_timeout = call_timeout
+        self.timeout = spec.timeout
         self.state: State = "stopped"
         self.error: str | None = None
         self.tools: list[RemoteTool] = []
+        self.notes: list[str] = []
+        """What listing the tools stopped or dropped (see `listing.py`)."""
+        self.hidden = 0
         self.restarts = 0
         self._client: Any = None
         self._run: _Run | None = None
-        self._limit = spec.timeout
+        self._limit = spec.start_timeout
         self._generation = 0
         self._down = False
         self._stopped = True
@@ -84,7 +104,7 @@ class Connection:
         recorded in `state` and `error`. Returns at the deadline even while a hung server
         is still being torn down in the background. Starting a started server restarts it."""
         await self._halt()
-        self._limit, self._stopped = limit, False
+        self._limit, self._stopped, self._down = limit, False, False
         problem = self._check()
         if problem:
             self.state, self.error = "failed", problem
@@ -101,6 +121,12 @@ class Connection:
             if run.scope is not None:
                 run.scope.cancel()
 
+    async def restart(self) -> None:
+        """`/mcp restart`: a fresh start, also for a server that is down."""
+        self.restarts += 1
+        self._generation += 1
+        await self.start(self._limit)
+
     async def stop(self) -> None:
         self._stopped = True
         await self._halt()
@@ -112,51 +138,100 @@ class Connection:
             return ToolResult.error(f"MCP server {self.name!r} is stopped")
         if self._down:
             return self._down_result()
+        if not self._usable():  # gone before this call was sent: nothing of it ran
+            await self._restart_from(self._generation, "it had stopped")
+            if not self._usable():
+                self._down = True
+                return self._down_result()
         generation = self._generation
-        result = await self._attempt(tool, args)
-        if result is not None:
-            return result
+        outcome = await self._attempt(tool, args)
+        if isinstance(outcome, _Lost) and outcome.unsent:
+            await self._restart_from(generation, f"{tool} was refused before it ran")
+            if not self._usable():
+                self._down = True
+                return self._down_result()
+            outcome = await self._attempt(tool, args)
+            if isinstance(outcome, _Lost) and outcome.unsent:
+                self._down = True
+                self.state, self.error = "failed", "refused the call again right after a restart"
+                return self._down_result()
+        if isinstance(outcome, _Lost):
+            log.info("server %s: stopped while running %s", self.name, tool)
+            return ToolResult.error(
+                f"MCP server {self.name!r}, tool {tool}: the server stopped while running "
+                "this call; it may have partly run. Check before repeating it; the server "
+                "restarts for the next call."
+            )
+        return outcome
+
+    def _usable(self) -> bool:
+        run = self._run
+        return (
+            self.state == "running"
+            and self._client is not None
+            and run is not None
+            and not run.closed
+            and not run.stop.is_set()
+        )
+
+    async def _restart_from(self, generation: int, why: str) -> None:
         async with self._restart_lock:
             if generation == self._generation:  # no other call restarted it meanwhile
-                log.info("server %s: connection lost; restarting it", self.name)
-                await self._restart()
-        if self.state == "running":
-            result = await self._attempt(tool, args)
-            if result is not None:
-                return result
-            self.state, self.error = "failed", "connection lost again right after a restart"
-        self._down = True
-        return self._down_result()
+                log.info("server %s: %s; restarting it", self.name, why)
+                await self.restart()
 
-    async def _attempt(self, tool: str, args: dict[str, Any]) -> ToolResult | None:
-        """The call's result, or None when the connection is gone."""
-        client = self._client
-        if client is None or self.state != "running":
-            return None
+    async def _attempt(self, tool: str, args: dict[str, Any]) -> ToolResult | _Lost:
+        """The call's result, or `_Lost` when the connection failed under it."""
+        client, run = self._client, self._run
+        if client is None or run is None:
+            return _Lost(unsent=True)
         try:
-            with anyio.fail_after(self.call_timeout):
-                result = await client.call_tool(tool, args)
+            with anyio.fail_after(self.timeout + _GRACE):
+                result = await client.call_tool(tool, args, read_timeout_seconds=self.timeout)
         except TimeoutError:
-            return ToolResult.error(
-                f"MCP server {self.name!r} did not answer {tool} within {self.call_timeout:g}s"
-            )
+            return ToolResult.error(self._no_answer(tool, run))
         except Exception as exc:
+            from mcp.shared.exceptions import MCPError
+            from mcp.types import REQUEST_TIMEOUT
+
+            problem = run.http.take(tool)
+            if problem is not None and problem.session_gone:
+                log.info("server %s: %s: the session is gone", self.name, problem.text)
+                return _Lost(unsent=True)
             if _is_lost(exc):
                 log.info("server %s: %s failed: connection lost", self.name, tool, exc_info=exc)
-                return None
-            from mcp.shared.exceptions import MCPError
-
+                return _Lost(unsent=await self._refused(run))
             leaf = _leaf(exc)
+            if isinstance(leaf, MCPError) and leaf.code == REQUEST_TIMEOUT:
+                return ToolResult.error(self._no_answer(tool, run))
+            if problem is not None:
+                return ToolResult.error(f"MCP server {self.name!r}: {problem.text}")
             if isinstance(leaf, MCPError):
                 return ToolResult.error(leaf.message)
             log.warning("server %s: %s failed", self.name, tool, exc_info=exc)
             return ToolResult.error(f"MCP call failed: {_one_line(leaf)}")
         return render_result(result)
 
-    async def _restart(self) -> None:
-        self.restarts += 1
-        self._generation += 1
-        await self.start(self._limit)
+    async def _refused(self, run: _Run) -> bool:
+        """Whether a lost HTTP connection never reached the server (connect refused or timed
+        out), which the supervisor learns when the transport fails. Stdio: never provable."""
+        if self.kind != "http" or run.task is None:
+            return False
+        await asyncio.wait({run.task}, timeout=2.0)
+        if run.failure is None:
+            return False
+        import httpx2
+
+        return any(
+            isinstance(leaf, (httpx2.ConnectError, httpx2.ConnectTimeout))
+            for leaf in _leaves(run.failure)
+        )
+
+    def _no_answer(self, tool: str, run: _Run) -> str:
+        text = f"MCP server {self.name!r} did not answer {tool} within {self.timeout:g}s"
+        if run.garbled:
+            text += f"; it sent output that is not valid MCP ({run.garbled})"
+        return text + " (the server's `timeout` setting)"
 
     async def _halt(self) -> None:
         run = self._run
@@ -173,9 +248,9 @@ class Connection:
             f"MCP server {self.name!r} is down ({self.error}); its tools cannot be used now"
         )
 
-    def _fail(self, run: _Run, reason: str) -> None:
+    def _fail(self, run: _Run, reason: str, state: State = "failed") -> None:
         if self._run is run and not run.halting:
-            self.state, self.error, self._client = "failed", reason, None
+            self.state, self.error, self._client = state, reason, None
 
     async def _supervise(self, run: _Run) -> None:
         published = False
@@ -184,28 +259,53 @@ class Connection:
                 run.scope = scope
                 async with AsyncExitStack() as stack:
                     client = await self._connect(stack, run)
-                    tools = await _list_tools(client)
+                    listing = await list_tools(client)
                     scope.deadline = math.inf
                     if run.stop.is_set():
                         return
-                    self._client, self.tools = client, tools
-                    self.state, self.error, published = "running", None, True
+                    self._publish(client, listing)
+                    if run.stderr is not None:
+                        run.stderr.mark()
+                    published = True
                     run.ready.set()
                     await run.stop.wait()
             if scope.cancelled_caught:
                 self._fail(run, f"no answer within {run.limit:g}s")
+            elif run.closed and not run.halting:
+                await self._close_stderr(run)
+                self._fail(run, self._gone_reason(run), "exited")
         except Exception as exc:
-            if run.stderr is not None:
-                await run.stderr.close()  # all of stderr read: its last line explains the exit
+            run.failure = exc
+            await self._close_stderr(run)  # all of stderr read: it explains the exit
             reason = self._describe(exc, run)
             log.warning("server %s: %s", self.name, reason, exc_info=None if _known(exc) else exc)
-            self._fail(run, f"connection lost: {reason}" if published else reason)
+            if published:
+                self._fail(run, f"connection lost: {reason}", "exited")
+            else:
+                self._fail(run, reason)
         finally:
             if self._run is run:
                 self._client = None
-            if run.stderr is not None:
-                await run.stderr.close()
+            await self._close_stderr(run)
             run.ready.set()
+
+    def _publish(self, client: Any, listing: Listing) -> None:
+        self._client, self.tools = client, listing.tools
+        self.notes, self.hidden = listing.notes, listing.hidden
+        for note in listing.notes:
+            log.warning("server %s: %s", self.name, note)
+        if listing.hidden:
+            log.info("server %s: %d tool(s) need MCP Tasks; hidden", self.name, listing.hidden)
+        self.state, self.error = "running", None
+
+    @staticmethod
+    async def _close_stderr(run: _Run) -> None:
+        if run.stderr is not None:
+            await run.stderr.close()
+
+    def _gone_reason(self, run: _Run) -> str:
+        said = run.stderr.reason if run.stderr else ""
+        return f"server exited: {said}" if said else "server exited without saying why"
 
     async def _connect(self, stack: AsyncExitStack, run: _Run) -> Any:
         from mcp import Client
@@ -219,7 +319,7 @@ class Connection:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
-            run.stderr = _StderrPump(self.name)
+            run.stderr = StderrPump(self.name)
             params = StdioServerParameters(
                 command=self.spec.command or "",
                 args=self.spec.args,
@@ -227,22 +327,36 @@ class Connection:
                 cwd=self._cwd(),
             )
             transport = stdio_client(params, errlog=run.stderr.file)
-        client = Client(transport, client_info=Implementation(name="zen", version=__version__))
+
+        async def on_log(params: Any) -> None:
+            data = params.data if isinstance(params.data, str) else _compact(params.data)
+            data = clean_line(data[:_MAX_LOG_DATA].encode())
+            source = f" {clean_line(str(params.logger)[:80].encode())}" if params.logger else ""
+            log.info("server %s log %s%s: %s", self.name, params.level, source, data)
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, Exception):
+                run.garbled = _one_line(message)[:200]
+
+        client = Client(
+            _watched(transport, run),
+            client_info=Implementation(name="zen", version=__version__),
+            logging_callback=on_log,
+            log_level="info",
+            message_handler=on_message,
+            cache=None,
+        )
         return await stack.enter_async_context(client)
 
     async def _http_transport(self, stack: AsyncExitStack, run: _Run) -> Any:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        async def note_status(response: httpx2.Response) -> None:
-            if response.status_code >= 400:
-                run.http_status = f"HTTP {response.status_code} {response.reason_phrase}".strip()
-
         http = await stack.enter_async_context(
             httpx2.AsyncClient(
                 headers=self.spec.headers,
-                timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT),
-                event_hooks={"response": [note_status]},
+                timeout=httpx2.Timeout(HTTP_TIMEOUT, read=max(self.timeout, HTTP_TIMEOUT) + 5),
+                event_hooks={"response": [run.http.hook]},
             )
         )
         return streamable_http_client(self.spec.url or "", http_client=http)
@@ -270,66 +384,65 @@ class Connection:
         if isinstance(leaf, PermissionError):
             return f"cannot run {self.spec.command}: permission denied"
         if self.kind == "stdio" and _is_lost(leaf):
-            last = run.stderr.last if run.stderr else ""
-            return f"server exited: {last}" if last else "server exited without saying why"
-        if run.http_status:
-            return f"{run.http_status} from {self.spec.url}"
+            return self._gone_reason(run)
+        if run.http.last is not None:
+            return f"{run.http.last.text} from {self.spec.url}"
         if self.kind == "http" and _is_lost(leaf):
             return f"cannot reach {self.spec.url}: {_one_line(leaf)}"
         return _one_line(leaf)
 
 
-class _StderrPump:
-    """Copies a server's stderr into the MCP log line by line, keeping the last one.
-
-    The child needs a real file descriptor for stderr; a pipe drained by a daemon thread
-    keeps every byte of it off zen's terminal and lets a failure quote the server's last words.
-    """
-
-    def __init__(self, server: str) -> None:
-        read_fd, write_fd = os.pipe()
-        self.file = os.fdopen(write_fd, "w")
-        self.last = ""
-        self._server = server
-        self._thread = threading.Thread(
-            target=self._pump, args=(read_fd,), name=f"mcp stderr {server}", daemon=True
-        )
-        self._thread.start()
-
-    def _pump(self, read_fd: int) -> None:
-        with os.fdopen(read_fd, "rb") as pipe:
-            for raw in pipe:
-                line = raw.decode("utf-8", errors="replace").rstrip()
-                if line.strip():
-                    self.last = line.strip()
-                    log.info("server %s stderr: %s", self._server, line)
-
-    async def close(self) -> None:
-        """Close zen's end; the pump ends once the server's copy is closed too (it has exited)."""
-        if not self.file.closed:
-            self.file.close()
-        await anyio.to_thread.run_sync(self._thread.join, 1.0)
+@asynccontextmanager
+async def _watched(transport: Any, run: _Run) -> AsyncIterator[tuple[Any, Any]]:
+    """The transport, with its read side marking `run.closed` (and waking the supervisor)
+    when it ends: the server went away, so the next call must restart it before sending."""
+    async with transport as (read, write):
+        yield _ReadWatch(read, run), write
 
 
-async def _list_tools(client: Any) -> list[RemoteTool]:
-    tools: list[RemoteTool] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        for tool in page.tools:
-            annotations = tool.annotations
-            tools.append(
-                RemoteTool(
-                    name=tool.name,
-                    description=tool.description or "",
-                    input_schema=dict(tool.input_schema or {}),
-                    read_only=bool(annotations and annotations.read_only_hint),
-                )
-            )
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tools
+class _ReadWatch:
+    """A read stream that notices its end; everything else goes to the wrapped stream."""
+
+    def __init__(self, inner: Any, run: _Run) -> None:
+        self._inner = inner
+        self._run = run
+
+    def __getattr__(self, name: str) -> Any:  # `last_context` and the like
+        return getattr(self._inner, name)
+
+    def _ended(self) -> None:
+        self._run.closed = True
+        self._run.stop.set()
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._ended()
+            raise
+
+    def __aiter__(self) -> _ReadWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _ReadWatch:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _leaves(exc: BaseException) -> Iterator[BaseException]:

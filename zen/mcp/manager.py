@@ -8,14 +8,16 @@ loggers go to a log file, never to the terminal.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zen.config import Config, Level, McpServer
-from zen.mcp.connection import CALL_TIMEOUT, Connection, State
+from zen.mcp.connection import Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
+from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
 from zen.paths import private_file, zen_home
 from zen.redaction import remember, scrub
@@ -35,7 +37,9 @@ class ServerStatus:
     tools: list[str] = field(default_factory=list)
     """zen's names for the server's tools (`mcp__<server>__<tool>`), while it runs."""
     restarts: int = 0
-    """How often a call found the server dead and restarted it."""
+    """How often the server was restarted (a call found it gone, or `/mcp restart`)."""
+    notes: list[str] = field(default_factory=list)
+    """What listing its tools stopped or dropped, and tools hidden because they need Tasks."""
 
 
 class McpManager:
@@ -45,10 +49,9 @@ class McpManager:
         workspace: Path,
         log_path: Path,
         permissions: Mapping[str, Level] | None = None,
-        call_timeout: float = CALL_TIMEOUT,
     ) -> None:
         self._connections = {
-            name: Connection(name, spec, workspace, call_timeout) for name, spec in servers.items()
+            name: Connection(name, spec, workspace) for name, spec in servers.items()
         }
         for spec in servers.values():  # never logged: a server printing its env is scrubbed
             remember(*spec.env.values(), *spec.headers.values())
@@ -58,8 +61,8 @@ class McpManager:
         self._logs: _LogRoute | None = None
 
     async def start(self, timeout: float | None = None) -> None:
-        """Start every server concurrently. A server's own `timeout`, when its config sets
-        one, beats `timeout`; without either, the McpServer default applies."""
+        """Start every server concurrently. A server's own `start_timeout`, when its config
+        sets one, beats `timeout`; without either, the McpServer default applies."""
         if self._logs is None:
             self._logs = _LogRoute(self._log_path)
         await asyncio.gather(
@@ -76,6 +79,24 @@ class McpManager:
                 self._logs.close()
                 self._logs = None
 
+    @property
+    def log_path(self) -> Path:
+        return self._log_path
+
+    def log_tail(self, count: int = 30) -> list[str]:
+        """The last lines of the MCP log (server stderr and log notifications), made safe
+        for a terminal: `/mcp log`."""
+        try:
+            with self._log_path.open("rb") as file:
+                file.seek(0, 2)
+                size = file.tell()
+                file.seek(max(0, size - _TAIL_BYTES))
+                data = file.read()
+        except OSError:
+            return []
+        lines = data.splitlines()[-count:] if count > 0 else []
+        return [clean_line(line) for line in lines]
+
     def tools(self) -> list[Tool]:
         """The tools of the servers that were running after `start`, in config order."""
         return list(self._tools)
@@ -91,9 +112,54 @@ class McpManager:
                 if conn.state == "running"
                 else [],
                 restarts=conn.restarts,
+                notes=_notes(conn),
             )
             for conn in self._connections.values()
         ]
+
+    def warnings(self) -> list[str]:
+        """One line per problem worth a user's attention after `start`: listings cut short,
+        and MCP tools that make every request large (with the figures)."""
+        lines = [
+            f"MCP server {status.name}: {note}"
+            for status in self.status()
+            for note in status.notes
+            if not note.endswith(MCP_TASKS_NOTE)
+        ]
+        sizes = {
+            conn.name: sum(_schema_chars(t) for t in self._tools if t.server == conn.name)
+            for conn in self._connections.values()
+        }
+        total = sum(sizes.values())
+        if len(self._tools) > WARN_TOOLS or total > WARN_SCHEMA_CHARS:
+            biggest = sorted(sizes.items(), key=lambda item: -item[1])[:3]
+            parts = ", ".join(
+                f"{name} {sum(t.server == name for t in self._tools)} tools / {chars:,} chars"
+                for name, chars in biggest
+                if chars
+            )
+            lines.append(
+                f"MCP tools add {len(self._tools)} tools and {total:,} characters of schemas "
+                f"(~{total // 4:,} tokens) to every request ({parts}); remove servers you do "
+                "not need"
+            )
+        return lines
+
+    async def restart(self, name: str | None = None) -> list[str]:
+        """`/mcp restart [name]`: restart one server (or all); returns what changed. The tools
+        offered to the model stay those of the first start until a new session."""
+        targets = [c for c in self._connections.values() if name in (None, c.name)]
+        if not targets:
+            return [f"no MCP server named {name!r}"]
+        before = {c.name: [t.name for t in c.tools] for c in targets}
+        await asyncio.gather(*(c.restart() for c in targets))
+        lines = []
+        for conn in targets:
+            line = f"{conn.name}: {conn.state}" + (f": {conn.error}" if conn.error else "")
+            if conn.state == "running" and [t.name for t in conn.tools] != before[conn.name]:
+                line += " (its tools changed; the new list is used from a new session, /clear)"
+            lines.append(line)
+        return lines
 
     def _build_tools(self) -> list[McpTool]:
         taken: set[str] = set()
@@ -103,14 +169,31 @@ class McpManager:
                 continue
             for remote in conn.tools:
                 name = tool_name(conn.name, remote.name, taken)
-                level = mcp_level(self._permissions, conn.name, name)
+                approved = remote.name in conn.spec.auto_approve
+                level = mcp_level(self._permissions, conn.name, name, approved)
                 tools.append(McpTool(name, remote, conn, level))
         return tools
 
 
+_TAIL_BYTES = 256 * 1024
+WARN_TOOLS = 100
+WARN_SCHEMA_CHARS = 60_000
+"""Above either, zen warns: every request repeats every tool's schema."""
+MCP_TASKS_NOTE = "need MCP Tasks, which zen does not support; hidden"
+
+
+def _notes(conn: Connection) -> list[str]:
+    hidden = [f"{conn.hidden} tool(s) {MCP_TASKS_NOTE}"] if conn.hidden else []
+    return [*conn.notes, *hidden]
+
+
+def _schema_chars(tool: McpTool) -> int:
+    return len(json.dumps(tool.schema(), ensure_ascii=False))
+
+
 def _limit(spec: McpServer, timeout: float | None) -> float:
-    if timeout is None or "timeout" in spec.model_fields_set:
-        return spec.timeout
+    if timeout is None or "start_timeout" in spec.model_fields_set:
+        return spec.start_timeout
     return timeout
 
 
@@ -129,29 +212,35 @@ def format_status(statuses: list[ServerStatus]) -> str:
         if status.restarts:
             head += f" (restarted {status.restarts}x)"
         lines.append(head)
+        lines.extend(f"    note: {note}" for note in status.notes)
         lines.extend(f"    {name}" for name in status.tools)
     return "\n".join(lines)
 
 
-async def mcp_list(config: Config, workspace: Path, log_path: Path | None = None) -> str:
-    """Start the configured servers, describe them, stop them: `zen mcp list`."""
+async def mcp_list(
+    config: Config, workspace: Path, log_path: Path | None = None
+) -> tuple[str, bool]:
+    """Start the configured servers, describe them, stop them: `zen mcp list`. Also says
+    whether every server started (the exit status)."""
     if not mcp_enabled(config):
-        return "MCP is off (features.mcp: off)."
+        return "MCP is off (features.mcp: off).", True
     warnings: list[str] = []
     servers = collect_servers(config, workspace, warn=warnings.append)
     notes = [f"warning: {text}" for text in warnings]
     if not servers:
-        return "\n".join([*notes, "No MCP servers configured (config mcp_servers, or .mcp.json)."])
+        text = "No MCP servers configured (config mcp_servers, or .mcp.json)."
+        return "\n".join([*notes, text]), True
     log_path = log_path or default_log_path()
     manager = McpManager(servers, workspace, log_path, config.permissions)
     try:
         await manager.start()
         text = format_status(manager.status())
+        notes += [f"warning: {line}" for line in manager.warnings()]
     finally:
         await manager.stop()
     failed = any(status.state == "failed" for status in manager.status())
     tail = [f"Server logs: {log_path}"] if failed else []
-    return "\n".join([*notes, text, *tail])
+    return "\n".join([*notes, text, *tail]), not failed
 
 
 _ROUTED = {

@@ -23,6 +23,8 @@ from zen.tools.base import Level, Tool, ToolContext, ToolResult, clean_schema
 PREFIX = "mcp__"
 MAX_NAME = 64
 MAX_DESCRIPTION = 600
+_SHORT_SERVER = 16
+"""Length of a long server name's part (hash included) when a tool's name must shrink."""
 DEFAULT_LEVEL: Level = "confirm"
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -58,12 +60,20 @@ def safe(part: str) -> str:
 def tool_name(server: str, tool: str, taken: set[str]) -> str:
     """`mcp__<server>__<tool>` within `^[a-zA-Z0-9_-]{1,64}$`, unique among `taken` (updated).
 
-    A name that is too long or clashes after sanitising keeps its readable start and gets a
-    short hash of the original pair, so it stays stable from run to run.
+    A long name loses server characters first (the model tells tools apart by the tool
+    part), keeping a short hash of the full server name; only a tool name too long by
+    itself is cut too. A name that clashes after sanitising gets a short hash of the
+    original pair. Every name is stable from run to run.
     """
-    name = base = f"{PREFIX}{safe(server)}__{safe(tool)}"
-    if len(name) > MAX_NAME or name in taken:
-        digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()
+    srv, part = safe(server), safe(tool)
+    room = MAX_NAME - len(PREFIX) - 2
+    if len(srv) + len(part) > room and len(srv) > _SHORT_SERVER:
+        srv = f"{srv[: _SHORT_SERVER - 5]}_{_digest(server)[:4]}"
+    if len(srv) + len(part) > room:
+        part = f"{part[: room - len(srv) - 9]}_{_digest(server, tool)[:8]}"
+    name = base = f"{PREFIX}{srv}__{part}"
+    if name in taken:
+        digest = _digest(server, tool)
         for n in range(8, len(digest) + 1):  # lengthen the hash on the rare shared prefix
             name = f"{base[: MAX_NAME - n - 1]}_{digest[:n]}"
             if name not in taken:
@@ -72,9 +82,16 @@ def tool_name(server: str, tool: str, taken: set[str]) -> str:
     return name
 
 
-def mcp_level(permissions: Mapping[str, Level], server: str, name: str) -> Level:
+def _digest(*parts: str) -> str:
+    return hashlib.sha1("\0".join(parts).encode()).hexdigest()
+
+
+def mcp_level(
+    permissions: Mapping[str, Level], server: str, name: str, approved: bool = False
+) -> Level:
     """A tool's permission: its full name, else `mcp__<server>__*` / `mcp__<server>`, else
-    `mcp__*`, else `confirm`. Server keys may use the raw or the sanitised server name."""
+    `mcp__*`, else `auto` when the server's entry approves the tool (`autoApprove`), else
+    `confirm`. Server keys may use the raw or the sanitised server name."""
     keys = [name]
     for srv in dict.fromkeys((safe(server), server)):
         keys += [f"{PREFIX}{srv}__*", f"{PREFIX}{srv}"]
@@ -82,7 +99,7 @@ def mcp_level(permissions: Mapping[str, Level], server: str, name: str) -> Level
     for key in keys:
         if key in permissions:
             return permissions[key]
-    return DEFAULT_LEVEL
+    return "auto" if approved else DEFAULT_LEVEL
 
 
 class McpTool(Tool):
@@ -109,7 +126,7 @@ class McpTool(Tool):
         return text
 
     def schema(self) -> dict[str, Any]:
-        parameters = clean_schema(dict(self.remote.input_schema))
+        parameters = clean_schema(_without_meta(dict(self.remote.input_schema)))
         parameters.setdefault("type", "object")
         if parameters["type"] == "object":
             parameters.setdefault("properties", {})
@@ -134,8 +151,14 @@ class McpTool(Tool):
 
 
 def render_result(result: Any) -> ToolResult:
-    """A `CallToolResult` as zen reads it: text joined, structured content as compact JSON,
-    binaries described, `is_error` as a failed result."""
+    """A `CallToolResult` as zen reads it: text once, binaries described (never their bytes),
+    structured content only where it says something the text does not, `is_error` as a
+    failed result.
+
+    Servers repeat structured content as text (the spec's SHOULD), and wrap it in shapes of
+    their own: server-filesystem sends `{"content": <the text>}`, the Python SDK
+    `{"result": <value>}`. Showing those again would double every result.
+    """
     structured = getattr(result, "structured_content", None)
     parts: list[str] = []
     shown = structured is None
@@ -144,19 +167,72 @@ def render_result(result: Any) -> ToolResult:
             parts.append(_describe_block(block))
             continue
         text = str(getattr(block, "text", ""))
-        # Servers repeat structured content as text (spec SHOULD): show it once, compactly.
         if not shown and _parses_to(text, structured):
-            text, shown = _compact(structured), True
-        elif not shown and structured == {"result": text}:  # the SDK's wrapped plain value
-            shown = True
+            text, shown = _compact(structured), True  # the same data, compactly
         parts.append(text)
     if not shown:
-        parts.append(_compact(structured))
+        stripped = _without_binary(structured)
+        if not _told_by(stripped, "\n".join(parts)):
+            parts.append(_compact(stripped))
     output = "\n".join(part for part in parts if part)
     if getattr(result, "is_error", False):
         return ToolResult.error(output or "the tool reported an error without a message")
     first = next((line for line in output.splitlines() if line.strip()), "(no output)")
     return ToolResult(ok=True, output=output, summary=_clip(first.strip(), 100))
+
+
+_BINARY_KEYS = ("data", "blob")
+_LONG_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]{1000,}")
+
+
+def _without_binary(value: Any) -> Any:
+    """Structured content with base64 payloads (`data`, `blob`, or any long base64 string)
+    replaced by their size: bytes a model cannot read cost thousands of tokens each."""
+    if isinstance(value, dict):
+        return {
+            key: _size_note(item)
+            if key in _BINARY_KEYS and isinstance(item, str) and len(item) > 64
+            else _without_binary(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_binary(item) for item in value]
+    if isinstance(value, str) and _LONG_BASE64.fullmatch(value):
+        return _size_note(value)
+    return value
+
+
+def _size_note(data: str) -> str:
+    return f"[binary data, {_decoded_size(data)} bytes]"
+
+
+def _told_by(value: Any, text: str) -> bool:
+    """Whether every value in `value` already appears in `text` (then it adds nothing)."""
+    if isinstance(value, dict):
+        return all(_told_by(item, text) for item in value.values())
+    if isinstance(value, list):
+        return all(_told_by(item, text) for item in value)
+    if value is None or (isinstance(value, str) and value.startswith("[binary data, ")):
+        return True
+    needle = value if isinstance(value, str) else json.dumps(value)
+    return needle.strip() in text
+
+
+_META_KEYS = frozenset({"$schema", "$id", "$comment"})
+
+
+def _without_meta(schema: Any) -> Any:
+    """A schema without the keys that mean nothing to a model (`$schema` alone cost one
+    server 676 characters a request)."""
+    if isinstance(schema, list):
+        return [_without_meta(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: _without_meta(value)
+        for key, value in schema.items()
+        if not (key in _META_KEYS and isinstance(value, str))
+    }
 
 
 def _describe_block(block: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from zen.llm.sse import scrub
 from zen.llm.types import ToolCall
 from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
 
@@ -22,8 +23,12 @@ def parse_arguments(raw: str) -> dict[str, Any] | str:
         args = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as e:
         return f"arguments were not valid JSON ({e.msg} at char {e.pos}); send one JSON object"
+    except RecursionError:
+        return "arguments are nested too deeply; send a flat JSON object"
     if not isinstance(args, dict):
         return f"arguments must be a JSON object, not {type(args).__name__}"
+    if "\\u" in raw:  # `\ud83d` alone decodes to a lone surrogate: unprintable, unsendable
+        args = scrub(args)
     return args
 
 

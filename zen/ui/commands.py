@@ -204,14 +204,19 @@ def _usage(ctx: CommandContext, arg: str) -> None:
         return
     for role, u in rows:
         cached = f" ({tokens(u.cached_tokens)} cached)" if u.cached_tokens else ""
+        guess = u.estimated
         ctx.out.info(
-            f"{role}: {tokens(u.prompt_tokens)} in{cached} / {tokens(u.completion_tokens)} out, "
+            f"{role}: {tokens(u.prompt_tokens, guess)} in{cached} / "
+            f"{tokens(u.completion_tokens, guess)} out, "
             f"{u.requests} request{'s' if u.requests != 1 else ''}"
+            + (" (~: estimated, the server sent no usage)" if guess else "")
         )
     if len(rows) > 1:
         prompt = sum(u.prompt_tokens for _, u in rows)
         completion = sum(u.completion_tokens for _, u in rows)
-        ctx.out.info(f"total: {tokens(prompt)} in / {tokens(completion)} out", "dim")
+        guess = any(u.estimated for _, u in rows)
+        ctx.out.info(f"total: {tokens(prompt, guess)} in / {tokens(completion, guess)} out",
+                     "dim")
 
 
 @command("context", "what fills the model's context window")
@@ -225,7 +230,8 @@ async def _show_context(ctx: CommandContext) -> None:
     share = part.used / window.tokens if window.tokens else 0.0
     source = {"config": "from the configuration", "provider": "from the provider table",
               "server": "reported by the server",
-              "assumed": "assumed: the server does not say (set context_window)"}[window.source]
+              "assumed": "assumed: the server does not say (set context_window)",
+              "overflow": "learned: the server refused a longer request"}[window.source]
     approx = "" if part.measured else "~"
     ctx.out.info(f"context: {approx}{tokens(part.used)} of {tokens(window.tokens)} tokens "
                  f"({share:.0%}) · window {source}")
@@ -259,12 +265,35 @@ def _yes(ctx: CommandContext, arg: str) -> None:
         ctx.out.info("every tool call is approved without asking (/yes off to undo)", "yellow")
 
 
-@command("mcp", "status of the MCP servers")
-def _mcp(ctx: CommandContext, arg: str) -> None:
+@command("mcp", "MCP servers: status, /mcp restart [NAME], /mcp log [LINES]",
+         "[restart [NAME] | log [LINES]]")
+def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     manager = ctx.session.mcp
     if manager is None:
         ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
-        return
+        return None
     from zen.mcp.manager import format_status
 
+    verb, _, rest = arg.partition(" ")
+    if verb == "restart":
+        return _mcp_restart(ctx, rest.strip() or None)
+    if verb == "log":
+        count = int(rest) if rest.strip().isdigit() else 30
+        lines = manager.log_tail(count)
+        _say(ctx, "\n".join(lines) if lines else "the MCP log is empty", "dim")
+        ctx.out.info(f"log file: {manager.log_path}", "dim")
+        return None
+    if verb:
+        ctx.out.info("usage: /mcp, /mcp restart [NAME], /mcp log [LINES]", "yellow")
+        return None
     _say(ctx, format_status(manager.status()) or "no MCP servers")
+    return None
+
+
+async def _mcp_restart(ctx: CommandContext, name: str | None) -> None:
+    manager = ctx.session.mcp
+    ctx.out.info(f"restarting {name or 'all MCP servers'}…", "dim")
+    for line in await manager.restart(name):
+        ctx.out.info(line)
+
+

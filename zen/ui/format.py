@@ -41,13 +41,15 @@ def progress_line(agent: str, name: str, detail: str = "") -> str:
     return f"{agent} › {name}{' ' + arg if arg else ''}"
 
 
-def tokens(n: int) -> str:
-    """`950`, `12.3k`, `1.2M`: token counts at a glance."""
+def tokens(n: int, estimated: bool = False) -> str:
+    """`950`, `12.3k`, `1.2M`: token counts at a glance; `~1.2k` for zen's own estimate
+    (the server sent no usage)."""
+    mark = "~" if estimated else ""
     if n < 1000:
-        return str(n)
+        return f"{mark}{n}"
     if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.1f}M"
+        return f"{mark}{n / 1000:.1f}k"
+    return f"{mark}{n / 1_000_000:.1f}M"
 
 
 def duration(seconds: float) -> str:
@@ -57,19 +59,22 @@ def duration(seconds: float) -> str:
     return f"{minutes}m {secs:02d}s"
 
 
-def status_line(usage: dict[str, tuple[int, int, int]], seconds: float) -> str:
+def status_line(usage: dict[str, tuple[int, int, int]], seconds: float,
+                estimated: frozenset[str] | set[str] = frozenset()) -> str:
     """After a run: `orchestrator 3.1k in / 412 out · coder 5.2k in / 1.1k out · 12.3s`.
 
-    `usage` maps a role to (prompt, completion, cached) tokens of this run.
+    `usage` maps a role to (prompt, completion, cached) tokens of this run; roles in
+    `estimated` are shown as estimates (`~1.2k`).
     """
     parts = []
     for role, (prompt, completion, cached) in sorted(usage.items(), key=role_order):
         if not (prompt or completion):
             continue
-        text = f"{role} {tokens(prompt)} in"
+        guess = role in estimated
+        text = f"{role} {tokens(prompt, guess)} in"
         if cached:
             text += f" ({tokens(cached)} cached)"
-        parts.append(f"{text} / {tokens(completion)} out")
+        parts.append(f"{text} / {tokens(completion, guess)} out")
     parts.append(duration(seconds))
     return " · ".join(parts)
 

@@ -2,9 +2,11 @@
 
 text: the final answer on stdout, one line per tool call on stderr, both made terminal-safe
 (`zen.terminal_safe`) whether or not they are a terminal: piped output ends up on one too.
-json: one object at the end. stream-json: every event as a JSON line as it happens, then the
-same result object. JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
-Exit codes: 0 done, 1 model/API error, 3 max turns (130 is the CLI's).
+json: one object at the end, whatever happened (`is_error` and a message on failure).
+stream-json: every event as a JSON line as it happens, then the same result object.
+JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
+Exit codes (zen/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
+max_tokens (130 is the CLI's).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any, TextIO
 
 from zen import events as ev
 from zen import exits
-from zen.agent.loop import RunResult
+from zen.agent.loop import RunResult, TimeLimit
 from zen.agent.session import Session
+from zen.config import ConfigError
 from zen.llm.types import LLMError
 from zen.terminal_safe import terminal_safe
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
@@ -28,12 +31,25 @@ async def approve_all(_request: ApprovalRequest) -> Approval:
 
 
 class TextLog:
-    """Tool calls and memo summaries as plain lines on stderr."""
+    """Tool calls, memo summaries, retries and long waits as plain lines on stderr."""
 
     def __init__(self, err: TextIO) -> None:
         self.err = err
+        self._waiting: set[str] = set()
+        """Agents whose current wait was already announced (one line per wait)."""
 
     def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Waiting):
+            if event.agent in self._waiting or event.what == "retry":
+                return  # the retry line already said how long
+            self._waiting.add(event.agent)
+            line = (f"waiting for {event.what} ({event.elapsed:.0f}s so far, "
+                    f"giving up after {event.limit:g}s)")
+            if event.agent != "main":
+                line = f"{event.agent} › {line}"
+            print(terminal_safe(line), file=self.err, flush=True)
+            return
+        self._waiting.discard(event.agent)
         if isinstance(event, ev.ToolCallFinished):
             line = call_line(event.agent, event.name, event.detail, event.ok, event.summary)
         elif isinstance(event, ev.MemoWritten):
@@ -59,18 +75,25 @@ class JsonLines:
 
 
 def result_object(
-    session: Session, result: RunResult | None, error: str | None
+    session: Session | None, result: RunResult | None, error: str | None,
+    stop: str = "error",
 ) -> dict[str, Any]:
-    usage = {role: u.to_json() for role, u in session.usage.items()}
+    """The one object `json` and `stream-json` end with, even when the run failed."""
+    usage = {role: u.to_json() for role, u in session.usage.items()} if session else {}
     return {
         "type": "result",
         "result": error if error else (result.text if result else ""),
         "is_error": bool(error) or (result is not None and result.stop != "done"),
-        "stop": "error" if error else (result.stop if result else "error"),
+        "stop": stop if error else (result.stop if result else "error"),
         "turns": result.turns if result else 0,
         "usage": usage,
         "files_changed": result.files_changed if result else [],
     }
+
+
+def write_result(out: TextIO, obj: dict[str, Any]) -> None:
+    out.write(json.dumps(obj, ensure_ascii=True) + "\n")
+    out.flush()
 
 
 async def run_oneshot(
@@ -88,10 +111,17 @@ async def run_oneshot(
     approver: Approver = approve_all if yes else refuse_all
     result: RunResult | None = None
     error: str | None = None
+    stop, code = "error", exits.API_ERROR
     try:
         result = await session.run(task, emit, approver)
+    except TimeLimit as e:
+        error, stop, code = str(e), "max_time", exits.MAX_TIME
     except LLMError as e:
         error = str(e)
+    except ConfigError as e:  # e.g. no key for a role's own provider, found when it starts
+        error, code = str(e), exits.USAGE
+    except Exception as e:  # a bug in zen still ends with one line (and one JSON object)
+        error = f"internal error: {type(e).__name__}: {e}"
 
     if output_format == "text":
         if error:
@@ -102,8 +132,10 @@ async def run_oneshot(
         elif result:
             out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
     else:
-        out.write(json.dumps(result_object(session, result, error), ensure_ascii=True) + "\n")
+        write_result(out, result_object(session, result, error, stop))
     out.flush()
     if error:
-        return exits.API_ERROR
-    return exits.MAX_TURNS if result and result.stop == "max_turns" else exits.DONE
+        return code
+    if result and result.stop != "done":
+        return exits.MAX_TURNS if result.stop == "max_turns" else exits.CUT
+    return exits.DONE

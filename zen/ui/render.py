@@ -251,6 +251,14 @@ class LogRenderer:
             (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
         ), kind="tool")
 
+    def _waiting(self, e: ev.Waiting) -> None:
+        """A slow model or a retry pause: the live line says on what and for how long."""
+        what = "retry" if e.what == "retry" else e.what
+        verb = "retrying in" if e.what == "retry" else f"waiting for {what}:"
+        left = f"{max(0.0, e.limit - e.elapsed):.0f}s" if e.what == "retry" else (
+            f"{e.elapsed:.0f}s (gives up at {e.limit:g}s)")
+        self.live.set(("turn", e.agent), f"{e.agent} › {verb} {left}")
+
     def _turn_ended(self, e: ev.TurnEnded) -> None:
         self._end_reasoning(e.agent)
         self._end_text(e.agent)
@@ -287,6 +295,7 @@ class LogRenderer:
         ev.ToolCallFinished: _call_finished,
         ev.MemoWritten: _memo,
         ev.Retrying: _retrying,
+        ev.Waiting: _waiting,
         ev.TurnEnded: _turn_ended,
         ev.Notice: _notice,
         ev.Compacting: _compacting,

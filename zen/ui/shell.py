@@ -149,7 +149,8 @@ class Shell:
         task = await self._supervise(session.run(message, self.out, self.approver))
         self._report(task)
         spent = _spent(before, _usage_snapshot(session))
-        self.out.status(status_line(spent, time.monotonic() - started))
+        estimated = {role for role, u in session.usage.items() if u.estimated}
+        self.out.status(status_line(spent, time.monotonic() - started, estimated))
 
     async def _supervise(self, work: Any) -> asyncio.Task[Any]:
         """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
@@ -250,7 +251,10 @@ class Shell:
     def _banner(self) -> None:
         assert self.session is not None
         try:
-            model = self.session.settings(self.session.role).model
+            settings = self.session.settings(self.session.role)
+            model = settings.model
+            if settings.default_model:
+                model += f" ({settings.provider}'s default; /model to change)"
         except Exception:  # shown at the first task instead
             model = "?"
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
