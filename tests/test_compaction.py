@@ -360,3 +360,25 @@ async def test_a_summary_too_long_is_asked_again_smaller(fake_llm, tmp_path: Pat
     assert request_tokens(second) < request_tokens(first)
     assert "data line of the big file" not in json.dumps(second["messages"])
     assert CONSTRAINT in restart_message(fake.requests[-1])
+
+
+async def test_the_orchestrator_compacts_into_the_shared_memo(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("data line of the big file\n" * 500)
+    replies = iter([
+        tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
+        text("planned", usage="estimate"),
+    ])
+
+    def reply(body: dict[str, Any]) -> Reply:
+        return text(state(CONSTRAINT), usage="estimate") if is_summary(body) else next(replies)
+
+    fake = fake_llm(reply)
+    session = session_for(fake, tmp_path, agent_mode="dual",
+                          dual_agent={"orchestrator": {"context_window": WINDOW}})
+    log = ev.EventLog()
+    assert (await session.run(FIRST, log)).text == "planned"
+    assert [e.agent for e in log.events if isinstance(e, ev.Compacted)] == ["orchestrator"]
+    after = fake.requests[-1]
+    assert "send-to-coder" in {t["function"]["name"] for t in after["tools"]}
+    assert CONSTRAINT in restart_message(after)
+    assert session.memo.read("task:goal").author == "orchestrator"  # type: ignore[union-attr]
