@@ -462,3 +462,24 @@ def test_a_dumb_terminal_gets_no_escape_sequences_at_all(shell: Any) -> None:
     lines = zen.lines()
     once(lines, "Plain **answer**.")
     once(lines, "- item")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(shell: Any, project: Path, signame: str,
+                                                      code: int) -> None:
+    import signal
+
+    zen, _fake = shell([
+        tool_calls([call("bash", {"command": "echo $$ > shell.pid; setsid sleep 31.338 & "
+                                  "echo $! > escaped.pid; sleep 31.339"})]),
+        text("never"),
+    ], "--yes", state="single·yes")
+    zen.type("run the command\r")
+    assert wait_for(lambda: sleeping("31.339") and sleeping("31.338")), "never started"
+    zen.child.kill(getattr(signal, signame))
+    zen.child.expect(pexpect.EOF, timeout=15)
+    zen.child.close()
+    assert zen.child.exitstatus == code, zen.raw.getvalue()[-2000:]
+    assert wait_for(lambda: not sleeping("31.338") and not sleeping("31.339"))
+    assert b"Traceback" not in zen.raw.getvalue()

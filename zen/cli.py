@@ -225,17 +225,35 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
             reconfigure(errors="replace")
 
     async def go() -> int:
-        async with open_session(
-            config, workspace, resume=args.resume, continue_last=args.continue_last,
-            keep=frozenset(cli_overrides(args)),
-        ) as session:
-            settings = session.settings(session.role)
-            if settings.default_model and config.provider:
-                print(f"zen: using {settings.provider}'s default model {settings.model} "
-                      "(choose another with --model)", file=sys.stderr, flush=True)
-            return await run_oneshot(
-                session, task, output_format=args.output_format, yes=args.yes
-            )
+        from zen.ui.stop_signals import StopSignals
+
+        stop = StopSignals()
+        main = asyncio.current_task()
+        assert main is not None
+        stop.install(main.cancel)
+        try:
+            async with open_session(
+                config, workspace, resume=args.resume, continue_last=args.continue_last,
+                keep=frozenset(cli_overrides(args)),
+            ) as session:
+                settings = session.settings(session.role)
+                if settings.default_model and config.provider:
+                    print(f"zen: using {settings.provider}'s default model {settings.model} "
+                          "(choose another with --model)", file=sys.stderr, flush=True)
+                return await run_oneshot(
+                    session, task, output_format=args.output_format, yes=args.yes
+                )
+        except asyncio.CancelledError:
+            if stop.received is None:
+                raise
+            main.uncancel()
+            message = f"stopped by {stop.name}; the run's processes and MCP servers were stopped"
+            try:
+                return failed(message, stop.exit_code, "interrupted")
+            except OSError:  # the terminal or pipe is gone (SIGHUP)
+                return stop.exit_code
+        finally:
+            stop.remove()
 
     def failed(message: str, code: int, stop: str = "error") -> int:
         if args.output_format != "text":  # json always ends with one object

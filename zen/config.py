@@ -224,6 +224,7 @@ class Config(_Endpoint):
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
     max_tool_output: int = Field(default=30_000, gt=200)
+    max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)
     coder_max_turns: int = Field(default=50, gt=0)
     parallel_agents_max: int = Field(default=4, gt=0)
@@ -407,14 +408,18 @@ def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
     """The file's settings with variables expanded; None when there is no such file."""
     import yaml
 
+    from zen.yaml_limits import load_bounded, read_capped
+
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     try:
-        data = yaml.load(raw, Loader=_loader())
+        data = load_bounded(raw, _loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
