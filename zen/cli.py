@@ -35,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings, "
-        "`zen sessions list` the saved sessions.",
+        "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
+        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -114,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_command(argv[1:])
     if argv[:1] == ["trust"]:
         return trust_command(argv[1:])
+    if argv[:1] == ["config"]:
+        return config_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return _main(args)
@@ -126,13 +128,13 @@ def _main(args: argparse.Namespace) -> int:
 
     workspace = Path(args.directory or ".").expanduser()
     if not workspace.is_dir():
-        return fail(f"-C {args.directory}: no such directory")
+        return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
-        return fail("--max-turns must be at least 1")
+        return refuse(args, "--max-turns must be at least 1")
     if args.continue_last and args.resume is not None:
-        return fail("--continue and --resume cannot be used together")
+        return refuse(args, "--continue and --resume cannot be used together")
     if args.task is not None and args.resume == "":
-        return fail("--resume needs a session ID with -p (zen sessions list shows them)")
+        return refuse(args, "--resume needs a session ID with -p (zen sessions list shows them)")
 
     from zen.config import ConfigError, load_config
 
@@ -144,7 +146,7 @@ def _main(args: argparse.Namespace) -> int:
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
-        return fail(str(e))
+        return refuse(args, str(e))
 
     if args.task is None:
         from zen.ui.shell import run_shell
@@ -155,8 +157,18 @@ def _main(args: argparse.Namespace) -> int:
 
     task = read_task(args.task)
     if not task.strip():
-        return fail("the task is empty")
+        return refuse(args, "the task is empty")
     return run_task(config, root, task, args)
+
+
+def refuse(args: argparse.Namespace, message: str) -> int:
+    """A usage or config error before the task starts: one line on stderr and, for `-p` with
+    JSON output, the one result object it always ends with."""
+    if args.task is not None and args.output_format != "text":
+        from zen.ui.oneshot import result_object, write_result
+
+        write_result(sys.stdout, result_object(None, None, message))
+    return fail(message)
 
 
 def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> bool | None:
@@ -302,6 +314,43 @@ def mcp_command(argv: list[str]) -> int:
 
     print(terminal_safe(text))
     return exits.DONE if all_started else exits.MCP_FAILED
+
+
+def config_command(argv: list[str]) -> int:
+    """`zen config`: where each role's requests go and with which key (redacted)."""
+    parser = argparse.ArgumentParser(prog="zen config", formatter_class=help_formatter,
+                                     description="Show the model, host and key of each role.")
+    parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument("--trust", action="store_true",
+                        help="include this folder's own settings for this run")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.ui.format import endpoint_line
+
+    root = Path(args.directory or ".").expanduser().resolve()
+    trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
+    try:
+        config = load_config(root, trusted=bool(trusted))
+    except ConfigError as e:
+        return fail(str(e))
+    finally:
+        report_tightened()
+    from zen import trust
+
+    inputs = trust.check(root).inputs
+    own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
+    print(f"workspace: {root} (its own settings: {own})")
+    roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
+    for role in roles:
+        try:
+            print(endpoint_line(role, resolve_model(config, role)))
+        except ConfigError as e:
+            print(f"{role}: {e}")
+    for name, level in config.permissions.items():
+        print(f"permission {name}: {level}")
+    return exits.DONE
 
 
 def trust_command(argv: list[str]) -> int:

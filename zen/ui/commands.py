@@ -233,7 +233,7 @@ def _collab(ctx: CommandContext, arg: str) -> None:
 @command("model", "show or switch the model", "[NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
     from zen.config import DUAL_ROLES, ConfigError
-    from zen.redaction import redact
+    from zen.ui.format import endpoint_line
 
     if arg:
         ctx.session.set_model(arg)
@@ -244,9 +244,7 @@ def _model(ctx: CommandContext, arg: str) -> None:
         except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
             ctx.out.error(f"{role}: {e}")
             continue
-        key = f"key {redact(settings.api_key)}" if settings.api_key else "no key"
-        ctx.out.info(f"{role}: {settings.model} at {settings.base_url} ({key})",
-                     "" if arg else "dim")
+        ctx.out.info(endpoint_line(role, settings), "" if arg else "dim")
 
 
 @command("memo", "the memo index, one entry, or `clear` (with the project notes)",
