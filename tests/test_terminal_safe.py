@@ -148,3 +148,47 @@ def test_json_keeps_the_exact_text_as_ascii_escapes(fake_llm, run_zen, fmt: str)
         )
         assert streamed == answer
 
+
+
+async def test_an_mcp_approval_shows_every_argument_whole(tmp_path: Path) -> None:
+    """The confirmation of an MCP call prints all of its arguments, however long, safely."""
+    import io
+
+    from zen.mcp.tool import McpParams, McpTool, RemoteTool
+    from zen.stores.memo import MemoStore
+    from zen.stores.read_tracker import ReadTracker
+    from zen.stores.todo import TodoStore
+    from zen.tools.base import Approval, ApprovalRequest, ToolContext
+    from zen.tools.workspace import Workspace
+    from zen.ui.confirm import ShellApprover
+    from zen.ui.render import LogRenderer
+    from zen.ui.term import Caps, make_console
+
+    class Server:
+        name = "docs"
+
+        async def call(self, tool: str, args: dict[str, Any]) -> Any:
+            raise AssertionError("not called by a preview")
+
+    tool = McpTool("mcp__docs__upload", RemoteTool("upload"), Server(), "confirm")
+    args = {"path": "notes.md", "body": "BEGIN " + "x" * 5000 + f" {TITLE}END",
+            "lines": [f"line {n}" for n in range(80)]}
+    ctx = ToolContext(Workspace(tmp_path), "main", ReadTracker(), MemoStore(), TodoStore())
+    preview = await tool.preview(McpParams.model_validate(args), ctx)
+    assert json.loads(preview.split("\n", 1)[1]) == args  # the exact arguments, nothing cut
+
+    caps = Caps(live=False, vt=False, styled=False)
+    sink = io.StringIO()
+    asked: list[str] = []
+
+    async def ask(question: str) -> str:
+        asked.append(question)
+        return "n" if len(asked) == 1 else ""
+
+    approver = ShellApprover(LogRenderer(make_console(caps, file=sink, width=100), caps), ask)
+    decision = await approver(ApprovalRequest("main", tool.name, args, preview))
+    assert decision == Approval("no", "")
+    shown = sink.getvalue()
+    assert_inert(shown)
+    assert "x" * 5000 + " \\u001b]0;pwned\\u0007END" in shown.replace("\n", "")  # JSON-escaped
+    assert all(f'"line {n}"' in shown for n in range(80))
