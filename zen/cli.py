@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["delegated", "autonomous", "controlled"],
                    help="how the Orchestrator and Coder share the work (dual mode)")
     p.add_argument("--model", help="model name")
+    p.add_argument("--work-mode", dest="work_mode", metavar="MODE",
+                   help="bug-fix, develop, explain (read-only) or optimize")
     p.add_argument("--provider", help="provider preset: openai, deepseek, kimi, glm, qwen, "
                    "openrouter, ollama, vllm, lmstudio, llamacpp, litellm (without --model: "
                    "its default model)")
@@ -86,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 CLI_KEYS = ("agent_mode", "collaboration", "model", "provider", "base_url", "api_key",
             "max_turns", "max_time", "timeout", "first_byte_timeout", "idle_timeout",
-            "connect_timeout")
+            "connect_timeout", "work_mode")
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -338,18 +340,19 @@ def config_command(argv: list[str]) -> int:
     finally:
         report_tightened()
     from zen import trust
+    from zen.terminal_safe import terminal_safe as safe
 
     inputs = trust.check(root).inputs
     own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
-    print(f"workspace: {root} (its own settings: {own})")
+    print(safe(f"workspace: {root} (its own settings: {own})"))
     roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
     for role in roles:
         try:
-            print(endpoint_line(role, resolve_model(config, role)))
+            print(safe(endpoint_line(role, resolve_model(config, role))))
         except ConfigError as e:
-            print(f"{role}: {e}")
+            print(safe(f"{role}: {e}"))
     for name, level in config.permissions.items():
-        print(f"permission {name}: {level}")
+        print(safe(f"permission {name}: {level}"))
     return exits.DONE
 
 
