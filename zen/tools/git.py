@@ -17,7 +17,7 @@ from pydantic import Field
 
 from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
 from zen.tools.git_process import GitError, GitOutput, repo_config, run_git
-from zen.tools.git_readonly import only_reads, reading_flags
+from zen.tools.git_readonly import READ_ONLY, only_reads, option_ok, reading_flags
 
 __all__ = ["Git", "GitError", "GitOutput", "GitParams", "run_git", "split_args"]
 
@@ -53,6 +53,15 @@ class Git(Tool):
         except GitError:
             return "auto"  # nothing will run: execute reports the problem
         return "auto" if reading else self.level
+
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        try:
+            parts = split_args(args.get("args", ""))
+        except GitError:
+            return False  # nothing will run
+        return parts[0] not in READ_ONLY or any(  # an option off the list may write (--output)
+            p.startswith("-") and not option_ok(parts[0], p) for p in parts[1:]
+        )
 
     def key_arg(self, args: dict[str, Any]) -> str:
         value = args.get("args", "")
