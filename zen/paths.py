@@ -48,11 +48,19 @@ def private_dir(path: Path) -> Path:
 
 
 def private_file(path: Path) -> Path:
-    """Make sure `path` exists as a 0600 file (its folder private too) and return it."""
+    """Make sure `path` exists as a 0600 file (its folder private too) and return it.
+
+    An existing file is only chmod-ed, never opened: closing any descriptor of a file drops
+    every POSIX lock this process holds on it, and SQLite's locks on the session database and
+    its WAL index are such locks (another process could then reset a WAL index this one has
+    mapped: SIGBUS)."""
     private_dir(path.parent)
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, FILE_MODE)
-    os.close(fd)
+    if not os.path.lexists(path):
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            os.close(os.open(path, flags, FILE_MODE))
+        except FileExistsError:  # another process made it a moment ago
+            pass
     _narrow(path, FILE_MODE)
     return path
 
