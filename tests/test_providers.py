@@ -8,7 +8,7 @@ import pytest
 
 from tests.test_config import error, load, write
 from zen.config import ConfigError, resolve_model
-from zen.llm.providers import PROVIDERS
+from zen.providers import PROVIDERS
 
 
 @pytest.fixture

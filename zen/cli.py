@@ -156,9 +156,10 @@ def _main(args: argparse.Namespace) -> int:
         return refuse(args, str(e))
 
     if args.task is None:
+        from zen.app import open_session
         from zen.ui.shell import run_shell
 
-        return run_shell(config, root, simple=args.simple, yes=args.yes,
+        return run_shell(config, root, open_session, simple=args.simple, yes=args.yes,
                          resume=args.resume, continue_last=args.continue_last,
                          keep=frozenset(cli_overrides(args)))
 

@@ -40,7 +40,7 @@ from pydantic import (
     field_validator,
 )
 
-from zen.llm.providers import PROVIDERS, detect, is_local
+from zen.providers import PROVIDERS, detect, is_local
 
 Level = Literal["auto", "confirm", "deny"]
 AgentMode = Literal["single", "dual"]
@@ -622,7 +622,7 @@ class Endpoint:
 
     base_url: str
     habits: Any
-    """The zen.llm.providers.Provider whose habits apply."""
+    """The zen.providers.Provider whose habits apply."""
     own: bool
     """The role names its own provider or base_url, so it inherits no key."""
     key_vars: tuple[str, ...]

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from zen.llm import providers
+from zen import providers
 
 if TYPE_CHECKING:
     from zen.config import ModelSettings

@@ -24,8 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zen import providers
 from zen.events import Emit, Notice, Retrying, Usage, Waiting
-from zen.llm import providers
 from zen.llm.accumulator import StreamAccumulator, StreamError, completion_as_chunk
 from zen.llm.sse import DONE, Malformed, SseDecoder, parse_payload
 from zen.llm.types import AssistantTurn, LLMError

@@ -40,7 +40,7 @@ async def ask_server(settings: ModelSettings, deadline: float = DEADLINE) -> int
 
 
 async def _ask(client: Any, settings: ModelSettings) -> int | None:
-    from zen.llm.providers import is_local
+    from zen.providers import is_local
 
     base = settings.base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base

@@ -53,10 +53,15 @@ from zen.ui.format import status_line
 from zen.ui.render import LogRenderer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractAsyncContextManager
+
     from prompt_toolkit.document import Document
 
     from zen.agent.session import Session
     from zen.config import Config
+
+    OpenSession = Callable[..., AbstractAsyncContextManager[Session]]
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
 TRAILING_PUNCTUATION = ".,;:!?)]}'\""
@@ -65,16 +70,18 @@ ATTACH_LIMIT = 100_000
 COMPLETIONS = 200
 
 
-def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: bool = False,
-              resume: str | None = None, continue_last: bool = False,
-              keep: frozenset[str] = frozenset()) -> int:
-    """`resume`: a session id, or "" to pick one from a list; `continue_last`: the latest."""
-    from zen.app import SessionError
+def run_shell(config: Config, workspace: Path, open_session: OpenSession, *,
+              simple: bool = False, yes: bool = False, resume: str | None = None,
+              continue_last: bool = False, keep: frozenset[str] = frozenset()) -> int:
+    """`resume`: a session id, or "" to pick one from a list; `continue_last`: the latest.
+    `open_session` is the composition root's (zen.app): the CLI hands it in, so the shell
+    depends on the session, never on how one is put together."""
     from zen.config import ConfigError
+    from zen.stores.sessions import SessionError
 
     term.tolerate_encoding(sys.stdout)
     caps = term.detect(sys.stdout)
-    shell = Shell(config, workspace, caps, simple=simple, yes=yes)
+    shell = Shell(config, workspace, caps, open_session, simple=simple, yes=yes)
     try:
         return asyncio.run(shell.main(resume=resume, continue_last=continue_last, keep=keep))
     except (ConfigError, SessionError) as e:
@@ -91,10 +98,11 @@ class Reader(Protocol):
 
 
 class Shell:
-    def __init__(self, config: Config, root: Path, caps: term.Caps, *, simple: bool,
-                 yes: bool) -> None:
+    def __init__(self, config: Config, root: Path, caps: term.Caps, open_session: OpenSession,
+                 *, simple: bool, yes: bool) -> None:
         self.config = config
         self.root = root
+        self.open_session = open_session
         self.out = LogRenderer(term.make_console(caps), caps)
         self.approver = ShellApprover(self.out, self._ask, yes=yes, interrupt=self._cancel_run)
         self.simple = simple or not caps.live or not term.is_tty(sys.stdin)
@@ -111,7 +119,6 @@ class Shell:
 
     async def main(self, *, resume: str | None = None, continue_last: bool = False,
                    keep: frozenset[str] = frozenset()) -> int:
-        from zen.app import open_session
         from zen.ui.stop_signals import StopSignals
 
         self._loop = asyncio.get_running_loop()
@@ -123,7 +130,7 @@ class Shell:
         assert main is not None
         stop.install(main.cancel)
         try:
-            async with open_session(
+            async with self.open_session(
                 self.config, self.root, warn=self._warn, resume=resume or None,
                 continue_last=continue_last, keep=keep,
             ) as session:
