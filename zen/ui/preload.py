@@ -1,0 +1,39 @@
+"""Load what the first answer needs while the user types its question.
+
+The shell draws its prompt before importing the model client (`openai`, ~0.4 s with httpx)
+and the markdown renderer (`rich.markdown`, markdown-it, pygments): nothing at the prompt
+needs them. Waiting for the first message to import them made it ~0.6 s slower than later
+ones, so a thread imports them as soon as the prompt is on screen. Python's import lock makes
+this safe: a first message sent before the thread is done simply waits for the same import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+FIRST_ANSWER = ("openai", "markdown_it", "rich.markdown", "rich.syntax")
+"""Modules the first answer imports; none of them is needed to show the prompt."""
+
+_started = False
+
+
+def preload(modules: tuple[str, ...] = FIRST_ANSWER) -> None:
+    """Import `modules` in a background thread, once per process.
+
+    Not a daemon thread: ending the interpreter in the middle of an import is what daemon
+    threads risk; the most this costs is a Ctrl-D in the first second waiting for the rest.
+    """
+    global _started
+    if _started:
+        return
+    _started = True
+    threading.Thread(target=_load, args=(modules,), name="zen-preload").start()
+
+
+def _load(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: S112 - the real import, at first use, reports it
+            continue
