@@ -3,7 +3,8 @@
   (a) time to a visible prompt: `zen --single` against a bare `PromptSession().prompt()`
       script, interleaved in one run (medians of 7), so both see the same machine load;
   (b) first-message vs second-message latency in one shell: Enter to the next prompt, against
-      the fake server (it answers at once with a little markdown), medians over 7 shells.
+      the fake server (it answers at once with a little markdown), medians over 7 shells;
+      each message is sent 1 s after the prompt appears (a person typing it).
 
 No network: the fake OpenAI-compatible server runs on 127.0.0.1, HOME is a temporary folder.
 Run: python bench/prompt_time.py [runs]
@@ -57,8 +58,13 @@ def to_prompt(args: list[str], pattern: Any, home: str, cwd: str) -> tuple[float
     return time.perf_counter() - start, child
 
 
+TYPING = 1.0
+"""Seconds a person takes to type a message before pressing Enter (before each message)."""
+
+
 def message(child: Any, line: str) -> float:
     """Enter to the next prompt: the whole turn as the user waits for it."""
+    time.sleep(TYPING)
     start = time.perf_counter()
     child.send(line + "\r")
     child.expect(re.escape(b"\x1b[?2004l"))

@@ -49,6 +49,7 @@ from zen.ui.commands import (
 )
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import status_line
+from zen.ui.preload import preload
 from zen.ui.render import LogRenderer
 
 if TYPE_CHECKING:
@@ -402,6 +403,7 @@ class PlainReader:
 
     def _input(self, prompt: str) -> str:
         sys.stdout.flush()
+        preload()  # input() shows the prompt at once and waits outside the GIL
         self.shell.reading = True
         try:
             return input(prompt)
@@ -451,6 +453,7 @@ class PromptReader:
             style=self.style,
             include_default_pygments_style=False,
         )
+        self.prompt.app.after_render += lambda _app: preload()  # once the prompt is drawn
         self.confirm: Any = None
 
     async def read(self, prompt: str) -> str:
