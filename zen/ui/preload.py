@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import threading
 
-FIRST_ANSWER = ("openai", "markdown_it", "rich.markdown", "rich.syntax")
-"""Modules the first answer imports; none of them is needed to show the prompt."""
+FIRST_ANSWER = ("openai", "jiter", "anyio._backends._asyncio", "markdown_it", "rich.markdown",
+                "rich.syntax")
+"""Modules the first answer imports (the SDK's JSON parser, the HTTP transport's event-loop
+backend, the markdown renderer); none of them is needed to show the prompt."""
 
 _started = False
 
@@ -36,9 +38,10 @@ def _load(modules: tuple[str, ...]) -> None:
             __import__(name)  # (import_module skips the audit event the test watches)
         except Exception:  # noqa: S112 - the real import, at first use, reports it
             continue
-    try:  # the SDK imports its HTTP transport when a client is made: make one, unused
+    try:  # the SDK imports its transport and resources lazily: make a client, never used
         import openai
 
-        openai.AsyncOpenAI(api_key="preload", base_url="http://127.0.0.1:9/", max_retries=0)
+        client = openai.AsyncOpenAI(api_key="preload", base_url="http://127.0.0.1:9/")
+        client.chat.completions  # noqa: B018 - the attribute imports the chat resource
     except Exception:  # noqa: S110 - only a warm-up; the real client reports its errors
         pass
