@@ -10,6 +10,7 @@ this safe: a first message sent before the thread is done simply waits for the s
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 FIRST_ANSWER = ("openai", "jiter", "anyio._backends._asyncio", "markdown_it", "rich.markdown",
                 "rich.syntax")
@@ -19,8 +20,10 @@ backend, the markdown renderer); none of them is needed to show the prompt."""
 _started = False
 
 
-def preload(modules: tuple[str, ...] = FIRST_ANSWER) -> None:
-    """Import `modules` in a background thread, once per process.
+def preload(then: Callable[[], None] | None = None,
+            modules: tuple[str, ...] = FIRST_ANSWER) -> None:
+    """Import `modules` in a background thread, once per process; then call `then` (in that
+    thread: it must hand work to its own loop thread-safely).
 
     Not a daemon thread: ending the interpreter in the middle of an import is what daemon
     threads risk; the most this costs is a Ctrl-D in the first second waiting for the rest.
@@ -29,10 +32,10 @@ def preload(modules: tuple[str, ...] = FIRST_ANSWER) -> None:
     if _started:
         return
     _started = True
-    threading.Thread(target=_load, args=(modules,), name="zen-preload").start()
+    threading.Thread(target=_load, args=(modules, then), name="zen-preload").start()
 
 
-def _load(modules: tuple[str, ...]) -> None:
+def _load(modules: tuple[str, ...], then: Callable[[], None] | None = None) -> None:
     for name in modules:
         try:
             __import__(name)  # (import_module skips the audit event the test watches)
@@ -45,3 +48,5 @@ def _load(modules: tuple[str, ...]) -> None:
         client.chat.completions  # noqa: B018 - the attribute imports the chat resource
     except Exception:  # noqa: S110 - only a warm-up; the real client reports its errors
         pass
+    if then is not None:
+        then()
