@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
         "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
-        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions.",
+        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
+        "`zen rewind --list` the checkpoints.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -116,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         return trust_command(argv[1:])
     if argv[:1] == ["config"]:
         return config_command(argv[1:])
+    if argv[:1] == ["rewind"]:
+        from zen.ui.rewind import rewind_command
+
+        return rewind_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return _main(args)
@@ -309,7 +314,9 @@ def mcp_command(argv: list[str]) -> int:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
         report_tightened()
-    print(text)
+    from zen import redaction
+
+    print(redaction.scrub(text))
     return exits.DONE if all_started else exits.MCP_FAILED
 
 

@@ -10,6 +10,8 @@ MAX_TIME = 4
 """The task ran out of its time limit (`max_time`, `--max-time`)."""
 CUT = 5
 """The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
+CONFLICT = 6
+"""`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
 INTERRUPTED = 130
 MCP_FAILED = 5
 """`zen mcp list`: at least one MCP server could not start."""

@@ -417,6 +417,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
         ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
         return None
     from zen.mcp.manager import format_status
+    from zen.redaction import scrub
 
     verb, _, rest = arg.partition(" ")
     if verb == "restart":
@@ -430,7 +431,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     if verb:
         ctx.out.info("usage: /mcp, /mcp restart [NAME], /mcp log [LINES]", "yellow")
         return None
-    _say(ctx, format_status(manager.status()) or "no MCP servers")
+    _say(ctx, scrub(format_status(manager.status())) or "no MCP servers")
     return None
 
 
@@ -456,3 +457,17 @@ def _notes_status(ctx: CommandContext) -> None:
     stale = f", {dropped} dropped (their files changed)" if dropped else ""
     ctx.out.info(f"project notes: on · {len(session.offered)} offered from earlier "
                  f"sessions{stale} · /memo clear forgets them", "dim")
+
+
+@command("undo", "restore the files the last message changed (shows them, asks first)")
+async def _undo(ctx: CommandContext, arg: str) -> None:
+    from zen.ui.rewind import shell_undo
+
+    await shell_undo(ctx)
+
+
+@command("rewind", "go back to an earlier message: code, conversation or both", "[N]")
+async def _rewind(ctx: CommandContext, arg: str) -> None:
+    from zen.ui.rewind import shell_rewind
+
+    await shell_rewind(ctx, arg)

@@ -85,6 +85,7 @@ def result_object(
         "turns": result.turns if result else 0,
         "usage": usage,
         "files_changed": result.files_changed if result else [],
+        "checkpoint": session.run_checkpoint if session else None,
         "session_id": session.id if session else None,
     }
 
