@@ -13,7 +13,7 @@ CUT = 5
 CONFLICT = 6
 """`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
 INTERRUPTED = 130
-MCP_FAILED = 5
+MCP_FAILED = 6
 """`zen mcp list`: at least one MCP server could not start."""
 TERMINATED = 143
 """SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""
