@@ -50,6 +50,7 @@ from zen.ui.commands import (
 )
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import status_line
+from zen.ui.preload import preload
 from zen.ui.render import LogRenderer
 
 if TYPE_CHECKING:
@@ -380,6 +381,19 @@ class Shell:
     def _warn(self, message: str) -> None:
         self.out.info(f"warning: {message}", "yellow")
 
+    def warm_soon(self) -> None:
+        """From the preload thread: build the model client on the loop while the user types
+        (its TLS context alone is ~40 ms), not in the first message."""
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the shell has already ended
+                self._loop.call_soon_threadsafe(self._warm_client)
+
+    def _warm_client(self) -> None:
+        session = self.session
+        if session is not None:
+            with contextlib.suppress(Exception):  # e.g. a role without a key: the task says so
+                session.client(session.role)
+
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         """Ctrl-C outside prompt-toolkit's raw mode (which reads it as a key): interrupt a
         blocking input(), else cancel the run, else stop a start-up that hangs. One arriving
@@ -415,6 +429,7 @@ class PlainReader:
 
     def _input(self, prompt: str) -> str:
         sys.stdout.flush()
+        preload()  # input() shows the prompt at once and waits outside the GIL
         self.shell.reading = True
         try:
             return input(prompt)
@@ -464,6 +479,7 @@ class PromptReader:
             style=self.style,
             include_default_pygments_style=False,
         )
+        self.prompt.app.after_render += lambda _app: preload(shell.warm_soon)  # prompt drawn
         self.confirm: Any = None
 
     async def read(self, prompt: str) -> str:
