@@ -446,3 +446,82 @@ def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() 
         assert seq.endswith("m") or seq == "\x1b[2K", repr(seq)
     lines, _ = screen(sink.getvalue())
     assert lines == ["Clear ?[2J the screen", "", "next", "", "✓ bash printf '?[1A' — exit 0 ?"]
+
+
+@pytest.mark.parametrize("drops", [1, 2, 3])
+def test_each_block_appears_once_however_many_times_the_stream_drops(drops: int) -> None:
+    r, sink = renderer(STYLED, interval=0)
+    answer = "Alpha block.\n\nBeta block.\n\nGamma block.\n"
+    events: list[ev.Event] = [ev.TurnStarted("main", 1)]
+    for n in range(drops):  # each failed attempt gets a little further
+        cut = answer.index("Beta") if n == 0 else answer.index("Gamma") + n
+        events += [*stream("main", answer[:cut]), ev.Retrying("main", n + 1, 0.5, "dropped")]
+    events += [*stream("main", answer), ev.TurnEnded("main", 1, "", 0)]
+    feed(r, events)
+    r.end_run()
+    lines, _ = screen(sink.getvalue(), rows=40)
+    for block in ("Alpha block.", "Beta block.", "Gamma block."):
+        assert lines.count(block) == 1, lines
+
+
+def test_a_command_shows_the_tail_of_its_output_and_show_has_it_all() -> None:
+    from zen.ui.commands import CommandContext, run_command
+
+    r, sink = renderer(STYLED, interval=0)
+    output = "\n".join(f"line {n}" for n in range(1, 21)) + "\nexit 0"
+    feed(r, [
+        ev.ToolCallRunning("main", "c1", "bash", {"command": "seq"}, detail="seq"),
+        ev.ToolCallFinished("main", "c1", "bash", {"command": "seq"}, True, "exit 0", output,
+                            detail="seq"),
+        ev.ToolCallFinished("main", "c2", "bash", {"command": "false"}, False, "exit 1",
+                            "boom\nexit 1", detail="false"),
+        ev.ToolCallFinished("main", "c3", "read-file", {"path": "a"}, True, "read 20 lines",
+                            "secret contents", detail="a"),
+    ])
+    lines, _ = screen(sink.getvalue(), rows=40)
+    assert lines == [
+        "✓ bash seq — exit 0",
+        "  line 16", "  line 17", "  line 18", "  line 19", "  line 20",
+        "  … 15 more lines above (/show)",
+        "✗ bash false — exit 1",
+        "  boom",
+        "✓ read-file a — read 20 lines",
+    ]
+    assert "\x1b[2m" in sink.getvalue()  # dimmed
+    ctx = CommandContext(None, r, None)  # type: ignore[arg-type]
+    run_command(ctx, "/show 3")
+    lines, _ = screen(sink.getvalue(), rows=60)
+    assert lines[-22:] == ["✓ bash seq — exit 0", *(f"line {n}" for n in range(1, 21)),
+                           "exit 0"]
+    run_command(ctx, "/show 9")
+    assert "/show 1 to /show 3" in sink.getvalue()
+
+
+async def test_an_approved_diff_is_shown_once_and_a_memo_write_is_one_line() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old()\n+new()\n"
+    approver = ShellApprover(r, _answers("y"))
+    args = {"path": "app.py", "old": "old()", "new": "new()"}
+    await approver(ApprovalRequest("main", "edit-file", args, diff))
+    feed(r, [
+        ev.ToolCallFinished("main", "c1", "edit-file", dict(args), True, "+1 -1", "ok", diff,
+                            detail="app.py"),
+        ev.ToolCallFinished("main", "c2", "edit-file", {"path": "b.py"}, True, "+1 -1", "ok",
+                            diff, detail="b.py"),
+        ev.MemoWritten("main", "plan:x", "the plan"),
+        ev.ToolCallFinished("main", "c3", "memo", {"action": "write", "key": "plan:x"}, True,
+                            "plan:x: the plan", "wrote plan:x", detail="write plan:x"),
+    ])
+    lines, _ = screen(sink.getvalue(), rows=40)
+    assert sum(line.strip() == "+new()" for line in lines) == 2  # preview once, b.py once
+    assert lines[-1] == "memo plan:x — the plan"
+    assert not any("✓ memo" in line for line in lines)
+
+
+def _answers(*answers: str):  # type: ignore[no-untyped-def]
+    queue = list(answers)
+
+    async def ask(_question: str) -> str:
+        return queue.pop(0)
+
+    return ask

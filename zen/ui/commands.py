@@ -169,6 +169,24 @@ def _model(ctx: CommandContext, arg: str) -> None:
                      "" if arg else "dim")
 
 
+@command("show", "a tool call's whole output (the last one, or the Nth last)", "[N]")
+def _show(ctx: CommandContext, arg: str) -> None:
+    outputs = ctx.out.outputs
+    if not arg.isdigit() and arg:
+        ctx.out.info("usage: /show [N] (1 = the last tool call)", "yellow")
+        return
+    n = int(arg or 1)
+    if not outputs:
+        ctx.out.info("no tool output yet", "dim")
+        return
+    if not 1 <= n <= len(outputs):
+        ctx.out.info(f"/show 1 to /show {len(outputs)}", "yellow")
+        return
+    line, output = outputs[-n]
+    ctx.out.info(line, "bold")
+    _say(ctx, output.rstrip("\n"))
+
+
 @command("memo", "the memo index, or one entry", "[KEY]")
 def _memo(ctx: CommandContext, arg: str) -> None:
     memo = ctx.session.memo

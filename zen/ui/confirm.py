@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from zen.tools.base import Approval, ApprovalRequest
-from zen.ui.format import is_nested
+from zen.ui.format import is_nested, preview_key
 from zen.ui.render import LogRenderer
 
 Ask = Callable[[str], Awaitable[str]]
@@ -66,6 +66,8 @@ class ShellApprover:
         if request.tool == "bash":
             lines = ["$ " + lines[0], *("  " + line for line in lines[1:])]
         diff = _looks_like_diff(lines)
+        if diff:  # shown in full here: the finished line does not repeat it
+            out.previewed.add(preview_key(request.agent, request.tool, request.args))
         more = len(lines) - PREVIEW_LINES
         for line in lines[:PREVIEW_LINES]:
             out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))

@@ -3,6 +3,10 @@ reasoning and a run's status line read in a log. Renderers add the styling."""
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
 NESTED = ("coder",)
 """Agents whose activity is shown indented under the call that started them."""
 
@@ -96,6 +100,24 @@ def diff_excerpt(diff: str, max_lines: int = 6) -> list[str]:
     if len(changed) <= max_lines:
         return changed
     return [*changed[:max_lines], f"… {len(changed) - max_lines} more changed lines"]
+
+
+def output_tail(output: str, max_lines: int = 5) -> tuple[list[str], int]:
+    """The last non-blank lines of a tool's output (a command's closing `exit N` and
+    `(no output)` left out: the log line says them) and how many lines came before."""
+    lines = output.rstrip().splitlines()
+    if lines and re.fullmatch(r"exit -?\d+", lines[-1]):
+        lines.pop()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines == ["(no output)"]:
+        return [], 0
+    return lines[-max_lines:], max(0, len(lines) - max_lines)
+
+
+def preview_key(agent: str, tool: str, args: dict[str, Any]) -> str:
+    """Identifies one call across its approval question and its finished line."""
+    return json.dumps([agent, tool, args], sort_keys=True, default=str)
 
 
 def fold(text: str, width: int, max_lines: int = 3) -> list[str]:
