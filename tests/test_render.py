@@ -300,7 +300,7 @@ def test_format_helpers() -> None:
     assert memo_line("main", "plan", "the plan") == "memo plan — the plan"
     assert tokens(950) == "950" and tokens(12_345) == "12.3k" and tokens(2_500_000) == "2.5M"
     assert status_line({"orchestrator": (3100, 412, 2000), "coder": (0, 0, 0)}, 12.34) == (
-        "orchestrator 3.1k in (2.0k cached) / 412 out · 12.3s"
+        "orchestrator 3.1k in (65% cached) / 412 out · 12.3s"
     )
     assert status_line({}, 125) == "2m 05s"
     assert diff_excerpt("--- a\n+++ b\n@@\n ctx\n-x\n+y\n") == ["-x", "+y"]
@@ -525,3 +525,26 @@ def _answers(*answers: str):  # type: ignore[no-untyped-def]
         return queue.pop(0)
 
     return ask
+
+
+def test_the_status_line_has_cache_hits_cost_and_context() -> None:
+    assert status_line({"main": (10_000, 500, 8_000)}, 2.0, cost=0.0123,
+                       context=(12_300, 128_000)) == (
+        "main 10.0k in (80% cached) / 500 out · $0.0123 · context 12.3k/128.0k (10%) · 2.0s"
+    )
+    assert "cost unknown" in status_line({"main": (10, 5, 0)}, 1.0, cost=None)
+
+
+def test_prices_come_from_config_then_local_then_the_table() -> None:
+    from zen.config import ModelPrice
+    from zen.llm.pricing import price_for
+
+    table = price_for("gpt-4o-mini", "https://api.openai.com/v1")
+    assert table is not None and table.cost(1_000_000, 1_000_000, 500_000) == pytest.approx(
+        0.5 * 0.15 + 0.5 * 0.075 + 0.60)
+    assert price_for("openai/gpt-4o-mini", "https://openrouter.ai/api/v1") == table
+    assert price_for("qwen2.5-coder", "http://localhost:11434/v1").cost(10**6, 10**6) == 0
+    assert price_for("mystery", "https://example.com/v1") is None
+    mine = price_for("mystery", "https://example.com/v1", {"mystery": ModelPrice(input=1,
+                                                                                  output=2)})
+    assert mine is not None and mine.cost(10**6, 10**6, 10**6) == 3.0

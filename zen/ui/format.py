@@ -64,21 +64,33 @@ def duration(seconds: float) -> str:
 
 
 def status_line(usage: dict[str, tuple[int, int, int]], seconds: float,
-                estimated: frozenset[str] | set[str] = frozenset()) -> str:
-    """After a run: `orchestrator 3.1k in / 412 out · coder 5.2k in / 1.1k out · 12.3s`.
+                estimated: frozenset[str] | set[str] = frozenset(), *,
+                cost: float | None | bool = False, context: tuple[int, int | None] = (0, None)
+                ) -> str:
+    """After a run: `main 3.1k in (80% cached) / 412 out · $0.0123 · context 9.8k/128k (8%) ·
+    12.3s`.
 
     `usage` maps a role to (prompt, completion, cached) tokens of this run; roles in
-    `estimated` are shown as estimates (`~1.2k`).
+    `estimated` are shown as estimates (`~1.2k`). `cost`: USD, None when unknown, False to
+    leave it out; `context`: tokens the next request holds and the window (None: unknown).
     """
+    from zen.llm.pricing import usd
+
     parts = []
     for role, (prompt, completion, cached) in sorted(usage.items(), key=role_order):
         if not (prompt or completion):
             continue
         guess = role in estimated
         text = f"{role} {tokens(prompt, guess)} in"
-        if cached:
-            text += f" ({tokens(cached)} cached)"
+        if cached and prompt:
+            text += f" ({cached / prompt:.0%} cached)"
         parts.append(f"{text} / {tokens(completion, guess)} out")
+    if cost is not False and parts:
+        parts.append(usd(cost if isinstance(cost, float) else None))
+    used, window = context
+    if used:
+        parts.append(f"context {tokens(used)}/{tokens(window)} ({used / window:.0%})" if window
+                     else f"context {tokens(used)}")
     parts.append(duration(seconds))
     return " · ".join(parts)
 

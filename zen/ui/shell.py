@@ -149,7 +149,8 @@ class Shell:
         self._report(task)
         spent = _spent(before, _usage_snapshot(session))
         estimated = {role for role, u in session.usage.items() if u.estimated}
-        self.out.status(status_line(spent, time.monotonic() - started, estimated))
+        self.out.status(status_line(spent, time.monotonic() - started, estimated,
+                                    cost=session.run_cost, context=session.context_now()))
 
     async def _supervise(self, work: Any) -> asyncio.Task[Any]:
         """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
