@@ -16,9 +16,11 @@ from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
 from zen.config import DUAL_ROLES, Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
+from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.tools.workspace import Workspace
 
 Warn = Callable[[str], None]
+__all__ = ["SessionError", "open_session", "warn_stderr"]
 
 
 def warn_stderr(message: str) -> None:
@@ -51,28 +53,66 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
     return manager
 
 
+def open_store(warn: Warn) -> SessionStore | None:
+    """The session store; a store that cannot open is a warning, the run goes on unsaved."""
+    try:
+        return SessionStore()
+    except SessionError as e:
+        warn(f"{e}; this session will not be saved")
+        return None
+
+
+def find_session(store: SessionStore, root: Path, ref: str | None) -> SessionInfo:
+    """`ref` (an id or prefix), or the workspace's latest session when it is None."""
+    if ref is not None:
+        return store.get(ref)
+    latest = store.latest(str(root))
+    if latest is None:
+        raise SessionError(f"no earlier session in {root} to continue")
+    return latest
+
+
 @asynccontextmanager
 async def open_session(
-    config: Config, root: Path, *, warn: Warn = warn_stderr
+    config: Config, root: Path, *, warn: Warn = warn_stderr, resume: str | None = None,
+    continue_last: bool = False, keep: frozenset[str] = frozenset(),
 ) -> AsyncIterator[Session]:
-    """A session with its MCP servers started and git facts gathered; all stopped on exit."""
+    """A session with its MCP servers started and git facts gathered; all stopped on exit.
+
+    `continue_last` continues the workspace's latest session, `resume` the one with that id
+    (`keep`: settings the user gave for this run, which the saved ones do not replace). A
+    session that cannot be found raises SessionError before anything starts.
+    """
     workspace = make_workspace(config, root)
     for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
-    manager = await start_mcp(config, workspace.root, warn)
+    wanted = resume is not None or continue_last
+    store = SessionStore() if wanted else open_store(warn)
+    found = find_session(store, workspace.root, resume) if wanted and store else None
     try:
-        session = Session(
-            config,
-            workspace,
-            extra_tools=manager.tools() if manager else [],
-            git_facts=await git_facts(workspace.root, config.features.git),
-            warn=warn,
-        )
-        session.mcp = manager
+        manager = await start_mcp(config, workspace.root, warn)
         try:
-            yield session
+            session = Session(
+                config,
+                workspace,
+                extra_tools=manager.tools() if manager else [],
+                git_facts=await git_facts(workspace.root, config.features.git),
+                warn=warn,
+                store=store,
+            )
+            session.mcp = manager
+            if found is not None:
+                session.resume(found, keep=keep)
+            else:
+                session.offer_notes()
+            try:
+                yield session
+            finally:
+                session.close_record()
+                await session.aclose()
         finally:
-            await session.aclose()
+            if manager is not None:
+                await manager.stop()
     finally:
-        if manager is not None:
-            await manager.stop()
+        if store is not None:
+            store.close()

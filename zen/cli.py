@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings.",
+        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings, "
+        "`zen sessions list` the saved sessions.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -75,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default 10)")
     p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text",
                    help="how -p reports (default: text)")
+    p.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                   help="continue this workspace's latest session")
+    p.add_argument("-r", "--resume", metavar="ID", nargs="?", const="",
+                   help="continue session ID (without ID, the shell lists this workspace's "
+                   "sessions to pick from)")
     p.add_argument("--simple", action="store_true",
                    help="plain input() shell, for terminals prompt-toolkit cannot drive")
     p.add_argument("--version", action="version", version=f"zen {__version__}")
@@ -103,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
+    if argv[:1] == ["sessions"]:
+        from zen.ui.sessions_cmd import sessions_command
+
+        return sessions_command(argv[1:])
     if argv[:1] == ["trust"]:
         return trust_command(argv[1:])
     args = build_parser().parse_args(argv)
@@ -126,6 +136,10 @@ def _main(args: argparse.Namespace) -> int:
     elif args.collaboration and args.agent_mode == "single":
         print(f"zen: --collab {args.collaboration} applies to dual mode only; --single wins "
               "(/dual switches)", file=sys.stderr)
+    if args.continue_last and args.resume is not None:
+        return fail("--continue and --resume cannot be used together")
+    if args.task is not None and args.resume == "":
+        return fail("--resume needs a session ID with -p (zen sessions list shows them)")
 
     from zen.config import ConfigError, load_config
 
@@ -146,7 +160,9 @@ def _main(args: argparse.Namespace) -> int:
     if args.task is None:
         from zen.ui.shell import run_shell
 
-        return run_shell(config, root, simple=args.simple, yes=args.yes)
+        return run_shell(config, root, simple=args.simple, yes=args.yes,
+                         resume=args.resume, continue_last=args.continue_last,
+                         keep=frozenset(cli_overrides(args)))
 
     task = read_task(args.task)
     if not task.strip():
@@ -266,7 +282,7 @@ def model_note(config: Any, model: str) -> str:
 def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:
     import asyncio
 
-    from zen.app import open_session
+    from zen.app import SessionError, open_session
     from zen.config import ConfigError
     from zen.ui.oneshot import result_object, run_oneshot, write_result
 
@@ -276,7 +292,10 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
             reconfigure(errors="replace")
 
     async def go() -> int:
-        async with open_session(config, workspace) as session:
+        async with open_session(
+            config, workspace, resume=args.resume, continue_last=args.continue_last,
+            keep=frozenset(cli_overrides(args)),
+        ) as session:
             settings = session.settings(session.role)
             if settings.default_model and config.provider:
                 print(f"zen: using {settings.provider}'s default model {settings.model} "
@@ -292,7 +311,7 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
 
     try:
         return asyncio.run(go())
-    except ConfigError as e:
+    except (ConfigError, SessionError) as e:
         return failed(str(e), exits.USAGE)
     except KeyboardInterrupt:
         return failed("interrupted", exits.INTERRUPTED, "interrupted")

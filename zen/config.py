@@ -154,6 +154,16 @@ class Features(_Strict):
         return ("on" if value else "off") if isinstance(value, bool) else value
 
 
+class MemoSettings(_Strict):
+    persist: OnOff = "on"
+    """Keep `file:*` memo entries for the workspace's next sessions."""
+
+    @field_validator("persist", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
 class McpServer(_Strict):
     """A stdio server (`command`) or a streamable-HTTP one (`url`)."""
 
@@ -218,6 +228,7 @@ class Config(_Endpoint):
     collaboration: Collaboration = "delegated"
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)
+    memo: MemoSettings = Field(default_factory=MemoSettings)
     permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)

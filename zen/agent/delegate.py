@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 
 def build_delegate(
     session: Session, name: str, *, model_role: str, tools: list[str],
-    prompt: Callable[[PromptFacts], str], emit: ev.Emit, approver: Approver,
+    prompt: Callable[[PromptFacts], str], emit: ev.Emit, approver: Approver, call_id: str = "",
 ) -> Agent:
     """`prompt` builds the system prompt from the session's facts (again after a compaction,
-    which re-reads the project instructions): a delegate near its window compacts too."""
+    which re-reads the project instructions): a delegate near its window compacts too. Its
+    messages are saved as a child record of the session, linked to the tool call that
+    started it."""
     return Agent(
         name,
         session.client(model_role),
@@ -35,6 +37,7 @@ def build_delegate(
         prompt(session.facts),
         max_turns=session.config.coder_max_turns,
         approver=approver,
+        log=session.child_log(name, call_id),
         context=session.context_policy(model_role, prompt),
     )
 

@@ -31,14 +31,14 @@ class CoderDelegator:
         self.emit = emit
         self.approver = approver
 
-    async def __call__(self, task: str, context: str | None) -> Delegation:
+    async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
         session = self.session
         mode = session.collaboration
         coder = build_delegate(
             session, "coder", model_role="coder", tools=CODER[mode],
             # No planning layer: a Coder's task is one step of the Orchestrator's plan.
             prompt=lambda facts: system_prompt("coder", facts, variant=mode),
-            emit=self.emit, approver=self.approver,
+            emit=self.emit, approver=self.approver, call_id=call_id,
         )
         context = context.strip() if context else ""
         notes = task_notes(session.memo, f"{task}\n{context}")

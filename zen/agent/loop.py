@@ -7,7 +7,7 @@ list byte for byte and only adds to the end, so providers' prefix caches hit on 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from zen import events as ev
@@ -15,11 +15,15 @@ from zen.agent import compaction
 from zen.agent.context import messages_tokens, tools_tokens
 from zen.llm.client import ContextLengthError
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
+from zen.stores.sessions import SessionLog
 from zen.tools.base import Approver, ToolContext, ToolResult, refuse_all
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 LOOP_LIMIT = 3
 """The same call with the same arguments this many times in a row is refused."""
+INTERRUPTED = "\n\n[interrupted by the user]"
+"""Ends a partial answer kept in the history: the model sees what it had said, and that it
+was cut off."""
 CUT_MARK = "[answer cut at max_tokens]"
 CUT_CALL = (
     "Not run: your output was cut at max_tokens before this call was complete. Make smaller "
@@ -69,6 +73,7 @@ class Agent:
         max_turns: int = 100,
         approver: Approver = refuse_all,
         history: list[dict[str, Any]] | None = None,
+        log: SessionLog | None = None,
         context: compaction.ContextPolicy | None = None,
     ) -> None:
         self.name = name
@@ -79,6 +84,8 @@ class Agent:
         self.approver = approver
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
         self.messages.extend(history or [])
+        self.log = log
+        """Where each appended message is saved as it is appended (None: not saved)."""
         self.files_changed: list[str] = []
         """Files this run changed so far: kept as it goes, so a failed run still tells."""
         self._started: set[str] = set()
@@ -98,13 +105,25 @@ class Agent:
     def emit(self) -> ev.Emit:
         return self.ctx.emit
 
+    def add(self, message: dict[str, Any]) -> None:
+        """Append a message to the conversation, and to the session record."""
+        self.messages.append(message)
+        if self.log is not None:
+            self.log.append(message)
+
     async def run(self, user_text: str) -> RunResult:
-        self.messages.append({"role": "user", "content": user_text})
+        asked = len(self.messages)
+        self.add({"role": "user", "content": user_text})
         self.files_changed = []
         for turn in range(1, self.max_turns + 1):
             self.emit(ev.TurnStarted(self.name, turn))
-            reply = await self._request()
-            self.messages.append(reply.to_message(self.client.echo_reasoning))
+            try:
+                reply = await self._request()
+            except LLMError:
+                if len(self.messages) == asked + 1:
+                    self._unask(asked)  # never answered: the retry must not hold it twice
+                raise
+            self.add(reply.to_message(self.client.echo_reasoning))
             counted = reply.usage.prompt_tokens + reply.usage.completion_tokens
             measured = reply.usage.prompt_tokens and not reply.usage.estimated
             self._measured = (len(self.messages), counted if measured else 0)
@@ -133,15 +152,11 @@ class Agent:
         if self.context is not None:
             await self._compact_if_full()
         try:
-            return await self.client.stream(
-                self.messages, self.registry.schemas(), self.emit, self.name
-            )
+            return await self._stream()
         except ContextLengthError:
             if self.context is None or await compaction.compact(self, "overflow") is None:
                 raise
-        return await self.client.stream(
-            self.messages, self.registry.schemas(), self.emit, self.name
-        )
+        return await self._stream()
 
     async def _compact_if_full(self) -> None:
         assert self.context is not None
@@ -175,6 +190,37 @@ class Agent:
         """A compaction's new conversation; the server's last count no longer applies."""
         self.messages[:] = messages
         self._measured = (0, 0)
+        if self.log is not None:
+            self.log.restart(messages[1:])
+
+    async def _stream(self) -> AssistantTurn:
+        """One model turn. Cancelled midway, the text streamed so far stays in the history,
+        marked as interrupted."""
+        partial: list[str] = []
+
+        def watch(event: ev.Event) -> None:
+            if event.agent == self.name:
+                if isinstance(event, ev.TextDelta):
+                    partial.append(event.text)
+                elif isinstance(event, ev.Retrying):
+                    partial.clear()  # that attempt's text is thrown away
+            self.emit(event)
+
+        try:
+            return await self.client.stream(
+                self.messages, self.registry.schemas(), watch, self.name
+            )
+        except asyncio.CancelledError:
+            text = "".join(partial)
+            if text.strip():
+                self.add({"role": "assistant", "content": text + INTERRUPTED})
+            raise
+
+    def _unask(self, asked: int) -> None:
+        """Take back a user message whose request failed before any answer."""
+        del self.messages[asked:]
+        if self.log is not None and self.log.last_seq >= 0:
+            self.log.drop_from(self.log.last_seq)
 
     async def _run_calls(self, calls: list[ToolCall]) -> None:
         """Run one turn's calls: consecutive read-only calls together, the rest in order.
@@ -203,7 +249,7 @@ class Agent:
                     content = "Cancelled by the user while running; it may have partly run."
                 else:
                     content = "Cancelled by the user before it ran."
-                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+                self.add({"role": "tool", "tool_call_id": call.id, "content": content})
 
     def _refuse_calls(self, calls: list[ToolCall]) -> None:
         self.emit(ev.Notice(self.name, "output cut at max_tokens: its tool calls were not run",
@@ -229,7 +275,8 @@ class Agent:
                 "looping. Use the result you already have or try something different."
             )
         else:
-            result = await self.registry.call(call, self.ctx, self.approver)
+            ctx = replace(self.ctx, call_id=call.id)  # delegations link their record to it
+            result = await self.registry.call(call, ctx, self.approver)
         self.files_changed.extend(f for f in result.files_changed if f not in self.files_changed)
         self.emit(
             ev.ToolCallFinished(

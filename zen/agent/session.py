@@ -2,17 +2,23 @@
 
 The session outlives its agents. Switching between single and dual mode, changing the
 collaboration mode or the model rebuilds the top agent but keeps the conversation, the memo
-and the todo list; `/clear` empties all three.
+and the todo list; `/clear` starts a new session with all three empty.
+
+With a `SessionStore`, everything is saved as it happens: the record is created at the first
+task, each message as it is appended (the Coder's and sub-agents' in child records), memo
+changes as they are made, and todos, usage, reads and "always allow" choices with every
+message. `resume()` brings a saved session back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import defaultdict
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from zen import events as ev
 from zen.agent import compaction
@@ -22,13 +28,23 @@ from zen.agent.loop import Agent, BudgetLimit, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
-from zen.config import DUAL_ROLES, Config, ModelSettings, resolve_model
+from zen.config import (
+    DUAL_ROLES,
+    AgentMode,
+    Collaboration,
+    Config,
+    ModelSettings,
+    resolve_model,
+)
 from zen.llm.client import ChatClient, Deadlines
 from zen.llm.pricing import price_for
 from zen.llm.types import TokenUsage
-from zen.stores.memo import MemoStore
+from zen.prompts import load_prompt, render
+from zen.stores.memo import MemoEntry, MemoStore
+from zen.stores.project_notes import EARLIER, ProjectNotes, note_line
 from zen.stores.read_tracker import ReadTracker
-from zen.stores.todo import TodoStore
+from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionStore, StoredMemo
+from zen.stores.todo import TodoItem, TodoStore
 from zen.tools.base import Approver, Tool, ToolContext, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.registry import ToolRegistry
@@ -46,12 +62,22 @@ class Session:
         *,
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
+        store: SessionStore | None = None,
         warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
+        self.store = store
+        self.id: str | None = None
+        """The session's record in the store; created at the first task."""
+        self.notes = ProjectNotes(store, workspace.root) if store else None
+        self.offered: list[str] = []
+        """Project notes this session was offered (the keys)."""
+        self._notes_text = ""
         self.memo = MemoStore()
         self.todo = TodoStore()
+        self.always: set[str] = set()
+        """Tools the user allowed for the rest of the session ("always")."""
         self.mode = config.agent_mode
         self.collaboration = config.collaboration
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
@@ -76,6 +102,8 @@ class Session:
         self.run_cost: float | None = 0.0
         """USD the current (or last) task cost; None when a price was unknown."""
         self._stop_run: Callable[[str], None] | None = None
+        self._emit: ev.Emit = ev.ignore
+        self._watch_memo()
 
     # -- what the front-ends call ---------------------------------------------------------
 
@@ -86,6 +114,11 @@ class Session:
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
         emit = self._counting(emit)
+        self._emit = emit
+        first = not self.history
+        self._open_record(task)
+        if first and self._notes_text:
+            task = self._notes_text + "\n\n" + task
         agent = self._top_agent()
         agent.ctx.emit = emit
         agent.approver = approver
@@ -210,10 +243,12 @@ class Session:
     def set_mode(self, mode: str) -> None:
         self.mode = mode  # type: ignore[assignment]
         self._top = None
+        self._save_meta()
 
     def set_collaboration(self, collaboration: str) -> None:
         self.collaboration = collaboration  # type: ignore[assignment]
         self._top = None
+        self._save_meta()
 
     def set_model(self, model: str, role: str | None = None) -> str:
         """Switch `role`'s model (default: the top agent's); returns the role switched.
@@ -229,6 +264,7 @@ class Session:
             self.config = self.config.model_copy(
                 update={"dual_agent": dual.model_copy(update={role: over})})
         self._top = None  # clients are cached by their settings: the new model gets its own
+        self._save_meta()
         return role
 
     async def aclose(self) -> None:
@@ -238,11 +274,198 @@ class Session:
         self._clients.clear()
 
     def clear(self) -> None:
-        self.memo.clear()
-        self.todo.clear()
+        """Start a new session; the old one stays in the store, resumable."""
+        self.close_record()
+        self.memo = MemoStore()
+        self.todo = TodoStore()
+        self.usage = defaultdict(TokenUsage)
+        self.always.clear()
         self.history = []
         self._top_reads = ReadTracker()
         self._top = None
+        self._watch_memo()
+        self.offer_notes()
+
+    # -- the session record ---------------------------------------------------------------
+
+    @property
+    def notes_on(self) -> bool:
+        """Project notes are kept and offered: `memo.persist: on`, a store, and a trusted
+        workspace (notes are model output a hostile repository could have steered)."""
+        return (self.notes is not None and self.config.memo.persist == "on"
+                and self.config.project_trusted)
+
+    def offer_notes(self) -> None:
+        """A new session is offered the project notes whose files are unchanged (data for
+        its first message; in the memo, so `memo read` works)."""
+        self.offered, self._notes_text = [], ""
+        if not self.notes_on:
+            return
+        try:
+            fresh = self.notes.offer()
+        except Exception as e:  # a broken store costs the notes, never the session
+            self._warn(f"project notes unavailable: {e}")
+            return
+        for note in fresh:
+            self.memo.entries[note.key] = MemoEntry(
+                note.key, note.content, note.summary, f"{note.author}, {EARLIER}", note.time
+            )
+        self.offered = [n.key for n in fresh]
+        if fresh:
+            self._notes_text = render(
+                load_prompt("project-notes"), notes="\n".join(note_line(n) for n in fresh)
+            )
+
+    def _open_record(self, task: str) -> None:
+        if self.store is None or self.id is not None:
+            return
+        try:
+            self.id = self.store.create(
+                str(self.workspace.root), title=title_of(task), agent=self.role,
+                agent_mode=self.mode,
+                collaboration=self.collaboration, models=self.models(),
+            )
+            for entry in self.memo.index():  # offered notes belong to the session's memo
+                self.store.put_memo(self.id, _stored(entry))
+        except Exception as e:
+            self._store_failed(e)
+
+    def close_record(self) -> None:
+        """This process stops writing the current record (it stays resumable)."""
+        if self.store is not None and self.id is not None:
+            try:
+                self.store.update(self.id, state=self.state())
+                self.store.release(self.id)
+            except Exception:
+                pass
+        self.id = None
+
+    def resume(self, info: SessionInfo, *, keep: frozenset[str] = frozenset()) -> None:
+        """Continue a saved session: conversation, memo, todos, usage, "always" choices,
+        modes and model (unless `keep` names them: the user chose them for this run), and
+        the reads of files unchanged since."""
+        assert self.store is not None
+        holder = self.store.claim(info.id)
+        if holder is not None:
+            raise SessionError(
+                f"session {info.id} is open in another zen process ({holder}); "
+                f"`zen sessions show {info.id}` reads it"
+            )
+        self.close_record()
+        self.history = self.store.messages(info.id)
+        self.memo = MemoStore()
+        for m in self.store.memo(info.id):
+            self.memo.entries[m.key] = MemoEntry(m.key, m.content, m.summary, m.author, m.time)
+        state = info.state
+        self.todo = TodoStore([
+            TodoItem(int(t["id"]), str(t["text"]), t["status"]) for t in state.get("todos", [])
+            if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "done")
+        ])
+        self.usage = defaultdict(TokenUsage)
+        for role, u in state.get("usage", {}).items():
+            self.usage[role] = TokenUsage(
+                u.get("prompt_tokens", 0), u.get("completion_tokens", 0),
+                u.get("cached_tokens", 0), u.get("requests", 0),
+            )
+        self.always.clear()
+        self.always.update(str(t) for t in state.get("always", []))
+        self._top_reads = ReadTracker()
+        for name, seen in state.get("reads", {}).items():
+            if isinstance(seen, list) and _unchanged(name, seen):
+                self._top_reads.seen[Path(name)] = (int(seen[0]), int(seen[1]))
+        if "agent_mode" not in keep and info.agent_mode in get_args(AgentMode):
+            self.mode = info.agent_mode  # type: ignore[assignment]
+        if "collaboration" not in keep and info.collaboration in get_args(Collaboration):
+            self.collaboration = info.collaboration  # type: ignore[assignment]
+        model = info.models.get("model")
+        if "model" not in keep and model and model != self.config.model:
+            self.config = self.config.model_copy(update={"model": model})
+        self.id = info.id
+        self.offered, self._notes_text = [], ""
+        self._top = None
+        self._watch_memo()
+
+    def models(self) -> dict[str, str]:
+        found = {"model": self.config.model}
+        for role in ("orchestrator", "coder"):
+            override = getattr(self.config.dual_agent, role).model
+            if override:
+                found[role] = override
+        return found
+
+    def state(self) -> dict[str, Any]:
+        """What is saved with each message: todos, usage, "always" choices, reads."""
+        return {
+            "todos": [{"id": i.id, "text": i.text, "status": i.status} for i in self.todo.items],
+            "usage": {role: u.to_json() for role, u in self.usage.items()},
+            "always": sorted(self.always),
+            "reads": {str(p): list(s) for p, s in self._top_reads.seen.items() if s},
+        }
+
+    def child_log(self, agent: str, call_id: str) -> SessionLog | None:
+        """A record for a delegated run (the Coder, a sub-agent) under this session."""
+        if self.store is None or self.id is None:
+            return None
+        try:
+            child = self.store.create(
+                str(self.workspace.root), agent=agent, parent_id=self.id,
+                parent_call=call_id or None, agent_mode=self.mode,
+                collaboration=self.collaboration, models=self.models(),
+            )
+        except Exception as e:
+            self._store_failed(e)
+            return None
+        return SessionLog(self.store, child, on_error=self._warn)
+
+    def _log(self) -> SessionLog | None:
+        if self.store is None or self.id is None:
+            return None
+        return SessionLog(self.store, self.id, state=self.state, on_error=self._warn)
+
+    def _save_meta(self) -> None:
+        if self.store is not None and self.id is not None:
+            try:
+                self.store.update(self.id, agent_mode=self.mode,
+                                  collaboration=self.collaboration, models=self.models())
+            except Exception as e:
+                self._store_failed(e)
+
+    def _watch_memo(self) -> None:
+        self.memo.on_change = self._memo_changed
+
+    def _memo_changed(self, key: str, entry: MemoEntry | None) -> None:
+        if self.store is None or self.id is None:
+            return
+        try:
+            if entry is None:
+                self.store.delete_memo(self.id, key)
+            else:
+                self.store.put_memo(self.id, _stored(entry))
+            if self.notes_on:
+                if entry is None:
+                    self.notes.forget(key)
+                elif EARLIER not in entry.author:
+                    self.notes.keep(entry, self.id)
+        except Exception as e:
+            self._store_failed(e)
+
+    def clear_memo(self) -> None:
+        """`/memo clear`: this session's memo and the workspace's project notes."""
+        self.memo.clear()
+        self.offered = []
+        if self.notes is not None:
+            try:
+                self.notes.clear()
+            except Exception as e:
+                self._store_failed(e)
+
+    def _store_failed(self, error: Exception) -> None:
+        self._warn(f"the session is not being saved: {error}")
+        self.store = None
+        self.notes = None
+
+    def _warn(self, text: str) -> None:
+        self._emit(ev.Notice(self.role, text, level="warning"))
 
     # -- building agents ------------------------------------------------------------------
 
@@ -332,6 +555,7 @@ class Session:
                 build(self.facts),
                 max_turns=self.config.max_turns,
                 history=self.history,
+                log=self._log(),
                 context=self.context_policy(self.role, build, top=True),
             )
         return self._top
@@ -340,3 +564,27 @@ class Session:
         """The planning layer goes to agents that hold the todo tool, when enabled."""
         features = self.config.features
         return "todo" in names and features.todo == "on" and features.planning_layer == "on"
+
+
+TITLE_CHARS = 72
+
+
+def title_of(task: str) -> str:
+    """The first line of the first task, printable, cut to TITLE_CHARS."""
+    line = next((ln.strip() for ln in task.splitlines() if ln.strip()), "")
+    line = "".join(c if c.isprintable() else " " for c in line)
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
+def _stored(entry: MemoEntry) -> StoredMemo:
+    return StoredMemo(entry.key, entry.content, entry.summary, entry.author, entry.time)
+
+
+
+def _unchanged(name: str, seen: list[Any]) -> bool:
+    """Is the file as it was when it was read (same mtime and size)?"""
+    try:
+        st = os.stat(name)
+    except (OSError, ValueError):
+        return False
+    return [st.st_mtime_ns, st.st_size] == seen

@@ -32,7 +32,7 @@ class SubAgentRunner:
         self.emit = emit
         self.approver = approver
 
-    async def __call__(self, tasks: list[SubTask]) -> list[Delegation]:
+    async def __call__(self, tasks: list[SubTask], call_id: str = "") -> list[Delegation]:
         import anyio  # only sessions that spawn pay for it
 
         names = agent_names([t.description for t in tasks])
@@ -41,14 +41,14 @@ class SubAgentRunner:
 
         async def run(i: int) -> None:
             async with limiter:
-                reports[i] = await self._run(names[i], tasks[i])
+                reports[i] = await self._run(names[i], tasks[i], call_id)
 
         async with anyio.create_task_group() as group:
             for i in range(len(tasks)):
                 group.start_soon(run, i)
         return reports
 
-    async def _run(self, name: str, task: SubTask) -> Delegation:
+    async def _run(self, name: str, task: SubTask, call_id: str) -> Delegation:
         session = self.session
         started = time.time()
         agent = None
@@ -57,7 +57,7 @@ class SubAgentRunner:
                 session, name, model_role=self._model_role(task.type),
                 tools=SUBAGENT[task.type],
                 prompt=lambda facts: system_prompt(PROMPTS[task.type], facts),
-                emit=self.emit, approver=self.approver,
+                emit=self.emit, approver=self.approver, call_id=call_id,
             )
             message = render(
                 load_prompt("subagent-task"),

@@ -31,6 +31,8 @@ class MemoEntry:
 class MemoStore:
     entries: dict[str, MemoEntry] = field(default_factory=dict)
     listeners: list[Callable[[MemoEntry], None]] = field(default_factory=list)
+    on_change: Callable[[str, MemoEntry | None], None] | None = None
+    """Told of every change, `auto` writes and deletions (None) too: the session record."""
 
     def write(self, key: str, content: str, summary: str, author: str) -> MemoEntry:
         """Write an entry. An `auto` entry never replaces a summary an agent wrote."""
@@ -38,21 +40,31 @@ class MemoStore:
         if author == AUTO and old is not None and old.author != AUTO:
             old.content = content
             old.time = time.time()
+            self._changed(key, old)
             return old
         entry = MemoEntry(key, content, summary, author)
         self.entries[key] = entry
         for listener in self.listeners:
             listener(entry)
+        self._changed(key, entry)
         return entry
+
+    def _changed(self, key: str, entry: MemoEntry | None) -> None:
+        if self.on_change is not None:
+            self.on_change(key, entry)
 
     def read(self, key: str) -> MemoEntry | None:
         return self.entries.get(key)
 
     def delete(self, key: str) -> bool:
-        return self.entries.pop(key, None) is not None
+        found = self.entries.pop(key, None) is not None
+        if found:
+            self._changed(key, None)
+        return found
 
     def clear(self) -> None:
-        self.entries.clear()
+        for key in list(self.entries):
+            self.delete(key)
 
     def index(self) -> list[MemoEntry]:
         return sorted(self.entries.values(), key=lambda e: e.key)

@@ -90,7 +90,8 @@ class Delegation:
 class Delegator(Protocol):
     """Runs a fresh Coder for `send-to-coder`; provided by the dual-agent wiring."""
 
-    async def __call__(self, task: str, context: str | None) -> Delegation: ...
+    async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
+        ...
 
 
 @dataclass
@@ -111,6 +112,8 @@ class ToolContext:
     delegate: Delegator | None = None
     spawn: Spawner | None = None
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
+    call_id: str = ""
+    """The tool call being executed: a delegated run's record links to it."""
 
 
 class Tool(ABC):

@@ -30,7 +30,7 @@ class Spawner(Protocol):
     """Runs sub-agents concurrently; one Delegation per task, in task order, never raising
     for a sub-agent's failure (only cancellation propagates)."""
 
-    async def __call__(self, tasks: list[SubTask]) -> list[Delegation]: ...
+    async def __call__(self, tasks: list[SubTask], call_id: str = "") -> list[Delegation]: ...
 
 
 class SpawnAgents(Tool):
@@ -51,7 +51,7 @@ class SpawnAgents(Tool):
     async def execute(self, params: SpawnAgentsParams, ctx: ToolContext) -> ToolResult:
         if ctx.spawn is None:
             return ToolResult.error("spawn-agents is not available in this session")
-        done = await ctx.spawn(params.tasks)
+        done = await ctx.spawn(params.tasks, ctx.call_id)
         pairs = zip(params.tasks, done, strict=True)
         sections = [_section(n, task, d) for n, (task, d) in enumerate(pairs, 1)]
         failed = sum(not d.ok for d in done)

@@ -33,6 +33,8 @@ class CommandContext:
     out: LogRenderer
     approver: ShellApprover
     exit: bool = False
+    listed: list[str] = field(default_factory=list)
+    """Session ids of the last /sessions list, for `/resume N`."""
 
 
 Handler = Callable[[CommandContext, str], "Awaitable[None] | None"]
@@ -113,10 +115,88 @@ def _exit(ctx: CommandContext, arg: str) -> None:
     ctx.exit = True
 
 
-@command("clear", "start a new conversation: history, memo and todos emptied")
-def _clear(ctx: CommandContext, arg: str) -> None:
+@command("new", "start a new session (this one stays resumable: /resume)", aliases=("clear",))
+def _new(ctx: CommandContext, arg: str) -> None:
+    old = ctx.session.id
     ctx.session.clear()
-    ctx.out.info("new conversation: history, memo and todos cleared", "dim")
+    kept = f"; /resume {old} goes back" if old else ""
+    ctx.out.info(f"new conversation: history, memo and todos cleared{kept}", "dim")
+    offered_notes(ctx)
+
+
+def offered_notes(ctx: CommandContext) -> None:
+    offered = ctx.session.offered
+    if offered:
+        ctx.out.info(f"{len(offered)} project note{'s' if len(offered) != 1 else ''} from "
+                     "earlier sessions offered (/memo)", "dim")
+
+
+@command("sessions", "this workspace's saved sessions")
+def _sessions(ctx: CommandContext, arg: str) -> None:
+    if list_sessions(ctx):
+        ctx.out.info("/resume N (or ID) continues one", "dim")
+
+
+@command("resume", "continue a saved session", "[N|ID]")
+def _resume(ctx: CommandContext, arg: str) -> None:
+    if not arg:
+        _sessions(ctx, arg)
+        return
+    resume_session(ctx, arg)
+
+
+def list_sessions(ctx: CommandContext) -> list[Any]:
+    """Print this workspace's recent sessions, numbered; the list shown."""
+    from zen.ui.sessions_cmd import session_row
+
+    store = ctx.session.store
+    if store is None:
+        ctx.out.info("sessions are not being saved (the store could not be opened)", "yellow")
+        return []
+    found = store.recent(str(ctx.session.workspace.root), 20)
+    ctx.listed = [info.id for info in found]
+    if not found:
+        ctx.out.info("no saved sessions in this workspace yet", "dim")
+    for n, info in enumerate(found, 1):
+        mark = " (this one)" if info.id == ctx.session.id else ""
+        ctx.out.info(f"{n:>3}. {session_row(info)}{mark}")
+    return found
+
+
+def resume_session(ctx: CommandContext, ref: str) -> None:
+    """Resume session number `ref` of the last list, or the one whose id starts with it."""
+    from zen.stores.sessions import SessionError
+
+    session = ctx.session
+    if session.store is None:
+        ctx.out.info("sessions are not being saved (the store could not be opened)", "yellow")
+        return
+    if ref.isdigit() and 0 < int(ref) <= len(ctx.listed) and len(ref) < 4:
+        ref = ctx.listed[int(ref) - 1]
+    try:
+        info = session.store.get(ref, str(session.workspace.root))
+        if info.id == session.id:
+            ctx.out.info(f"already in session {info.id}", "dim")
+            return
+        session.resume(info)
+    except SessionError as e:
+        ctx.out.info(str(e), "yellow")
+        return
+    resumed(ctx)
+
+
+def resumed(ctx: CommandContext) -> None:
+    """Say which session continues, and remind what was last said."""
+    session = ctx.session
+    users = [m for m in session.history if m.get("role") == "user"]
+    ctx.out.info(f"resumed session {session.id}: {len(users)} turn"
+                 f"{'s' if len(users) != 1 else ''}, {session.mode} mode", "dim")
+    last = {m.get("role"): m for m in session.history if m.get("content")}
+    for role, mark in (("user", "› "), ("assistant", "")):
+        message = last.get(role)
+        if message:
+            text = " ".join(str(message["content"]).split())
+            ctx.out.info(mark + (text if len(text) <= 160 else text[:159] + "…"), "dim")
 
 
 @command("single", "one agent does everything")
@@ -206,9 +286,14 @@ def _show(ctx: CommandContext, arg: str) -> None:
     _say(ctx, output.rstrip("\n"))
 
 
-@command("memo", "the memo index, or one entry", "[KEY]")
+@command("memo", "the memo index, one entry, or `clear` (with the project notes)",
+         "[KEY|clear]")
 def _memo(ctx: CommandContext, arg: str) -> None:
     memo = ctx.session.memo
+    if arg == "clear":
+        ctx.session.clear_memo()
+        ctx.out.info("memo cleared, and this workspace's project notes forgotten", "dim")
+        return
     if arg:
         entry = memo.read(arg)
         if entry is None:
@@ -220,6 +305,7 @@ def _memo(ctx: CommandContext, arg: str) -> None:
     entries = memo.index()
     if not entries:
         ctx.out.info("the memo is empty", "dim")
+    _notes_status(ctx)
     for entry in entries:
         ctx.out.print(ctx.out.styled(
             (entry.key, "cyan"), (f" — {entry.summary}", ""), (f" ({entry.author})", "dim")
@@ -345,3 +431,18 @@ async def _mcp_restart(ctx: CommandContext, name: str | None) -> None:
         ctx.out.info(line)
 
 
+def _notes_status(ctx: CommandContext) -> None:
+    session = ctx.session
+    if session.config.memo.persist != "on":
+        ctx.out.info("project notes: off (memo.persist in config)", "dim")
+        return
+    if session.notes is None:
+        ctx.out.info("project notes: unavailable (the session store could not be opened)", "dim")
+        return
+    if not session.config.project_trusted:
+        ctx.out.info("project notes: off, this workspace is not trusted (zen trust)", "dim")
+        return
+    dropped = len(session.notes.dropped)
+    stale = f", {dropped} dropped (their files changed)" if dropped else ""
+    ctx.out.info(f"project notes: on · {len(session.offered)} offered from earlier "
+                 f"sessions{stale} · /memo clear forgets them", "dim")

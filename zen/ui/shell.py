@@ -33,7 +33,17 @@ from zen import __version__, exits
 from zen.paths import private_file, zen_home
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
-from zen.ui.commands import COLLABORATIONS, CommandContext, is_command, listing, run_command
+from zen.ui.commands import (
+    COLLABORATIONS,
+    CommandContext,
+    is_command,
+    list_sessions,
+    listing,
+    offered_notes,
+    resume_session,
+    resumed,
+    run_command,
+)
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import status_line
 from zen.ui.render import LogRenderer
@@ -51,15 +61,19 @@ ATTACH_LIMIT = 100_000
 COMPLETIONS = 200
 
 
-def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: bool = False) -> int:
+def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: bool = False,
+              resume: str | None = None, continue_last: bool = False,
+              keep: frozenset[str] = frozenset()) -> int:
+    """`resume`: a session id, or "" to pick one from a list; `continue_last`: the latest."""
+    from zen.app import SessionError
     from zen.config import ConfigError
 
     term.tolerate_encoding(sys.stdout)
     caps = term.detect(sys.stdout)
     shell = Shell(config, workspace, caps, simple=simple, yes=yes)
     try:
-        return asyncio.run(shell.main())
-    except ConfigError as e:
+        return asyncio.run(shell.main(resume=resume, continue_last=continue_last, keep=keep))
+    except (ConfigError, SessionError) as e:
         print(f"zen: {e}", file=sys.stderr)
         return exits.USAGE
     except KeyboardInterrupt:
@@ -89,25 +103,48 @@ class Shell:
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def main(self) -> int:
+    async def main(self, *, resume: str | None = None, continue_last: bool = False,
+                   keep: frozenset[str] = frozenset()) -> int:
         from zen.app import open_session
 
         self._loop = asyncio.get_running_loop()
         previous = signal.getsignal(signal.SIGINT)
         signal.signal(signal.SIGINT, self._on_sigint)
         try:
-            async with open_session(self.config, self.root, warn=self._warn) as session:
+            async with open_session(
+                self.config, self.root, warn=self._warn, resume=resume or None,
+                continue_last=continue_last, keep=keep,
+            ) as session:
                 self.session = session
+                self.approver.always = session.always  # saved with the session, restored too
                 try:
                     self.reader = self._make_reader()
                     self._banner()
                     self._report_tightened()
-                    await self._repl(CommandContext(session, self.out, self.approver))
+                    ctx = CommandContext(session, self.out, self.approver)
+                    if resume == "":
+                        await self._pick(ctx)
+                    elif session.history:
+                        resumed(ctx)
+                    else:
+                        offered_notes(ctx)
+                    await self._repl(ctx)
                 finally:
                     self.session = None  # Ctrl-C while servers stop must still work
         finally:
             signal.signal(signal.SIGINT, previous)
         return exits.DONE
+
+    async def _pick(self, ctx: CommandContext) -> None:
+        """`zen -r`: list this workspace's sessions and resume the one picked."""
+        if not list_sessions(ctx):
+            return
+        try:
+            answer = (await self._ask("resume which? number or id (Enter: a new session) › "))
+        except (KeyboardInterrupt, EOFError):
+            answer = ""
+        if answer.strip():
+            resume_session(ctx, answer.strip())
 
     async def _repl(self, ctx: CommandContext) -> None:
         warned = False

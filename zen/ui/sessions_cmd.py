@@ -1,0 +1,228 @@
+"""`zen sessions list|show|rm|export`: the saved sessions, from the command line.
+
+`export` writes JSON lines: a `Session` header, then the same events `--output-format
+stream-json` prints (rebuilt from the saved messages; a user message is a `UserMessage` line),
+with the Coder's and sub-agents' runs inline after the call that started them. Secrets are
+redacted by default (API keys, Authorization and other credential values), tool outputs too;
+`--raw-tool-outputs` keeps tool outputs exactly as saved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from zen import exits
+from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+
+SECRET = re.compile(
+    r"(?P<kv>(?:authorization|api[_-]?key|x-api-key|token|secret|password)"
+    r"[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?)(?P<v1>[^\s\"',;]{4,})"
+    r"|(?P<v2>\b(?:sk|pk|rk|ghp|gho|github_pat|xox[bap]|AKIA)[-_A-Za-z0-9]{12,})",
+    re.IGNORECASE,
+)
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def redact(text: str) -> str:
+    """API keys and credential values replaced by `…last4` style marks (the keys zen knows
+    were already scrubbed when the session was saved; this catches the ones it does not)."""
+
+    def mark(match: re.Match[str]) -> str:
+        value = match.group("v1") or match.group("v2") or ""
+        head = match.group("kv") or ""
+        return f"{head}[redacted …{value[-4:]}]" if len(value) > 8 else f"{head}[redacted]"
+
+    return SECRET.sub(mark, text)
+
+
+def printable(text: str) -> str:
+    """Text for a terminal: control characters (escape sequences' ESC too) shown as `?`."""
+    return CONTROL.sub("?", text)
+
+
+def age(seconds: float) -> str:
+    """`just now`, `5 min`, `3 h`, `2 d`: how long ago."""
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
+
+
+def session_row(info: SessionInfo, now: float | None = None) -> str:
+    """`id  age  turns  mode  title`: one line of a session list."""
+    mode = info.agent_mode + (f"·{info.collaboration}" if info.agent_mode == "dual" else "")
+    turns = f"{info.turns} turn{'s' if info.turns != 1 else ''}"
+    when = age((now or time.time()) - info.updated)
+    return printable(f"{info.id}  {when:>11}  {turns:>9}  {mode:<7}  {info.title}")
+
+
+def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
+    parser = argparse.ArgumentParser(prog="zen sessions")
+    sub = parser.add_subparsers(dest="action", required=True)
+    listing = sub.add_parser("list", help="this workspace's sessions, newest first")
+    listing.add_argument("-C", dest="directory", metavar="DIR")
+    listing.add_argument("--all", action="store_true", help="every workspace's sessions")
+    listing.add_argument("-n", dest="limit", type=int, default=20)
+    for name, summary in (("show", "one session's conversation, memo and todos"),
+                          ("rm", "delete a session"),
+                          ("export", "a session as JSON lines (secrets redacted)")):
+        one = sub.add_parser(name, help=summary)
+        one.add_argument("id")
+        if name == "export":
+            one.add_argument("--raw-tool-outputs", action="store_true",
+                             help="tool outputs exactly as saved (not redacted)")
+    args = parser.parse_args(argv)
+    try:
+        store = SessionStore()
+    except SessionError as e:
+        print(f"zen: {e}", file=sys.stderr)
+        return exits.USAGE
+    try:
+        if args.action == "list":
+            root = None if args.all else str(Path(args.directory or ".").expanduser().resolve())
+            found = store.recent(root, max(args.limit, 1))
+            if not found:
+                where = "" if args.all else f" in {root}"
+                print(f"no saved sessions{where}", file=out)
+            for info in found:
+                line = session_row(info)
+                print(line + (f"  ({info.workspace})" if args.all else ""), file=out)
+            return exits.DONE
+        info = store.get(args.id)
+        if args.action == "rm":
+            holder = store.claim(info.id)
+            if holder is not None:
+                raise SessionError(f"session {info.id} is open in another zen ({holder})")
+            store.remove(info.id)
+            print(f"deleted session {info.id}", file=out)
+        elif args.action == "show":
+            for line in show_lines(store, info):
+                print(printable(line), file=out)
+        else:
+            for event in export_events(store, info, raw_tools=args.raw_tool_outputs):
+                out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        return exits.DONE
+    except SessionError as e:
+        print(f"zen: {e}", file=sys.stderr)
+        return exits.USAGE
+    finally:
+        store.close()
+
+
+# -- show --------------------------------------------------------------------------------------
+
+
+def show_lines(store: SessionStore, info: SessionInfo) -> Iterator[str]:
+    made = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
+    yield f"session {info.id} · {info.title}"
+    yield f"  {info.workspace} · started {made} · updated {age(time.time() - info.updated)}"
+    models = ", ".join(f"{k}: {v}" for k, v in info.models.items())
+    yield f"  mode {info.agent_mode} ({info.collaboration}) · {models} · {info.turns} turns"
+    yield ""
+    yield from _conversation(store, info, "")
+    memo = store.memo(info.id)
+    if memo:
+        yield ""
+        yield "memo:"
+        for m in memo:
+            yield f"  {m.key} — {m.summary} ({m.author})"
+    todos = info.state.get("todos") or []
+    if todos:
+        yield ""
+        yield "todos:"
+        marks = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+        for t in todos:
+            yield f"  {marks.get(t.get('status'), '[?]')} {t.get('id')}. {t.get('text')}"
+
+
+def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterator[str]:
+    runs = {c.parent_call: c for c in store.children(info.id)}
+    for m in store.messages(info.id):
+        role, content = m.get("role"), str(m.get("content") or "")
+        if role == "user":
+            yield f"{indent}› {_first(content, 200)}"
+        elif role == "assistant":
+            if content.strip():
+                yield f"{indent}{_agent(info)}: {_first(content, 400)}"
+            for c in m.get("tool_calls") or []:
+                fn = c.get("function", {})
+                yield f"{indent}  → {fn.get('name')} {_first(fn.get('arguments', ''), 120)}"
+                child = runs.get(c.get("id"))
+                if child is not None:
+                    yield from _conversation(store, child, indent + "    ")
+        elif role == "tool":
+            yield f"{indent}  ← {_first(content, 120)} ({len(content):,} chars)"
+
+
+def _agent(info: SessionInfo) -> str:
+    if info.parent_id is None:
+        return "orchestrator" if info.agent_mode == "dual" else "main"
+    return info.agent
+
+
+def _first(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# -- export ------------------------------------------------------------------------------------
+
+
+def export_events(store: SessionStore, info: SessionInfo, *, raw_tools: bool = False
+                  ) -> Iterator[dict[str, Any]]:
+    yield {
+        "type": "Session", "id": info.id, "title": redact(info.title),
+        "workspace": info.workspace, "created": info.created, "updated": info.updated,
+        "agent_mode": info.agent_mode, "collaboration": info.collaboration,
+        "models": info.models, "memo": [
+            {"key": m.key, "summary": redact(m.summary), "author": m.author,
+             "content": redact(m.content)} for m in store.memo(info.id)
+        ], "todos": info.state.get("todos", []), "usage": info.state.get("usage", {}),
+    }
+    yield from _events(store, info, raw_tools)
+
+
+def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator[dict[str, Any]]:
+    agent = _agent(info)
+    runs = {c.parent_call: c for c in store.children(info.id)}
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    turn = 0
+    for m in store.messages(info.id):
+        role, content = m.get("role"), str(m.get("content") or "")
+        if role == "user":
+            turn = 0
+            yield {"type": "UserMessage", "agent": agent, "text": redact(content)}
+        elif role == "assistant":
+            turn += 1
+            yield {"type": "TurnStarted", "agent": agent, "turn": turn}
+            if content:
+                yield {"type": "TextDelta", "agent": agent, "text": redact(content)}
+            tool_calls = m.get("tool_calls") or []
+            yield {"type": "TurnEnded", "agent": agent, "turn": turn, "text": redact(content),
+                   "tool_calls": len(tool_calls), "finish_reason": ""}
+            for c in tool_calls:
+                fn = c.get("function", {})
+                try:
+                    args = json.loads(redact(fn.get("arguments") or "{}"))
+                except ValueError:
+                    args = {}
+                calls[c.get("id", "")] = (fn.get("name", ""), args)
+                yield {"type": "ToolCallRunning", "agent": agent, "call_id": c.get("id"),
+                       "name": fn.get("name"), "args": args, "detail": ""}
+                child = runs.get(c.get("id"))
+                if child is not None:
+                    yield from _events(store, child, raw_tools)
+        elif role == "tool":
+            call_id = str(m.get("tool_call_id", ""))
+            name, args = calls.get(call_id, ("", {}))
+            output = content if raw_tools else redact(content)
+            yield {"type": "ToolCallFinished", "agent": agent, "call_id": call_id,
+                   "name": name, "args": args, "ok": not content.startswith("Error:"),
+                   "summary": "", "output": output, "diff": "", "detail": ""}
