@@ -363,9 +363,11 @@ class Session:
         ])
         self.usage = defaultdict(TokenUsage)
         for role, u in state.get("usage", {}).items():
+            cost = u.get("cost_usd", 0.0)
             self.usage[role] = TokenUsage(
                 u.get("prompt_tokens", 0), u.get("completion_tokens", 0),
                 u.get("cached_tokens", 0), u.get("requests", 0),
+                cost_usd=float(cost) if type(cost) in (int, float) else None,
             )
         self.always.clear()
         self.always.update(str(t) for t in state.get("always", []))
@@ -387,7 +389,7 @@ class Session:
 
     def models(self) -> dict[str, str]:
         found = {"model": self.config.model}
-        for role in ("orchestrator", "coder"):
+        for role in DUAL_ROLES:
             override = getattr(self.config.dual_agent, role).model
             if override:
                 found[role] = override
