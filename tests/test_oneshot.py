@@ -341,3 +341,15 @@ def test_refused_calls_get_their_own_exit_code(fake_llm, run_zen, project: Path)
     assert result["permission_denials"] == [
         {"tool": "bash", "agent": "main", "args": {"command": "touch made"}}]
     assert "--yes" in done.err and "permissions" in done.err
+
+
+def test_model_flag_says_which_roles_keep_their_own(fake_llm, run_zen, home: Path) -> None:
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text(
+        "dual_agent:\n  coder:\n    model: coder-model\n")
+    fake = fake_llm([text("ok")])
+    done = run_zen("-p", "go", "--dual", *args_for(fake))
+    assert done.code == 0, done.err
+    assert "--model fake-model applies to every role without its own model; coder keeps " \
+           "coder-model" in done.err
+    assert fake.requests[0]["model"] == "fake-model"

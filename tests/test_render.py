@@ -23,7 +23,9 @@ from zen.ui.render import LogRenderer, clip
 from zen.ui.term import Caps, detect, make_console
 
 STYLED = Caps(styled=True, live=True, vt=True)
-NO_COLOR = Caps(styled=False, live=True, vt=True)
+NO_COLOR = Caps(styled=True, live=True, vt=True, colour=False)
+COLOUR = re.compile(r"\x1b\[(?:[0-9]+;)*(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9]+)*m")
+"""An SGR sequence that sets a foreground or background colour."""
 LEGACY = Caps(styled=False, live=True, vt=False)
 PIPE = Caps(styled=False, live=False, vt=False)
 COLS = 60
@@ -125,14 +127,16 @@ def test_plain_output_for_pipes_has_no_escapes_and_keeps_the_markdown_source() -
     assert "```python\nnew()\n```" in out
 
 
-def test_no_color_keeps_the_live_line_but_no_styles() -> None:
+def test_no_color_keeps_the_layout_and_the_live_line_but_no_colours() -> None:
     r, sink = renderer(NO_COLOR, interval=0)
     feed(r, a_run())
     r.end_run()
     out = sink.getvalue()
-    assert not re.search(r"\x1b\[[0-9;]*m", out)
+    assert not COLOUR.search(out)
     assert "\r\x1b[2K" in out
-    assert screen(out)[0][0] == "I will **fix** it."
+    assert "\x1b[1m" in out  # bold is emphasis, not colour
+    lines = screen(out, rows=30)[0]
+    assert lines[:4] == ["I will fix it.", "", " • read", " • edit"]
 
 
 def test_a_console_without_vt_gets_the_live_line_blanked_with_spaces() -> None:

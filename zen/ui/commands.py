@@ -23,7 +23,8 @@ COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
 COLLABORATIONS: tuple[str, ...] = get_args(Collaboration)
 KEYS = (
     "Enter sends · Alt+Enter (or Esc Enter): new line · @path attaches a file",
-    "Ctrl-C stops a run, or clears the input · Ctrl-D exits",
+    "!cmd runs cmd here, without the model; its output goes with your next message",
+    "Esc or Ctrl-C stops a run · Ctrl-C clears the input · Ctrl-D exits",
 )
 
 

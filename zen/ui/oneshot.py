@@ -23,6 +23,7 @@ from zen.config import ConfigError
 from zen.llm.types import LLMError
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
+from zen.ui.render import SAFE
 
 DENIED_HINT = ("rerun with --yes to approve them, or allow the tools under `permissions:` in "
                ".zen/config.yaml")
@@ -82,6 +83,40 @@ class TextLog:
         print(line, file=self.err, flush=True)
 
 
+class StreamedText:
+    """`-p` on a terminal: the top agent's text as it streams (stdout), tool lines as they
+    happen (stderr, through TextLog), each starting on a fresh line."""
+
+    def __init__(self, out: TextIO, err: TextIO, agent: str) -> None:
+        self.out = out
+        self.log = TextLog(err)
+        self.agent = agent
+        self.streamed = False
+        self._at_line_start = True
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta) and event.agent == self.agent:
+            if event.text:
+                self.out.write(event.text.translate(SAFE))
+                self.out.flush()
+                self.streamed = True
+                self._at_line_start = event.text.endswith("\n")
+            return
+        if isinstance(event, ev.Retrying) and event.agent == self.agent and self.streamed:
+            self.end_line()
+            self.out.write("[the connection dropped; the answer starts again]\n")
+        if isinstance(event, (ev.TurnEnded, ev.ToolCallFinished, ev.MemoWritten, ev.Retrying,
+                              ev.Notice, ev.Compacted, ev.Waiting)):
+            self.end_line()
+        self.log(event)
+
+    def end_line(self) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._at_line_start = True
+
+
 class JsonLines:
     def __init__(self, out: TextIO) -> None:
         self.out = out
@@ -114,6 +149,13 @@ def result_object(
     }
 
 
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def write_result(out: TextIO, obj: dict[str, Any]) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
     out.flush()
@@ -128,7 +170,10 @@ async def run_oneshot(
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
+    streamed: StreamedText | None = None
     emit: ev.Emit = TextLog(err) if output_format == "text" else ev.ignore
+    if output_format == "text" and _is_tty(out):
+        emit = streamed = StreamedText(out, err, session.role)
     if output_format == "stream-json":
         emit = JsonLines(out)
     refusals = Refusals()
@@ -156,6 +201,8 @@ async def run_oneshot(
         elif result and result.stop == "max_turns":
             print(f"zen: stopped after {result.turns} turns (max_turns); "
                   "raise it with --max-turns", file=err)
+        elif streamed is not None and streamed.streamed:
+            streamed.end_line()  # the answer is on screen already
         elif result:
             out.write(result.text.rstrip("\n") + "\n")
     else:

@@ -41,6 +41,7 @@ NESTING_TOOLS = ("send-to-coder", "spawn-agents")
 DIFF_LINES = 6
 OUTPUT_LINES = 5
 """Lines of a command's output shown (dimmed) under its log line; `/show` prints it all."""
+TODO_LINES = 12
 KEPT_OUTPUTS = 50
 """Tool outputs `/show N` can still reach."""
 REASONING_LINES = 3
@@ -236,6 +237,9 @@ class LogRenderer:
         self.live.drop(("call", e.agent, e.call_id))
         if e.name == "memo" and e.ok and e.args.get("action") == "write":
             return  # its MemoWritten line says it, once
+        if e.name == "todo" and e.ok and e.args.get("action") != "list":
+            self._todo_block(e)
+            return
         detail = "" if e.name in NESTING_TOOLS else e.detail
         indent, marker, name, arg, outcome = call_parts(e.agent, e.name, detail, e.ok, e.summary)
         self._line(self._styled(
@@ -265,6 +269,17 @@ class LogRenderer:
                 self._line(self._styled(
                     (indent + "  ", ""), (f"… {more} more lines above (/show)", "dim italic")
                 ), kind="tool")
+
+    def _todo_block(self, e: ev.ToolCallFinished) -> None:
+        """The plan changed: drawn whole, compact, the step in progress highlighted."""
+        indent = "    " if is_nested(e.agent) else ""
+        self._line(self._styled((indent, ""), ("todo ", "cyan"), (e.summary, "dim")),
+                   kind="tool")
+        width = max(20, self.console.width - len(indent) - 3)
+        for line in e.output.splitlines()[:TODO_LINES]:
+            style = "bold" if line.startswith("▶") else ("dim" if line.startswith("✓") else "")
+            self._line(self._styled((indent + "  ", ""), (clip(line, width), style)),
+                       kind="tool")
 
     def _memo(self, e: ev.MemoWritten) -> None:
         indent = "    " if is_nested(e.agent) else ""
@@ -390,7 +405,7 @@ class LogRenderer:
         self.live.erase()
         if self._last != "none":
             self.console.print()
-        if self.caps.styled:
+        if self.caps.styled or self.caps.live:  # NO_COLOR keeps the layout
             render_block(self.console, block)
         else:
             self.console.print(block.rstrip("\n"), soft_wrap=True)
