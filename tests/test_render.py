@@ -552,3 +552,18 @@ def test_prices_come_from_config_then_local_then_the_table() -> None:
     mine = price_for("mystery", "https://example.com/v1", {"mystery": ModelPrice(input=1,
                                                                                   output=2)})
     assert mine is not None and mine.cost(10**6, 10**6, 10**6) == 3.0
+
+
+def test_a_changed_todo_list_is_drawn_as_a_block() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    plan = "[x] 1. read the code\n[~] 2. fix the bug\n[ ] 3. run the tests"
+    feed(r, [
+        ev.ToolCallFinished("main", "c1", "todo", {"action": "update", "id": 2,
+                                                   "status": "in_progress"}, True, "1/3 done",
+                            plan, detail="update"),
+        ev.ToolCallFinished("main", "c2", "todo", {"action": "list"}, True, "1/3 done", plan,
+                            detail="list"),
+    ])
+    lines, _ = screen(sink.getvalue(), rows=20)
+    assert lines == ["todo 1/3 done", "  [x] 1. read the code", "  [~] 2. fix the bug",
+                     "  [ ] 3. run the tests", "✓ todo list — 1/3 done"]

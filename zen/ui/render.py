@@ -277,7 +277,7 @@ class LogRenderer:
                    kind="tool")
         width = max(20, self.console.width - len(indent) - 3)
         for line in e.output.splitlines()[:TODO_LINES]:
-            style = "bold" if line.startswith("▶") else ("dim" if line.startswith("✓") else "")
+            style = "bold" if line.startswith("[~]") else ("dim" if line.startswith("[x]") else "")
             self._line(self._styled((indent + "  ", ""), (clip(line, width), style)),
                        kind="tool")
 
