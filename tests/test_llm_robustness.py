@@ -300,3 +300,21 @@ async def test_lone_surrogate_escapes_in_arguments_never_reach_a_tool(tmp_path: 
         result = await registry.call(ToolCall("c", name, args), ctx, refuse_all)
         result.output.encode("utf-8")
         result.summary.encode("utf-8")
+
+
+async def test_a_server_that_drops_the_tools_is_called_out_once() -> None:
+    from zen.events import Notice
+
+    big = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "name": f"t{i}"}}
+           for i in range(20)]
+    log = EventLog()
+    with FakeLLM([text("no tools here", usage=(271, 5))] * 2) as fake:
+        c = client(fake)
+        await c.stream(USER, big, log, "main")
+        await c.stream(USER, big, log, "main")
+    notes = [e.text for e in log.events if isinstance(e, Notice)]
+    assert len(notes) == 1 and "dropped the tools" in notes[0] and "271" in notes[0]
+    honest = EventLog()
+    with FakeLLM([text("fine", usage="estimate")]) as fake:
+        await client(fake).stream(USER, big, honest, "main")
+    assert not [e for e in honest.events if isinstance(e, Notice)]

@@ -46,6 +46,16 @@ def test_json_ends_with_an_object_on_config_errors(run_zen, project: Path) -> No
     assert obj["is_error"] is True and "no API key" in obj["result"]
 
 
+def test_json_ends_with_an_object_on_bad_config_and_flags(run_zen, project: Path) -> None:
+    done = run_zen("-p", "go", "--output-format", "json", "--max-turns", "0")
+    assert done.code == 2 and "max-turns" in last_json(done.out)["result"]
+    (project / ".zen").mkdir()
+    (project / ".zen" / "config.yaml").write_text("max_turns: lots\n")
+    done = run_zen("-p", "go", "--trust", "--output-format", "stream-json")
+    obj = last_json(done.out)
+    assert done.code == 2 and obj["is_error"] and "max_turns" in obj["result"]
+
+
 def run_bytes(argv: list[bytes], home: Path, cwd: Path, stdin: bytes = b"") -> Any:
     return subprocess.run([sys.executable.encode(), b"-m", b"zen", *argv], input=stdin,
                           capture_output=True, env=zen_env(home), cwd=cwd, timeout=60)

@@ -139,7 +139,7 @@ def test_model_command_names_the_key_for_each_host_redacted(
     zen = Zen(fake_llm([]), project, home, env={})
     try:
         out = zen.task("/model")
-        assert "main: fake-model at http" in out and "(key …)" in out
+        assert "main: fake-model at http" in out and "key … (--api-key)" in out
         assert "test-key" not in out
         zen.exit()
     finally:

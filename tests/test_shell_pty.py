@@ -557,7 +557,8 @@ def test_model_shows_and_switches_every_role_in_dual(shell: Any, home: Path) -> 
         "dual_agent:\n  coder:\n    model: coder-model\n")
     zen, fake = shell([text("ok")], "--dual", state="dual·delegated")
     out = zen.task("/model", state="dual·delegated")
-    assert "coder: coder-model (its own)" in out and "orchestrator: fake-model" in out
+    assert "coder: coder-model at " in out and "(its own)" in out
+    assert "orchestrator: fake-model at " in out
     out = zen.task("/model top-model", state="dual·delegated")
     assert "orchestrator now uses top-model" in out
     out = zen.task("/model scout cheap-model", state="dual·delegated")
@@ -603,3 +604,24 @@ def test_a_dumb_terminal_ends_ctrl_c_with_a_newline(shell: Any) -> None:
     lines = zen.lines()
     assert any(line.startswith("(Ctrl-C again") for line in lines), lines
     assert zen.exit("\x04") == 0
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(shell: Any, project: Path, signame: str,
+                                                      code: int) -> None:
+    import signal
+
+    zen, _fake = shell([
+        tool_calls([call("bash", {"command": "echo $$ > shell.pid; setsid sleep 31.338 & "
+                                  "echo $! > escaped.pid; sleep 31.339"})]),
+        text("never"),
+    ], "--yes", state="single·yes")
+    zen.type("run the command\r")
+    assert wait_for(lambda: sleeping("31.339") and sleeping("31.338")), "never started"
+    zen.child.kill(getattr(signal, signame))
+    zen.child.expect(pexpect.EOF, timeout=15)
+    zen.child.close()
+    assert zen.child.exitstatus == code, zen.raw.getvalue()[-2000:]
+    assert wait_for(lambda: not sleeping("31.338") and not sleeping("31.339"))
+    assert b"Traceback" not in zen.raw.getvalue()

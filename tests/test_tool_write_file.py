@@ -29,6 +29,11 @@ async def preview(ctx: ToolContext, **args: Any) -> str | ToolResult:
     return await tool.preview(tool.Params.model_validate(args), ctx)
 
 
+def mark_read(ctx: ToolContext, name: str) -> None:
+    """What a read-file of `name` by this agent leaves behind: overwriting needs it."""
+    ctx.read_tracker.mark_read((root(ctx) / name).resolve())
+
+
 def leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.endswith(".zen-tmp")]
 
@@ -66,6 +71,7 @@ async def test_existing_file_needs_overwrite(ctx: ToolContext) -> None:
 async def test_overwrite_replaces_and_diffs(ctx: ToolContext) -> None:
     path = root(ctx) / "f.txt"
     path.write_text("one\ntwo\n")
+    mark_read(ctx, "f.txt")
     result = await write(ctx, path="f.txt", content="one\nTWO\nthree\n", overwrite=True)
     assert result.ok
     assert path.read_text() == "one\nTWO\nthree\n"
@@ -78,6 +84,7 @@ async def test_overwrite_replaces_and_diffs(ctx: ToolContext) -> None:
 async def test_crlf_file_stays_crlf(ctx: ToolContext) -> None:
     path = root(ctx) / "win.txt"
     path.write_bytes(b"a\r\nb\r\n")
+    mark_read(ctx, "win.txt")
     result = await write(ctx, path="win.txt", content="x\ny\nz\n", overwrite=True)
     assert result.ok
     assert path.read_bytes() == b"x\r\ny\r\nz\r\n"
@@ -87,6 +94,7 @@ async def test_crlf_file_stays_crlf(ctx: ToolContext) -> None:
 async def test_lf_file_stays_lf(ctx: ToolContext) -> None:
     path = root(ctx) / "unix.txt"
     path.write_bytes(b"a\nb\n")
+    mark_read(ctx, "unix.txt")
     await write(ctx, path="unix.txt", content="x\r\ny\r\n", overwrite=True)
     assert path.read_bytes() == b"x\ny\n"
 
@@ -99,6 +107,7 @@ async def test_new_file_keeps_the_content_as_given(ctx: ToolContext) -> None:
 async def test_utf8_bom_is_kept(ctx: ToolContext) -> None:
     path = root(ctx) / "bom.txt"
     path.write_bytes(b"\xef\xbb\xbfold\n")
+    mark_read(ctx, "bom.txt")
     await write(ctx, path="bom.txt", content="new\n", overwrite=True)
     assert path.read_bytes() == b"\xef\xbb\xbfnew\n"
 
@@ -107,6 +116,7 @@ async def test_mode_is_kept(ctx: ToolContext) -> None:
     path = root(ctx) / "run.sh"
     path.write_text("echo a\n")
     path.chmod(0o755)
+    mark_read(ctx, "run.sh")
     await write(ctx, path="run.sh", content="echo b\n", overwrite=True)
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
     assert path.read_text() == "echo b\n"
@@ -122,6 +132,7 @@ async def test_writing_through_a_symlink_keeps_the_link(ctx: ToolContext) -> Non
     real = root(ctx) / "real.txt"
     real.write_text("old\n")
     (root(ctx) / "link.txt").symlink_to(real)
+    mark_read(ctx, "link.txt")
     result = await write(ctx, path="link.txt", content="new\n", overwrite=True)
     assert result.ok
     assert (root(ctx) / "link.txt").is_symlink()
@@ -133,7 +144,7 @@ def test_failed_replace_removes_the_temp_file(tmp_path: Path) -> None:
     folder = tmp_path / "busy"
     folder.mkdir()
     (folder / "inside").write_text("x")
-    with pytest.raises(FileError, match="cannot write busy"):
+    with pytest.raises(FileError, match="busy is a directory"):
         atomic_write(folder, b"data", "busy")
     assert leftovers(tmp_path) == []
     assert (folder / "inside").read_text() == "x"
@@ -211,11 +222,12 @@ async def test_preview_of_an_overwrite_is_a_diff(ctx: ToolContext) -> None:
     path = root(ctx) / "f.txt"
     path.write_text("old\n")
     before = os.stat(path)
+    mark_read(ctx, "f.txt")
     text = await preview(ctx, path="f.txt", content="new\n", overwrite=True)
     assert "-old\n+new" in text
     assert path.read_text() == "old\n"
     assert os.stat(path).st_mtime_ns == before.st_mtime_ns
-    assert ctx.memo.entries == {} and ctx.read_tracker.seen == {}
+    assert ctx.memo.entries == {}
 
 
 async def test_preview_of_a_refused_overwrite_says_why(ctx: ToolContext) -> None:

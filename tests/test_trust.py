@@ -493,3 +493,26 @@ def test_a_committed_agents_md_symlink_never_reaches_the_model(
     assert done.code == 0, done.err
     assert "PRIVATE KEY" not in json.dumps(fake.requests[0])
     assert "instructions AGENTS.md not used" in done.err and "outside the workspace" in done.err
+
+
+def test_zen_config_says_which_key_goes_to_which_host(run_zen: Any, project: Path) -> None:
+    (project / ".zen").mkdir()
+    (project / ".zen" / "config.yaml").write_text(
+        "agent_mode: dual\nbase_url: https://proxy.example/v1\napi_key: ${PROXY_KEY}\n"
+        "dual_agent: {coder: {provider: deepseek}}\n"
+    )
+    env = {"PROXY_KEY": FOREIGN_KEY, "DEEPSEEK_API_KEY": USER_KEY, "ZEN_API_KEY": USER_KEY}
+    done = run_zen("config", env=env)
+    assert done.code == 0, done.err
+    assert "ignored .zen/config.yaml" in done.err
+    assert "main: gpt-4o-mini at https://api.openai.com/v1, key sk-…cdef (environment " \
+        "ZEN_API_KEY)" in done.out
+    done = run_zen("config", "--trust", env=env)
+    lines = done.out.splitlines()
+    assert lines[0].endswith("(its own settings: .zen/config.yaml used)")
+    assert f"orchestrator: gpt-4o-mini at https://proxy.example/v1, key sk-…3210 " \
+        f"({project / '.zen' / 'config.yaml'}: api_key)" in lines
+    coder = next(line for line in lines if line.startswith("coder: "))
+    assert "no API key for https://api.deepseek.com" in coder  # DEEPSEEK_API_KEY stays home
+    assert "points this workspace at another host" in coder
+    assert FOREIGN_KEY not in done.out and USER_KEY not in done.out

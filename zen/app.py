@@ -17,6 +17,7 @@ from zen.agent.session import Session
 from zen.config import DUAL_ROLES, Config, resolve_model
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+from zen.tools import temp_journal
 from zen.tools.workspace import Workspace
 
 Warn = Callable[[str], None]
@@ -84,6 +85,7 @@ async def open_session(
     session that cannot be found raises SessionError before anything starts.
     """
     workspace = make_workspace(config, root)
+    temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
     for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
     wanted = resume is not None or continue_last

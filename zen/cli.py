@@ -35,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers, `zen trust [DIR]` to trust a folder's settings, "
-        "`zen sessions list` the saved sessions.",
+        "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
+        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -115,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         return sessions_command(argv[1:])
     if argv[:1] == ["trust"]:
         return trust_command(argv[1:])
+    if argv[:1] == ["config"]:
+        return config_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return _main(args)
@@ -127,9 +129,9 @@ def _main(args: argparse.Namespace) -> int:
 
     workspace = Path(args.directory or ".").expanduser()
     if not workspace.is_dir():
-        return fail(f"-C {args.directory}: no such directory")
+        return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
-        return fail("--max-turns must be at least 1")
+        return refuse(args, "--max-turns must be at least 1")
     if args.collaboration and args.agent_mode is None:
         args.agent_mode = "dual"
         print(f"zen: --collab {args.collaboration} implies --dual", file=sys.stderr)
@@ -137,9 +139,9 @@ def _main(args: argparse.Namespace) -> int:
         print(f"zen: --collab {args.collaboration} applies to dual mode only; --single wins "
               "(/dual switches)", file=sys.stderr)
     if args.continue_last and args.resume is not None:
-        return fail("--continue and --resume cannot be used together")
+        return refuse(args, "--continue and --resume cannot be used together")
     if args.task is not None and args.resume == "":
-        return fail("--resume needs a session ID with -p (zen sessions list shows them)")
+        return refuse(args, "--resume needs a session ID with -p (zen sessions list shows them)")
 
     from zen.config import ConfigError, load_config
 
@@ -151,7 +153,7 @@ def _main(args: argparse.Namespace) -> int:
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
-        return fail(str(e))
+        return refuse(args, str(e))
     if args.model:
         note = model_note(config, args.model)
         if note:
@@ -166,12 +168,22 @@ def _main(args: argparse.Namespace) -> int:
 
     task = read_task(args.task)
     if not task.strip():
-        return fail("the task is empty")
+        return refuse(args, "the task is empty")
     if args.task != "-":
         piped = piped_input()
         if piped:
             task = f"{task.rstrip()}\n\n<stdin>\n{piped.rstrip()}\n</stdin>"
     return run_task(config, root, task, args)
+
+
+def refuse(args: argparse.Namespace, message: str) -> int:
+    """A usage or config error before the task starts: one line on stderr and, for `-p` with
+    JSON output, the one result object it always ends with."""
+    if args.task is not None and args.output_format != "text":
+        from zen.ui.oneshot import result_object, write_result
+
+        write_result(sys.stdout, result_object(None, None, message))
+    return fail(message)
 
 
 def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> bool | None:
@@ -292,17 +304,35 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
             reconfigure(errors="replace")
 
     async def go() -> int:
-        async with open_session(
-            config, workspace, resume=args.resume, continue_last=args.continue_last,
-            keep=frozenset(cli_overrides(args)),
-        ) as session:
-            settings = session.settings(session.role)
-            if settings.default_model and config.provider:
-                print(f"zen: using {settings.provider}'s default model {settings.model} "
-                      "(choose another with --model)", file=sys.stderr, flush=True)
-            return await run_oneshot(
-                session, task, output_format=args.output_format, yes=args.yes
-            )
+        from zen.ui.stop_signals import StopSignals
+
+        stop = StopSignals()
+        main = asyncio.current_task()
+        assert main is not None
+        stop.install(main.cancel)
+        try:
+            async with open_session(
+                config, workspace, resume=args.resume, continue_last=args.continue_last,
+                keep=frozenset(cli_overrides(args)),
+            ) as session:
+                settings = session.settings(session.role)
+                if settings.default_model and config.provider:
+                    print(f"zen: using {settings.provider}'s default model {settings.model} "
+                          "(choose another with --model)", file=sys.stderr, flush=True)
+                return await run_oneshot(
+                    session, task, output_format=args.output_format, yes=args.yes
+                )
+        except asyncio.CancelledError:
+            if stop.received is None:
+                raise
+            main.uncancel()
+            message = f"stopped by {stop.name}; the run's processes and MCP servers were stopped"
+            try:
+                return failed(message, stop.exit_code, "interrupted")
+            except OSError:  # the terminal or pipe is gone (SIGHUP)
+                return stop.exit_code
+        finally:
+            stop.remove()
 
     def failed(message: str, code: int, stop: str = "error") -> int:
         if args.output_format != "text":  # json always ends with one object
@@ -349,6 +379,43 @@ def mcp_command(argv: list[str]) -> int:
         report_tightened()
     print(text)
     return exits.DONE if all_started else exits.MCP_FAILED
+
+
+def config_command(argv: list[str]) -> int:
+    """`zen config`: where each role's requests go and with which key (redacted)."""
+    parser = argparse.ArgumentParser(prog="zen config", formatter_class=help_formatter,
+                                     description="Show the model, host and key of each role.")
+    parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument("--trust", action="store_true",
+                        help="include this folder's own settings for this run")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.ui.format import endpoint_line
+
+    root = Path(args.directory or ".").expanduser().resolve()
+    trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
+    try:
+        config = load_config(root, trusted=bool(trusted))
+    except ConfigError as e:
+        return fail(str(e))
+    finally:
+        report_tightened()
+    from zen import trust
+
+    inputs = trust.check(root).inputs
+    own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
+    print(f"workspace: {root} (its own settings: {own})")
+    roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
+    for role in roles:
+        try:
+            print(endpoint_line(role, resolve_model(config, role)))
+        except ConfigError as e:
+            print(f"{role}: {e}")
+    for name, level in config.permissions.items():
+        print(f"permission {name}: {level}")
+    return exits.DONE
 
 
 def trust_command(argv: list[str]) -> int:

@@ -197,6 +197,9 @@ class ModelSettings(_Strict):
     """False: requests carrying tools go out unstreamed, with `tool_choice: auto`."""
     context_window: int | None = None
     """Tokens the model holds, when the configuration says; else the preset's or the server's."""
+    key_source: str = ""
+    """Where the key came from (`environment DEEPSEEK_API_KEY`, `--api-key`, a file), for
+    `/model` and `zen config`; never the key itself."""
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,7 @@ class Redirect:
     """The project file that changed it."""
     key: str | None
     """The key that same file names for it (or --api-key): the only one that may go there."""
+    key_source: str = ""
 
 
 class Config(_Endpoint):
@@ -233,6 +237,7 @@ class Config(_Endpoint):
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
     max_tool_output: int = Field(default=30_000, gt=200)
+    max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)
     coder_max_turns: int = Field(default=50, gt=0)
     parallel_agents_max: int = Field(default=4, gt=0)
@@ -263,6 +268,7 @@ class Config(_Endpoint):
     _project_trusted: bool = PrivateAttr(default=False)
     _prompts_confined: bool = PrivateAttr(default=True)
     _redirected: dict[str, Redirect] = PrivateAttr(default_factory=dict)
+    _key_sources: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
 
     @property
     def project_trusted(self) -> bool:
@@ -344,6 +350,10 @@ def load_config(
     config = _validate(present)
     config._env = {name: env[name] for name in _FALLBACK_VARS if env.get(name)}
     config._project_trusted = trusted
+    for loc in [("api_key",), *(("dual_agent", role, "api_key") for role in DUAL_ROLES)]:
+        layer = next((x for x in reversed(present) if _value(x.data, loc)), None)
+        if layer is not None:
+            config._key_sources[loc] = layer.name(loc)
     if project is not None:
         config._prompts_confined = _supplier(present, ("prompts",)) is project
         others = [layer for layer in present if layer is not project]
@@ -392,7 +402,10 @@ def _redirected(
             loc = ("api_key",)
         cli = next((layer for layer in layers if layer.kind == "cli"), None)
         key = _value(cli.data, ("api_key",)) if cli else None
-        out[role] = Redirect(project.source, key or _value(project.data, loc))
+        if key:
+            out[role] = Redirect(project.source, key, "--api-key")
+        else:
+            out[role] = Redirect(project.source, _value(project.data, loc), project.name(loc))
     return out
 
 
@@ -420,14 +433,18 @@ def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
     """The file's settings with variables expanded; None when there is no such file."""
     import yaml
 
+    from zen.yaml_limits import load_bounded, read_capped
+
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     try:
-        data = yaml.load(raw, Loader=_loader())
+        data = load_bounded(raw, _loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
@@ -667,6 +684,14 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
     api_key = allowed_key(named, fallbacks, redirect)
     if api_key is None and not (point.habits.local or is_local(point.base_url)):
         raise ConfigError(_no_key(point, role, redirect))
+    if redirect is not None:
+        source = redirect.key_source
+    elif named:
+        loc = ("dual_agent", _role_key(role), "api_key") if over.api_key else ("api_key",)
+        source = config._key_sources.get(loc, "the configuration")
+    else:
+        pairs = zip(point.key_vars, fallbacks, strict=True)
+        source = next((f"environment {var}" for var, key in pairs if key), "")
     own, habits = point.own, point.habits
     model = over.model or (None if own else config.model)
     if model is None and own and not over.provider:
@@ -684,6 +709,7 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
         if chosen is not None:
             stream_tools = chosen
     return ModelSettings(
+        key_source=source if api_key else "",
         provider=habits.name,
         model=model,
         default_model=default_model,

@@ -18,3 +18,12 @@ DENIED = 7
 INTERRUPTED = 130
 MCP_FAILED = 5
 """`zen mcp list`: at least one MCP server could not start."""
+TERMINATED = 143
+"""SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""
+HANGUP = 129
+"""SIGHUP (the terminal closed): stopped like Ctrl-C, 128 + 1."""
+
+
+def for_signal(signum: int) -> int:
+    """The shell convention: 128 + the signal's number."""
+    return 128 + signum

@@ -531,6 +531,7 @@ class Session:
             todo=self.todo,
             emit=emit,
             max_tool_output=self.config.max_tool_output,
+            max_edit_bytes=self.config.max_edit_bytes,
         )
 
     def _top_agent(self) -> Agent:

@@ -352,6 +352,17 @@ class ChatClient:
         """
         if self._warned_truncation or reported <= 0:
             return
+        schemas = estimate_tokens(json.dumps(tools)) if tools else 0
+        if schemas >= 300 and reported < schemas * TRUNCATION_RATIO:
+            # fewer tokens than the tool definitions alone: they never reached the model
+            self._warned_truncation = True
+            emit(Notice(agent, (
+                f"the server counted {reported:,} prompt tokens, fewer than the tool "
+                f"definitions alone (about {schemas:,}): it probably dropped the tools, so the "
+                "model cannot use them (llama-cpp-python: --provider llamacpp; llama.cpp: "
+                "--jinja and a chat template with tool support)"
+            ), level="warning"))
+            return
         estimate = prompt_estimate(messages, tools)
         if estimate >= 2000 and reported < estimate * TRUNCATION_RATIO:
             self._warned_truncation = True

@@ -42,10 +42,24 @@ class ReadTracker:
         return None
 
     def check_write_overwrite(self, path: Path, shown: str, overwrite: bool) -> str | None:
-        """Why a write to `path` must be refused, or None."""
-        if path.exists() and not overwrite:
+        """Why a write to `path` must be refused, or None.
+
+        Replacing a file is an edit of all of it: like edit-file it needs a read of the
+        current version, so a file the user changed meanwhile, or one never looked at, is not
+        clobbered.
+        """
+        if not path.exists():
+            return None
+        if not overwrite:
             return (
                 f"{shown} already exists; to replace it pass overwrite: true "
                 "(or change part of it with edit-file)"
+            )
+        if path not in self.seen:
+            return f"read {shown} with read-file before overwriting it"
+        if self.seen[path] != _stamp(path):
+            return (
+                f"{shown} changed on disk since you read it; read-file it again before "
+                "overwriting it"
             )
         return None

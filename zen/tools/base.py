@@ -109,6 +109,8 @@ class ToolContext:
     todo: TodoStore
     emit: Emit = ignore
     max_tool_output: int = 30_000
+    max_edit_bytes: int = 10_000_000
+    """Files above this size are refused by edit-file (config `max_edit_bytes`)."""
     delegate: Delegator | None = None
     spawn: Spawner | None = None
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
@@ -142,6 +144,11 @@ class Tool(ABC):
         """This call's permission level when the user set none: a tool whose risk depends on
         its arguments (git status vs git commit) overrides it."""
         return self.level
+
+    def must_confirm(self, params: Any, ctx: ToolContext) -> bool:
+        """Whether this call asks the user even where permissions say `auto` (a write into the
+        git hooks folder): a few targets are too dangerous for a blanket rule."""
+        return False
 
     def key_arg(self, args: dict[str, Any]) -> str:
         """What a one-line log shows of this call (`*.py in src`, `app.py`, the command)."""

@@ -20,7 +20,14 @@ from pathlib import Path
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.process import kill_tree
+from zen.tools.process import (
+    MARK,
+    Killed,
+    adopt_orphans,
+    become_subreaper,
+    kill_tree,
+    new_mark,
+)
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -60,34 +67,38 @@ class Bash(Tool):
         if not params.command.strip():
             return ToolResult.error("command is empty")
         timeout = max(1, min(params.timeout, MAX_TIMEOUT))
+        mark = new_mark()
         try:
-            proc = await _spawn(params.command, ctx.workspace.root)
+            proc = await _spawn(params.command, ctx.workspace.root, mark)
         except OSError as exc:
             return ToolResult.error(f"cannot start {shell_description()}: {exc}")
         assert proc.stdout is not None
         output = _Output(max(1000, ctx.max_tool_output - 200))
         reader = asyncio.ensure_future(output.read(proc.stdout))
+        killed: Killed | None = None
         timed_out = lingered = False
         try:
             try:
                 await asyncio.wait_for(_exited(proc), timeout)
             except asyncio.TimeoutError:
                 timed_out = True
-                kill_tree(proc)
+                killed = kill_tree(proc, mark)
             if not await _drained(reader):
                 lingered = True
-                kill_tree(proc)
+                killed = kill_tree(proc, mark)
                 if not await _drained(reader):
                     _abandon_pipe(proc)
         except BaseException:  # cancelled: the whole tree goes, then the cancellation goes on
-            kill_tree(proc)
+            kill_tree(proc, mark)
             _abandon_pipe(proc)
             raise
         finally:
             reader.cancel()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(_exited(proc), LINGER)
-        return _result(output.text(), proc.returncode, timed_out, timeout, lingered)
+            if proc.returncode is not None:
+                adopt_orphans(mark)
+        return _result(output.text(), proc.returncode, timed_out, timeout, lingered, killed)
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
@@ -112,26 +123,30 @@ async def _drained(reader: asyncio.Future[None]) -> bool:
 
 
 def _result(
-    text: str, code: int | None, timed_out: bool, timeout: int, lingered: bool
+    text: str, code: int | None, timed_out: bool, timeout: int, lingered: bool,
+    killed: Killed | None,
 ) -> ToolResult:
     body = text.rstrip("\n") or "(no output)"
+    stopped = killed.describe() if killed else "the command was stopped"
     if timed_out:
-        status = f"timed out after {timeout} s; the command and its children were killed"
+        status = f"timed out after {timeout} s; {stopped}"
         return ToolResult(False, f"{body}\n{status}", summary=f"timed out after {timeout} s")
     if lingered:
         body += (
-            "\n[background processes still writing to the output were stopped; "
+            f"\n[background processes still writing to the output were stopped ({stopped}); "
             "redirect their output (cmd > file 2>&1 &) to keep them running]"
         )
     return ToolResult(code == 0, f"{body}\nexit {code}", summary=f"exit {code}")
 
 
-async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
+    become_subreaper()  # orphans of the command stay zen's to find and kill
     pipes = {
         "stdin": asyncio.subprocess.DEVNULL,
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.STDOUT,
         "cwd": cwd,
+        "env": {**os.environ, MARK: mark},
     }
     if _WINDOWS:
         # cmd.exe must get the command verbatim; exec would re-quote it with backslashes,

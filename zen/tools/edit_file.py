@@ -15,18 +15,25 @@ from zen.tools.files import (
     Diff,
     FileError,
     Target,
-    atomic_write,
     decode_strict,
+    needs_confirm_to_write,
     newline_of,
+    off_loop,
     path_lock,
     read_existing,
+    regular_stat,
     remember,
-    target,
     unified_diff,
     with_newlines,
+    writable_target,
+    write_off_loop,
 )
 
 Span = tuple[int, int]
+TOO_BIG = (
+    " (max_edit_bytes); edit-file does not change files that large. Use a stream editor "
+    "through bash instead (sed -i, perl -pi)"
+)
 _NUMBERED = re.compile(r"^\s*\d+\t")
 
 
@@ -50,17 +57,20 @@ class EditFile(Tool):
     Params = EditFileParams
     level = "confirm"
 
+    def must_confirm(self, params: EditFileParams, ctx: ToolContext) -> bool:
+        return needs_confirm_to_write(ctx, params.path)
+
     async def preview(self, params: EditFileParams, ctx: ToolContext) -> str | ToolResult:
         try:
-            return _plan(params, ctx).diff.text
+            return (await off_loop(_plan, params, ctx)).diff.text
         except FileError as exc:
             return ToolResult.error(str(exc))
 
     async def execute(self, params: EditFileParams, ctx: ToolContext) -> ToolResult:
         async with path_lock(ctx, params.path):
             try:
-                plan = _plan(params, ctx)
-                atomic_write(plan.target.path, plan.after.encode("utf-8"), plan.target.shown)
+                plan = await off_loop(_plan, params, ctx)
+                await write_off_loop(plan.target, plan.after.encode("utf-8"))
             except FileError as exc:
                 return ToolResult.error(str(exc))
             t, diff = plan.target, plan.diff
@@ -73,18 +83,23 @@ class EditFile(Tool):
 
 
 def _plan(params: EditFileParams, ctx: ToolContext) -> EditPlan:
-    """The edited text and its diff, or why the edit is refused; writes nothing."""
-    t = target(ctx, params.path)
+    """The edited text and its diff, or why the edit is refused; writes nothing.
+
+    Runs in a worker thread. Files above `max_edit_bytes` are refused before they are read:
+    the text, its edited copy and the diff would cost several times the file in memory.
+    """
+    t = writable_target(ctx, params.path)
     if not params.old_string:
         raise FileError("old_string is empty; give the text to replace (write-file creates files)")
     if params.old_string == params.new_string:
         raise FileError("old_string and new_string are the same; nothing to change")
     if not t.path.exists():
         raise FileError(f"{t.shown} does not exist; create it with write-file")
+    regular_stat(t)
     refusal = ctx.read_tracker.check_edit(t.path, t.shown)
     if refusal:
         raise FileError(refusal)
-    before = decode_strict(read_existing(t), t.shown)
+    before = decode_strict(read_existing(t, ctx.max_edit_bytes, TOO_BIG), t.shown)
     spans = find(before, params.old_string)
     if not spans:
         raise FileError(_not_found(params.old_string, t.shown))

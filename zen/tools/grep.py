@@ -16,14 +16,17 @@ import json
 import os
 import re
 import shutil
+import stat
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.files import BINARY_PROBE, kind_of, off_loop
 from zen.tools.ignore import RG_IGNORE_FLAGS, GitIgnore, PathGlob
 from zen.tools.workspace import PathError
 
@@ -133,8 +136,9 @@ class Grep(Tool):
             target = ctx.workspace.resolve(params.path or ".")
         except PathError as exc:
             return ToolResult.error(str(exc))
-        if not target.exists():
-            return ToolResult.error(f"{params.path} does not exist")
+        problem = _unsearchable(target, params.path or ".")
+        if problem:
+            return ToolResult.error(problem)
         try:
             glob = PathGlob(params.glob) if params.glob else None
         except ValueError as exc:
@@ -155,9 +159,9 @@ class Grep(Tool):
             except OSError:
                 self._rg = None  # a binary that will not start: use Python from now on
         try:
-            return await asyncio.to_thread(search.with_python, collector)
+            return await off_loop(search.with_python, collector)
         except asyncio.CancelledError:
-            collector.abandoned = True  # the thread cannot be cancelled; it stops at the next file
+            collector.abandoned = True  # the abandoned thread stops at the next file
             raise
 
 
@@ -172,14 +176,23 @@ class _Search:
     async def with_rg(self, rg: str, collector: _Collector) -> str | None:
         """Feed ripgrep's JSON lines to the collector; an error message if ripgrep failed."""
         cwd = self.target if self.target.is_dir() else self.target.parent
-        args = [rg, "--json", "--no-config", "--sort", "path", *RG_IGNORE_FLAGS]
+        target = "./" if self.target.is_dir() else "./" + self.target.name
+        walk = [rg, "--no-config", *RG_IGNORE_FLAGS]
+        if self.glob:
+            walk += ["--glob", self.glob.pattern]
+        if self.target.is_dir():
+            # ripgrep opens FIFOs and devices it meets and blocks on them: list the files it
+            # would search (without opening any), and exclude the special ones by name.
+            specials = await _special_files([*walk, "--files", "--", target], cwd)
+            if specials is None:
+                return await off_loop(self.with_python, collector)
+            for rel in specials:
+                walk += ["--glob", "!/" + _glob_escape(rel)]
+        args = [*walk, "--json", "--sort", "path"]
         if self.ignore_case:
             args.append("--ignore-case")
         if self.context:
             args += ["--context", str(self.context)]
-        if self.glob:
-            args += ["--glob", self.glob.pattern]
-        target = "./" if self.target.is_dir() else "./" + self.target.name
         args += ["--regexp", self.pattern, "--", target]
         proc = await asyncio.create_subprocess_exec(
             *args,
@@ -251,7 +264,8 @@ def _rg_line(raw: bytes, cwd: Path) -> Line | None:
     if kind not in ("match", "context"):
         return None
     data = event["data"]
-    path = _rg_text(data["path"])
+    where = data["path"]  # undecodable bytes kept (surrogateescape) so the path is real
+    path = where["text"] if "text" in where else os.fsdecode(base64.b64decode(where["bytes"]))
     if path.startswith("./"):
         path = path[2:]
     return Line(cwd / path, data["line_number"], _rg_text(data["lines"]), kind == "match")
@@ -264,22 +278,107 @@ def _rg_text(value: dict[str, str]) -> str:
     return base64.b64decode(value["bytes"]).decode("utf-8", "replace")
 
 
-def _search_file(path: Path, regex: re.Pattern[str], context: int) -> Iterator[Line]:
+def _unsearchable(target: Path, shown: str) -> str | None:
+    """Why `target` cannot be searched: missing, or a FIFO, socket or device (reading one
+    would block forever or never end), checked without opening it."""
     try:
-        data = path.read_bytes()
+        mode = os.stat(target).st_mode
+    except OSError:
+        return f"{shown} does not exist"
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return None
+    return f"{shown} is {kind_of(mode)}, not a regular file; grep only searches regular files"
+
+
+SPECIALS_MAX = 1000
+"""Special files excluded one by one from a ripgrep run; beyond that the Python search runs."""
+
+
+async def _special_files(args: list[str], cwd: Path) -> list[str] | None:
+    """Paths (relative to `cwd`) that `rg --files` lists but are no regular files; None when
+    there are too many to exclude by name."""
+    proc = await asyncio.create_subprocess_exec(
+        *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        listing, _ = await proc.communicate()
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+    found = await off_loop(_not_regular, cwd, listing)
+    return None if len(found) > SPECIALS_MAX else found
+
+
+def _not_regular(cwd: Path, listing: bytes) -> list[str]:
+    """The listed paths whose directory entry is not a regular file (d_type: no stat)."""
+    by_dir: dict[str, set[str]] = {}
+    for raw in listing.split(b"\n"):
+        if raw:
+            rel = os.fsdecode(raw).removeprefix("./")
+            folder, _, name = rel.rpartition("/")
+            by_dir.setdefault(folder, set()).add(name)
+    found: list[str] = []
+    for folder, names in by_dir.items():
+        try:
+            with os.scandir(cwd / folder if folder else cwd) as entries:
+                for entry in entries:
+                    if entry.name in names and not entry.is_file(follow_symlinks=False):
+                        found.append(f"{folder}/{entry.name}" if folder else entry.name)
+        except OSError:
+            continue
+    return found
+
+
+def _glob_escape(rel: str) -> str:
+    return re.sub(r"([\\*?\[\]{}!])", r"\\\1", rel)
+
+
+READ_CHUNK = 1 << 16
+
+
+def _search_file(path: Path, regex: re.Pattern[str], context: int) -> Iterator[Line]:
+    """Matches in one file, streamed: memory stays at one line plus `context` lines, and a
+    file swapped for a FIFO since the walk is neither waited on nor read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | os.O_CLOEXEC)
     except OSError:
         return
-    if b"\0" in data:
-        return  # binary, as ripgrep decides
-    lines = data.decode("utf-8-sig", "replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    hits = [i for i, text in enumerate(lines) if regex.search(text)]
-    if not hits:
-        return
-    shown: set[int] = set()
-    for i in hits:
-        shown.update(range(max(0, i - context), min(len(lines), i + context + 1)))
-    hit_set = set(hits)
-    for i in sorted(shown):
-        yield Line(path, i + 1, lines[i], i in hit_set)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        os.set_blocking(fd, True)
+        head = f.read(BINARY_PROBE)
+        if b"\0" in head:
+            return  # binary, as ripgrep decides
+        f.seek(0)
+        before: deque[tuple[int, str]] = deque(maxlen=context)
+        after = 0
+        last_shown = 0
+        for number, raw in enumerate(_bounded_lines(f), 1):
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8", "replace")
+            text = text.removesuffix("\n")
+            if regex.search(text):
+                for n, held in before:
+                    if n > last_shown:
+                        yield Line(path, n, held, False)
+                before.clear()
+                yield Line(path, number, text, True)
+                last_shown, after = number, context
+            elif after:
+                yield Line(path, number, text, False)
+                last_shown, after = number, after - 1
+            elif context:
+                before.append((number, text))
+
+
+def _bounded_lines(f: BinaryIO) -> Iterator[bytes]:
+    """Lines of at most RG_LINE_LIMIT bytes; the rest of a longer line is skipped."""
+    while line := f.readline(RG_LINE_LIMIT):
+        if not line.endswith(b"\n"):
+            while rest := f.readline(READ_CHUNK):
+                if rest.endswith(b"\n"):
+                    break
+        yield line

@@ -1,7 +1,19 @@
 """Ending a command and everything it started, on every platform.
 
 The bash and git tools start each command in its own session (POSIX) or process group
-(Windows), so a timeout or a cancelled call can end the whole tree, not just the shell.
+(Windows), so a timeout or a cancelled call can end the whole group, not just the shell.
+
+A command can leave its group: `setsid cmd &`, a daemon that double-forks. On Linux three more
+things find those:
+- every bash command runs with a mark in its environment (`ZEN_RUN=<zen pid>-<token>`), which
+  its descendants inherit whatever session they move to; /proc/<pid>/environ shows it;
+- the processes below the shell in the parent tree (/proc/<pid>/stat) are collected too;
+- zen is a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so an orphaned descendant is
+  re-parented to zen rather than to PID 1 and stays in reach. Those that zen kills are then
+  zen's zombies: they are reaped by their own pid, never with `waitpid(-1)`, which would
+  steal the exit statuses asyncio is waiting for.
+A process that clears its environment and leaves the session (`env -i setsid cmd`) still
+escapes; the tool result then says so only if one is seen.
 """
 
 from __future__ import annotations
@@ -9,12 +21,61 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+MARK = "ZEN_RUN"
+_LINUX = sys.platform.startswith("linux")
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper = False
 
 
-def kill_tree(proc: asyncio.subprocess.Process) -> None:
+def become_subreaper() -> bool:
+    """Make this process the child subreaper of everything it starts (Linux; once)."""
+    global _subreaper
+    if _subreaper or not _LINUX:
+        return _subreaper
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        _subreaper = False
+    return _subreaper
+
+
+def new_mark() -> str:
+    """A value for MARK, unique to one command of this zen process."""
+    return f"{os.getpid()}-{secrets.token_hex(6)}"
+
+
+@dataclass
+class Killed:
+    """What kill_tree did: how many processes it signalled and which are still alive."""
+
+    found: int = 0
+    survivors: list[int] = field(default_factory=list)
+    thorough: bool = _LINUX
+    """Whether processes that left the group were looked for (Linux only)."""
+
+    def describe(self) -> str:
+        """What may truthfully be said about the command's processes now."""
+        if self.survivors:
+            pids = ", ".join(map(str, self.survivors[:10]))
+            return f"{len(self.survivors)} of its processes could not be stopped (pid {pids})"
+        if self.thorough:
+            return "the command and every process it started were stopped"
+        return "the command's process group was stopped (processes that left it may still run)"
+
+
+def kill_tree(proc: asyncio.subprocess.Process, mark: str | None = None) -> Killed:
     """Kill the process and everything it started, even after the leader itself has exited
     (a background job may still run). Synchronous, so a cancellation cannot interrupt it."""
+    report = Killed()
     if os.name == "nt":
         subprocess.run(
             ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
@@ -22,11 +83,147 @@ def kill_tree(proc: asyncio.subprocess.Process) -> None:
             stderr=subprocess.DEVNULL,
             check=False,
         )
+        report.thorough = False
     else:
         import signal
 
         # The session's process group outlives its leader while any member lives.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+            report.found += 1
+        if _LINUX:
+            _kill_escaped(proc.pid, mark, report)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
+    return report
+
+
+def _kill_escaped(leader: int, mark: str | None, report: Killed) -> None:
+    """Kill the leader's descendants and every marked process, until none is left alive."""
+    import signal
+
+    killed: set[int] = set()
+    for _ in range(5):
+        table = _processes()
+        targets = _descendants(leader, table) | (_marked(mark, table) if mark else set())
+        targets = {pid for pid in targets if table[pid].state != "Z" and pid != os.getpid()}
+        if not targets:
+            break
+        for pid in targets:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed |= targets
+        time.sleep(0.01)
+    report.found += len(killed)
+    _reap(killed - {leader})
+    table = _processes()
+    alive = {pid for pid in killed | _marked(mark, table) if pid in table}
+    report.survivors = sorted(pid for pid in alive if table[pid].state != "Z")
+
+
+@dataclass(frozen=True)
+class _Proc:
+    ppid: int
+    state: str
+
+
+def _processes() -> dict[int, _Proc]:
+    """Every process we can see: pid → (parent, state), from /proc/<pid>/stat."""
+    table: dict[int, _Proc] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        rest = raw[raw.rfind(b")") + 2 :].split()  # the command name may hold spaces and ")"
+        if len(rest) >= 2:
+            table[int(name)] = _Proc(int(rest[1]), rest[0].decode("ascii", "replace"))
+    return table
+
+
+def _descendants(root: int, table: dict[int, _Proc]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, info in table.items():
+        children.setdefault(info.ppid, []).append(pid)
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _marked(mark: str | None, table: dict[int, _Proc]) -> set[int]:
+    """Processes whose environment carries MARK=mark."""
+    if not mark:
+        return set()
+    needle = f"\0{MARK}={mark}\0".encode()
+    found: set[int] = set()
+    for pid in table:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = b"\0" + f.read() + b"\0"
+        except OSError:
+            continue
+        if needle in env:
+            found.add(pid)
+    return found
+
+
+_adopted: set[int] = set()
+"""Processes a command left running that zen, their subreaper, now parents: reaped by pid."""
+
+
+def adopt_orphans(mark: str) -> None:
+    """After a command ends: note its processes that now have zen as their parent (background
+    jobs), so their exit status is collected later instead of leaving zombies."""
+    if not (_LINUX and _subreaper):
+        return
+    table = _processes()
+    me = os.getpid()
+    _adopted.update(pid for pid in _marked(mark, table) if table[pid].ppid == me)
+    reap_adopted()
+
+
+def reap_adopted() -> None:
+    """Collect the adopted processes that have exited (never blocks, never waitpid(-1))."""
+    for pid in list(_adopted):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            _adopted.discard(pid)
+            continue
+        if done:
+            _adopted.discard(pid)
+
+
+def _reap(pids: set[int], within: float = 0.5) -> None:
+    """Collect the exit status of killed processes that became our children (we are their
+    subreaper), by pid only: asyncio's own children are never touched."""
+    me = os.getpid()
+    deadline = time.monotonic() + within
+    pending = set(pids)
+    while pending:
+        table = _processes()
+        for pid in list(pending):
+            info = table.get(pid)
+            if info is None:
+                pending.discard(pid)
+            elif info.ppid != me:
+                pending.discard(pid)  # not ours to reap
+            elif info.state == "Z":
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
+                pending.discard(pid)
+        if not pending or time.monotonic() > deadline:
+            return
+        time.sleep(0.01)

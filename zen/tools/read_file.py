@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from pydantic import Field
 
@@ -12,14 +15,20 @@ from zen.tools.files import (
     FileError,
     Target,
     decode_loose,
+    needs_confirm_to_read,
+    off_loop,
+    open_regular,
+    regular_stat,
     remember,
-    require_file,
     target,
 )
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000
 """Characters shown of one line: a minified file must not eat the whole page."""
+RAW_LINE = MAX_LINE * 4
+"""Bytes of one line kept for display (UTF-8 needs at most 4 per character); the rest of a
+megabyte-long line is skipped, not held."""
 HINT_ROOM = 200
 """Output kept free under max_tool_output so the next-page hint is never capped away."""
 
@@ -47,11 +56,14 @@ class ReadFile(Tool):
     level = "auto"
     read_only = True
 
+    def must_confirm(self, params: ReadFileParams, ctx: ToolContext) -> bool:
+        return needs_confirm_to_read(ctx, params.path)
+
     async def execute(self, params: ReadFileParams, ctx: ToolContext) -> ToolResult:
         try:
             t = target(ctx, params.path)
             budget = max(ctx.max_tool_output - HINT_ROOM, HINT_ROOM)
-            page = _read_page(t, max(params.offset, 1), params.limit, budget)
+            page = await off_loop(_read_page, t, max(params.offset, 1), params.limit, budget)
         except FileError as exc:
             return ToolResult.error(str(exc))
         ctx.read_tracker.mark_read(t.path)
@@ -71,22 +83,24 @@ class ReadFile(Tool):
 def _read_page(t: Target, first: int, limit: int, budget: int) -> Page:
     """Lines `first`.. of the file, stopping at `limit` lines or `budget` characters of output.
 
-    The file is streamed, so a huge log costs one pass and one page of memory.
+    Runs in a worker thread. The file must be regular (checked before it is opened) and is
+    streamed in bounded pieces, so a huge log or a one-line minified file costs one pass and
+    one page of memory.
     """
-    require_file(t)
+    regular_stat(t)
     page = Page(first)
     width = len(str(first + limit - 1))
     used, full = 0, False
     try:
-        with t.path.open("rb") as f:
+        with os.fdopen(open_regular(t), "rb") as f:
             if b"\0" in f.read(BINARY_PROBE):
                 raise FileError(f"{t.shown} is a binary file; read-file only shows text")
             f.seek(0)
-            for number, raw in enumerate(f, 1):
+            for number, (raw, extra) in enumerate(_lines(f), 1):
                 page.total = number
                 if number < first or full:
                     continue  # outside the page: only counted
-                line = _cut(decode_loose(raw).rstrip("\n").removesuffix("\r"))
+                line = _cut(decode_loose(raw).rstrip("\n").removesuffix("\r"), extra)
                 cost = width + 2 + len(line)
                 if len(page.lines) >= limit or (page.lines and used + cost > budget):
                     full = True
@@ -100,9 +114,25 @@ def _read_page(t: Target, first: int, limit: int, budget: int) -> Page:
     return page
 
 
-def _cut(line: str) -> str:
-    if len(line) <= MAX_LINE:
+def _lines(f: BinaryIO) -> Iterator[tuple[bytes, int]]:
+    """Each line's first RAW_LINE bytes and how many more bytes it had."""
+    while head := f.readline(RAW_LINE):
+        extra = 0
+        if not head.endswith(b"\n"):
+            while rest := f.readline(1 << 16):
+                extra += len(rest)
+                if rest.endswith(b"\n"):
+                    extra -= 1
+                    break
+        yield head, extra
+
+
+def _cut(line: str, extra_bytes: int = 0) -> str:
+    if len(line) <= MAX_LINE and not extra_bytes:
         return line
+    if extra_bytes:
+        more = len(line) - MAX_LINE + extra_bytes
+        return f"{line[:MAX_LINE]}… [line cut, about {more} more chars]"
     return f"{line[:MAX_LINE]}… [line cut, {len(line) - MAX_LINE} more chars]"
 
 

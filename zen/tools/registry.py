@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from zen.llm.sse import scrub
 from zen.llm.types import ToolCall
 from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
+from zen.tools.workspace import printable
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:
@@ -93,7 +94,9 @@ class ToolRegistry:
                 result = await tool.execute(params, ctx)
         except Exception as e:  # a tool bug must not end the run; the model reads it instead
             result = ToolResult.error(f"{call.name} failed: {type(e).__name__}: {e}")
-        result.output = cap(result.output, ctx.max_tool_output)
+        result.output = printable(cap(result.output, ctx.max_tool_output))
+        result.summary, result.diff = printable(result.summary), printable(result.diff)
+        result.files_changed = [printable(f) for f in result.files_changed]
         return result
 
     async def _permitted(
@@ -102,6 +105,8 @@ class ToolRegistry:
     ) -> ToolResult | None:
         """None when the call may run; else the result that stands in for it."""
         level = self.permissions.get(tool.name, tool.level_for(params))
+        if level == "auto" and tool.must_confirm(params, ctx):
+            level = "confirm"
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
         if level == "auto":

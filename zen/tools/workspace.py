@@ -7,6 +7,42 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+REPLACEMENT = "\ufffd"
+
+
+def printable(text: str) -> str:
+    """`text` without lone surrogates (undecodable bytes of a file name, via surrogateescape),
+    which no UTF-8 JSON can carry: each becomes U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:  # the bytes the name had, so one bad byte is one U+FFFD
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that came from elsewhere (model text)
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _undo_replacement(candidate: Path) -> Path:
+    """The real path whose name showed as `candidate` (U+FFFD for each undecodable byte),
+    matched one part at a time; unchanged when no single entry matches."""
+    parts = candidate.parts
+    current = Path(parts[0])
+    for part in parts[1:]:
+        if REPLACEMENT in part and not (current / part).exists():
+            try:
+                names = [n for n in os.listdir(current) if printable(n) == part]
+            except OSError:
+                return candidate
+            if len(names) != 1:
+                return candidate
+            part = names[0]
+        current = current / part
+    return current
+
 
 class PathError(ValueError):
     """A path a tool cannot use; the message says why, for the model to read."""
@@ -37,6 +73,8 @@ class Workspace:
             candidate = Path(os.path.expanduser(path))
             if not candidate.is_absolute():
                 candidate = self.root / candidate
+            if REPLACEMENT in path and not candidate.exists():
+                candidate = _undo_replacement(candidate)
             real = candidate.resolve()
         except (ValueError, OSError, RuntimeError) as exc:  # a NUL byte, a symlink loop
             raise PathError(f"invalid path {path!r}: {exc}") from None
@@ -46,11 +84,23 @@ class Workspace:
         raise OutsideWorkspace(f"{path} is outside the workspace {self.root}")
 
     def show(self, path: Path) -> str:
-        """A path as the user and model should see it: relative to the workspace when inside."""
+        """A path as the user and model should see it: relative to the workspace when inside.
+
+        A name that is not valid UTF-8 (`caf\\xe9.txt`) shows its bad bytes as U+FFFD; such
+        text can still be sent to the model, and `resolve` maps it back to the real name.
+        """
         try:
-            return path.relative_to(self.root).as_posix() or "."
+            shown = path.relative_to(self.root).as_posix() or "."
         except ValueError:
-            return str(path)
+            shown = str(path)
+        return printable(shown)
+
+    def relative_parts(self, path: Path) -> tuple[str, ...]:
+        """The parts of a resolved path below the root (or extra root) that holds it."""
+        for root in (self.root, *self.extra_roots):
+            if path == root or path.is_relative_to(root):
+                return path.relative_to(root).parts
+        return path.parts
 
     def lock(self, path: Path) -> asyncio.Lock:
         """One lock per real path: agents writing the same file concurrently take turns."""

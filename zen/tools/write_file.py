@@ -9,17 +9,20 @@ from zen.tools.files import (
     Diff,
     FileError,
     Target,
-    atomic_write,
     count_lines,
     decode_loose,
     is_binary,
+    needs_confirm_to_write,
     newline_of,
+    off_loop,
     path_lock,
     read_existing,
+    regular_stat,
     remember,
-    target,
     unified_diff,
     with_newlines,
+    writable_target,
+    write_off_loop,
 )
 
 PREVIEW_LINES = 20
@@ -46,9 +49,12 @@ class WriteFile(Tool):
     Params = WriteFileParams
     level = "confirm"
 
+    def must_confirm(self, params: WriteFileParams, ctx: ToolContext) -> bool:
+        return needs_confirm_to_write(ctx, params.path)
+
     async def preview(self, params: WriteFileParams, ctx: ToolContext) -> str | ToolResult:
         try:
-            plan = _plan(params, ctx)
+            plan = await off_loop(_plan, params, ctx)
         except FileError as exc:
             return ToolResult.error(str(exc))
         if plan.diff is not None:
@@ -62,8 +68,8 @@ class WriteFile(Tool):
     async def execute(self, params: WriteFileParams, ctx: ToolContext) -> ToolResult:
         async with path_lock(ctx, params.path):
             try:
-                plan = _plan(params, ctx)
-                atomic_write(plan.target.path, plan.data, plan.target.shown)
+                plan = await off_loop(_plan, params, ctx)
+                await write_off_loop(plan.target, plan.data)
             except FileError as exc:
                 return ToolResult.error(str(exc))
             t = plan.target
@@ -81,16 +87,26 @@ class WriteFile(Tool):
 
 
 def _plan(params: WriteFileParams, ctx: ToolContext) -> WritePlan:
-    """What the write will put on disk; touches nothing, so preview can use it too."""
-    t = target(ctx, params.path)
-    if t.path.is_dir():
-        raise FileError(f"{t.shown} is a directory, not a file")
+    """What the write will put on disk; touches nothing, so preview can use it too.
+
+    Runs in a worker thread. The old file is checked without opening it (a FIFO or a device
+    is refused) and read only up to `max_edit_bytes`; a larger one is replaced without a diff.
+    """
+    t = writable_target(ctx, params.path)
+    exists = t.path.exists() or t.path.is_symlink()
+    if exists:
+        regular_stat(t)  # a directory, FIFO or device is refused before anything else
     refusal = ctx.read_tracker.check_write_overwrite(t.path, t.shown, params.overwrite)
     if refusal:
         raise FileError(refusal)
-    if not t.path.exists():
+    if not exists:
         return WritePlan(t, params.content.encode("utf-8"), params.content, None)
-    old = read_existing(t)
+    size = regular_stat(t).st_size
+    if size > ctx.max_edit_bytes:
+        added = count_lines(params.content)
+        diff = Diff(f"{t.shown} ({size:,} bytes) replaced by {added} lines\n", added, 0)
+        return WritePlan(t, params.content.encode("utf-8"), params.content, diff)
+    old = read_existing(t, ctx.max_edit_bytes)
     if is_binary(old):
         diff = Diff(f"binary file {t.shown} replaced by text\n", count_lines(params.content), 0)
         return WritePlan(t, params.content.encode("utf-8"), params.content, diff)

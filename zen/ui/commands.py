@@ -235,7 +235,7 @@ def _collab(ctx: CommandContext, arg: str) -> None:
          "[ROLE] [NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
     from zen.config import DUAL_ROLES, ROLES, ConfigError
-    from zen.redaction import redact
+    from zen.ui.format import endpoint_line
 
     words = arg.split()
     role: str | None = None
@@ -261,12 +261,10 @@ def _model(ctx: CommandContext, arg: str) -> None:
         except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
             ctx.out.error(f"{name}: {e}")
             continue
-        key = f"key {redact(settings.api_key)}" if settings.api_key else "no key"
         own = getattr(session.config.dual_agent, name).model if name in DUAL_ROLES else None
         how = " (its own)" if own else (" (follows main)" if name != "main" else "")
         top = " ← top agent" if name == session.role else ""
-        ctx.out.info(f"{name}: {settings.model}{how} at {settings.base_url} ({key}){top}",
-                     "" if words else "dim")
+        ctx.out.info(f"{endpoint_line(name, settings)}{how}{top}", "" if words else "dim")
 
 
 @command("show", "a tool call's whole output (the last one, or the Nth last)", "[N]")

@@ -142,3 +142,16 @@ def fold(text: str, width: int, max_lines: int = 3) -> list[str]:
     kept = lines[:max_lines]
     kept[-1] = kept[-1][: max(0, width - 2)] + " …"
     return kept
+
+
+def endpoint_line(role: str, settings: Any) -> str:
+    """`main: gpt-4.1 at https://api.openai.com/v1, key sk-…abcd (environment OPENAI_API_KEY)`:
+    which key goes to which host, never the key itself."""
+    from zen.redaction import redact
+
+    key = "no key"
+    if settings.api_key:
+        key = f"key {redact(settings.api_key)}"
+        if settings.key_source:
+            key += f" ({settings.key_source})"
+    return f"{role}: {settings.model} at {settings.base_url}, {key}"

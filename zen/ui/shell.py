@@ -113,10 +113,16 @@ class Shell:
     async def main(self, *, resume: str | None = None, continue_last: bool = False,
                    keep: frozenset[str] = frozenset()) -> int:
         from zen.app import open_session
+        from zen.ui.stop_signals import StopSignals
 
         self._loop = asyncio.get_running_loop()
         previous = signal.getsignal(signal.SIGINT)
         signal.signal(signal.SIGINT, self._on_sigint)
+        # SIGTERM/SIGHUP: end like Ctrl-C at an empty prompt, after stopping any run.
+        stop = StopSignals()
+        main = asyncio.current_task()
+        assert main is not None
+        stop.install(main.cancel)
         try:
             async with open_session(
                 self.config, self.root, warn=self._warn, resume=resume or None,
@@ -138,7 +144,13 @@ class Shell:
                     await self._repl(ctx)
                 finally:
                     self.session = None  # Ctrl-C while servers stop must still work
+        except asyncio.CancelledError:
+            if stop.received is None:
+                raise
+            main.uncancel()
+            return stop.exit_code
         finally:
+            stop.remove()
             signal.signal(signal.SIGINT, previous)
         return exits.DONE
 
@@ -216,7 +228,10 @@ class Shell:
                 keys.start()
             await asyncio.wait({task})
         except asyncio.CancelledError:
+            # The shell itself is ending (SIGTERM/SIGHUP): stop the run first, so its tool
+            # processes die and its calls are answered before the MCP servers are stopped.
             task.cancel()
+            await asyncio.wait({task}, timeout=10)
             raise
         finally:
             self.running = None
