@@ -625,3 +625,26 @@ def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(shell: Any, project: Path,
     assert zen.child.exitstatus == code, zen.raw.getvalue()[-2000:]
     assert wait_for(lambda: not sleeping("31.338") and not sleeping("31.339"))
     assert b"Traceback" not in zen.raw.getvalue()
+
+
+def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
+    commands = home / ".zen" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: review a file\n---\n"
+                                        "Review $ARGUMENTS for bugs; answer in one line.\n")
+    pdf = home / ".zen" / "skills" / "pdf-forms"
+    pdf.mkdir(parents=True)
+    (pdf / "SKILL.md").write_text("---\nname: pdf-forms\ndescription: Fill PDF forms from data\n"
+                                  "---\nTo fill a form: SECRET-STEP-42\n")
+    zen, fake = shell([text("looks fine"), text("filled"), text("wrote ZEN.md")])
+    zen.task("/help")
+    zen.task("/review calc.py")
+    zen.task("/pdf-forms the tax form")
+    zen.task("/init")
+    assert zen.exit() == 0
+    screen = "\n".join(zen.lines())
+    assert "/review" in screen and "review a file" in screen and "skill: Fill PDF" in screen
+    users = [r["messages"][-1]["content"] for r in fake.requests]
+    assert users[0] == "Review calc.py for bugs; answer in one line."
+    assert "SECRET-STEP-42" in users[1] and users[1].endswith("the tax form")
+    assert users[2].startswith("Write ZEN.md at the workspace root")

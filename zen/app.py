@@ -12,12 +12,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from zen.agent import work_modes
 from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import DUAL_ROLES, Config, resolve_model
+from zen.config import DUAL_ROLES, Config, ConfigError, resolve_model
+from zen.extensions import load_skills
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.tools import temp_journal
+from zen.tools.catalog import builtin_tools
+from zen.tools.hooks import load_hooks, unmatched
+from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
 
 Warn = Callable[[str], None]
@@ -86,6 +91,11 @@ async def open_session(
     """
     workspace = make_workspace(config, root)
     temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
+    if config.work_mode:
+        try:
+            work_modes.mode_prompt(config.work_mode)
+        except ValueError as e:
+            raise ConfigError(f"work_mode: {e}") from None
     for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
         resolve_model(config, role)  # a missing API key fails here, before servers start
     wanted = resume is not None or continue_last
@@ -94,11 +104,22 @@ async def open_session(
     try:
         manager = await start_mcp(config, workspace.root, warn)
         try:
+            extra_tools = manager.tools() if manager else []
+            trusted = config.project_trusted
+            skills = load_skills(workspace.root, trusted)
+            if skills:
+                extra_tools.append(Skill(skills))
+            hooks, problems = load_hooks(config.hooks, workspace.root, trusted)
+            names = [*builtin_tools(), *(t.name for t in extra_tools)]
+            for line in problems + unmatched(hooks, names):
+                warn(line)
             session = Session(
                 config,
                 workspace,
-                extra_tools=manager.tools() if manager else [],
+                extra_tools=extra_tools,
                 git_facts=await git_facts(workspace.root, config.features.git),
+                hooks=hooks,
+                skills=skills,
                 warn=warn,
                 store=store,
             )

@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["delegated", "autonomous", "controlled"],
                    help="how the Orchestrator and Coder share the work (implies --dual)")
     p.add_argument("--model", help="model name")
+    p.add_argument("--work-mode", dest="work_mode", metavar="MODE",
+                   help="bug-fix, develop, explain (read-only) or optimize")
     p.add_argument("--provider", help="provider preset: openai, deepseek, kimi, glm, qwen, "
                    "openrouter, ollama, vllm, lmstudio, llamacpp, litellm (without --model: "
                    "its default model)")
@@ -89,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 CLI_KEYS = ("agent_mode", "collaboration", "model", "provider", "base_url", "api_key",
             "max_turns", "max_time", "max_budget_usd", "timeout", "first_byte_timeout",
-            "idle_timeout", "connect_timeout")
+            "idle_timeout", "connect_timeout", "work_mode")
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -230,12 +230,16 @@ class Config(_Endpoint):
     """Share of the context window at which the conversation is compacted."""
     agent_mode: AgentMode = "single"
     collaboration: Collaboration = "delegated"
+    work_mode: str | None = None
+    """bug-fix, develop, explain (read-only), optimize, or a mode in ~/.zen/modes/."""
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)
     memo: MemoSettings = Field(default_factory=MemoSettings)
     permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Claude Code's hooks format; checked by zen/tools/hooks.py, never variable-expanded."""
     max_tool_output: int = Field(default=30_000, gt=200)
     max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)
@@ -487,6 +491,8 @@ def _loader() -> type:
 
 
 def _expand(node: Any, env: Mapping[str, str], path: Path, loc: tuple[Any, ...]) -> Any:
+    if loc[:1] == ("hooks",):
+        return node  # shell commands: their `$VAR`s are the shell's to expand
     if isinstance(node, dict):
         return {key: _expand(value, env, path, (*loc, key)) for key, value in node.items()}
     if isinstance(node, list):

@@ -28,7 +28,7 @@ from zen.paths import private_dir, zen_home
 CONFIG = ".zen/config.yaml"
 MCP_JSON = ".mcp.json"
 CLAUDE_SETTINGS = ".claude/settings.json"
-FOLDERS = (".zen/hooks", ".zen/skills", ".zen/commands")
+FOLDERS = (".zen/hooks", ".zen/skills", ".zen/commands", ".claude/skills", ".claude/commands")
 INPUTS = (CONFIG, MCP_JSON, CLAUDE_SETTINGS, *FOLDERS)
 """Every project file that can run code or change where data goes, in hashing order."""
 

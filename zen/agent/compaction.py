@@ -86,6 +86,11 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
     policy = agent.context
     if policy is None or len(agent.messages) < 2:
         return None
+    hooks = agent.ctx.hooks
+    if hooks and hooks.wants("PreCompact"):
+        await hooks.run("PreCompact", agent.emit, agent.name,
+                        trigger="manual" if reason == "manual" else "auto",
+                        custom_instructions=focus)
     before = agent.context_tokens()
     if reason == "overflow":  # the server's window is evidently smaller than this request
         policy.window.learn_limit(before)

@@ -21,6 +21,10 @@ from zen.tools.registry import ToolRegistry, parse_arguments
 
 LOOP_LIMIT = 3
 """The same call with the same arguments this many times in a row is refused."""
+STOP_HOOK_LIMIT = 3
+"""A Stop hook may send the agent back to work this many times in one run."""
+TOP_AGENTS = ("main", "orchestrator")
+"""Agents the user talks to: their end fires Stop hooks; every other agent's, SubagentStop."""
 INTERRUPTED = "\n\n[interrupted by the user]"
 """Ends a partial answer kept in the history: the model sees what it had said, and that it
 was cut off."""
@@ -115,6 +119,7 @@ class Agent:
         asked = len(self.messages)
         self.add({"role": "user", "content": user_text})
         self.files_changed = []
+        continues = 0
         for turn in range(1, self.max_turns + 1):
             self.emit(ev.TurnStarted(self.name, turn))
             try:
@@ -139,12 +144,29 @@ class Agent:
                                         "max_tokens, or ask for less)", level="warning"))
                     text = f"{reply.content.rstrip()}\n\n{CUT_MARK}".lstrip()
                     return RunResult(text, turn, list(self.files_changed), stop="length")
+                if await self._stop_hook_continues(continues):
+                    continues += 1
+                    continue
                 return RunResult(reply.content, turn, list(self.files_changed))
             if cut:  # a call cut mid-arguments must not run half-formed
                 self._refuse_calls(reply.tool_calls)
                 continue
             await self._run_calls(reply.tool_calls)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+
+    async def _stop_hook_continues(self, continues: int) -> bool:
+        """Stop (or SubagentStop) hooks may refuse the end of the run with a reason: the
+        agent gets the reason as a user message and goes on, at most STOP_HOOK_LIMIT times."""
+        hooks = self.ctx.hooks
+        event = "Stop" if self.name in TOP_AGENTS else "SubagentStop"
+        if not hooks or not hooks.wants(event) or continues >= STOP_HOOK_LIMIT:
+            return False
+        said = await hooks.run(event, self.emit, self.name, stop_hook_active=continues > 0)
+        if not said.block:
+            return False
+        self.messages.append({"role": "user", "content": f"A {event} hook asks you to go on: "
+                                                         f"{said.reason}"})
+        return True
 
     async def _request(self) -> AssistantTurn:
         """One model turn; compacts first when the window is full, and once more (then

@@ -103,11 +103,15 @@ def _read_instructions(
 
 
 def system_prompt(
-    role: str, facts: PromptFacts, *, variant: str = "", planning: bool = False
+    role: str, facts: PromptFacts, *, variant: str = "", planning: bool = False,
+    top: str = "",
 ) -> str:
+    """`top`: what only the agent the user talks to gets (its work mode, the skills list)."""
     layers = [load_prompt(role)]
     if variant:
         layers.append(load_prompt(f"{role}-{variant}"))
+    if top:
+        layers.append(top)
     if planning:
         layers.append(load_prompt("planning"))
     layers.append(facts.environment())

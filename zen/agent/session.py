@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from zen import events as ev
-from zen.agent import compaction
+from zen.agent import compaction, work_modes
 from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import CoderDelegator
 from zen.agent.loop import Agent, BudgetLimit, RunResult, TimeLimit
@@ -36,6 +37,7 @@ from zen.config import (
     ModelSettings,
     resolve_model,
 )
+from zen.extensions import Extension, skills_index
 from zen.llm.client import ChatClient, Deadlines
 from zen.llm.pricing import price_for
 from zen.llm.types import TokenUsage
@@ -47,6 +49,7 @@ from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionSt
 from zen.stores.todo import TodoItem, TodoStore
 from zen.tools.base import Approver, Tool, ToolContext, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
+from zen.tools.hooks import Hook, Hooks
 from zen.tools.registry import ToolRegistry
 from zen.tools.workspace import Workspace
 
@@ -62,11 +65,18 @@ class Session:
         *,
         extra_tools: list[Tool] | None = None,
         git_facts: str = "",
+        hooks: list[Hook] | None = None,
+        skills: list[Extension] | None = None,
         store: SessionStore | None = None,
         warn: Callable[[str], None] = lambda _: None,
     ) -> None:
         self.config = config
         self.workspace = workspace
+        self.skills = list(skills or [])
+        """The user's and a trusted project's skills: listed in the top agent's prompt."""
+        self.hooks = Hooks(list(hooks or []), workspace.root, uuid.uuid4().hex[:12])
+        self._session_start: str | None = "startup"
+        """SessionStart hooks fire before the next run with this source; None: they have."""
         self.store = store
         self.id: str | None = None
         """The session's record in the store; created at the first task."""
@@ -80,6 +90,7 @@ class Session:
         """Tools the user allowed for the rest of the session ("always")."""
         self.mode = config.agent_mode
         self.collaboration = config.collaboration
+        self.work_mode = config.work_mode
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
         self.extra_tools = list(extra_tools or [])
         self.tools: dict[str, Tool] = builtin_tools()
@@ -114,9 +125,14 @@ class Session:
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
         emit = self._counting(emit)
+        prompt = await self._prompt_hooks(task, emit)
+        if prompt is None:
+            return RunResult("", 0)
+        task = prompt
         self._emit = emit
         first = not self.history
         self._open_record(task)
+        self.hooks.session_id = self.id or self.hooks.session_id
         if first and self._notes_text:
             task = self._notes_text + "\n\n" + task
         agent = self._top_agent()
@@ -131,6 +147,25 @@ class Session:
             return await self._within_limits(agent.run(task))
         finally:
             self.history = agent.messages[1:]
+
+    async def _prompt_hooks(self, task: str, emit: ev.Emit) -> str | None:
+        """SessionStart (first run) and UserPromptSubmit hooks: the task with what they add,
+        or None when a hook blocked the prompt (the model is not called)."""
+        hooks, context = self.hooks, []
+        if not hooks:
+            return task
+        if self._session_start and hooks.wants("SessionStart"):
+            said = await hooks.run("SessionStart", emit, self.role, source=self._session_start)
+            context += said.context
+        self._session_start = None
+        if hooks.wants("UserPromptSubmit"):
+            said = await hooks.run("UserPromptSubmit", emit, self.role, prompt=task)
+            if said.block:
+                emit(ev.Notice(self.role, f"prompt blocked by a hook: {said.reason}",
+                               level="warning"))
+                return None
+            context += said.context
+        return "\n\n".join([task, *context])
 
     async def _within_limits(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
         """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed or
@@ -245,6 +280,13 @@ class Session:
         self._top = None
         self._save_meta()
 
+    def set_work_mode(self, mode: str | None) -> None:
+        """`/mode NAME` or `/mode off`; the next run's top agent gets the mode's prompt."""
+        if mode:
+            work_modes.mode_prompt(mode)  # an unknown name fails here, not at the next run
+        self.work_mode = mode
+        self._top = None
+
     def set_collaboration(self, collaboration: str) -> None:
         self.collaboration = collaboration  # type: ignore[assignment]
         self._top = None
@@ -283,6 +325,7 @@ class Session:
         self.history = []
         self._top_reads = ReadTracker()
         self._top = None
+        self._session_start = "clear"
         self._watch_memo()
         self.offer_notes()
 
@@ -532,28 +575,35 @@ class Session:
             emit=emit,
             max_tool_output=self.config.max_tool_output,
             max_edit_bytes=self.config.max_edit_bytes,
+            hooks=self.hooks or None,
         )
 
     def _top_agent(self) -> Agent:
         if self._top is None:
+            mode = self.work_mode
+            extra = "\n\n".join(filter(None, [work_modes.mode_prompt(mode) if mode else "",
+                                                skills_index(self.skills)]))
             if self.mode == "dual":
-                names = ORCHESTRATOR[self.collaboration]
+                names = work_modes.tools_for(mode, ORCHESTRATOR[self.collaboration])
                 collaboration, planning = self.collaboration, self.wants_planning(names)
 
                 def build(facts: PromptFacts) -> str:
-                    return system_prompt(
-                        "orchestrator", facts, variant=collaboration, planning=planning
-                    )
+                    return system_prompt("orchestrator", facts, variant=collaboration,
+                                         planning=planning, top=extra)
             else:
-                names = SINGLE
+                names = work_modes.tools_for(mode, SINGLE)
                 planning = self.wants_planning(names)
 
                 def build(facts: PromptFacts) -> str:
-                    return system_prompt("core", facts, planning=planning)
+                    return system_prompt("core", facts, planning=planning, top=extra)
+            registry = self.registry(names, with_extras=True)
+            if mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
+                registry = ToolRegistry([t for t in registry.tools.values() if t.read_only
+                                         or t.name in names], self.config.permissions)
             self._top = Agent(
                 self.role,
                 self.client(self.role),
-                self.registry(names, with_extras=True),
+                registry,
                 replace(self.context(self.role), read_tracker=self._top_reads),
                 build(self.facts),
                 max_turns=self.config.max_turns,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from zen.stores.memo import MemoStore
     from zen.stores.read_tracker import ReadTracker
     from zen.stores.todo import TodoStore
+    from zen.tools.hooks import Hooks
     from zen.tools.spawn_agents import Spawner
     from zen.tools.workspace import Workspace
 
@@ -116,6 +117,8 @@ class ToolContext:
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
     call_id: str = ""
     """The tool call being executed: a delegated run's record links to it."""
+    hooks: Hooks | None = None
+    """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
 
 
 class Tool(ABC):

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from zen.llm.sse import scrub
 from zen.llm.types import ToolCall
 from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
+from zen.tools.hooks import Permission, claude_input, zen_input
 from zen.tools.workspace import printable
 
 
@@ -88,12 +89,39 @@ class ToolRegistry:
             params = tool.Params.model_validate(args)
         except ValidationError as e:
             return ToolResult.error(f"{call.name}: invalid arguments: {describe_validation(e)}")
+        hooks = ctx.hooks
+        forced: Permission | None = None
+        if hooks and hooks.wants("PreToolUse", tool.name):
+            # Before the question: the user approves the input as the hooks left it.
+            said = await hooks.run("PreToolUse", ctx.emit, ctx.agent, tool=tool.name,
+                                   tool_input=claude_input(tool.name, args, ctx.workspace.root))
+            if said.block:
+                return ToolResult.error(f"{call.name} was blocked by a hook: {said.reason}")
+            if said.updated_input is not None:
+                args = zen_input(tool.name, {**args, **said.updated_input}, ctx.workspace.root)
+                try:
+                    params = tool.Params.model_validate(args)
+                except ValidationError as e:
+                    return ToolResult.error(f"{call.name}: a hook changed the arguments into "
+                                            f"invalid ones: {describe_validation(e)}")
+            forced = said.permission
+        ran = False
         try:
-            result = await self._permitted(tool, params, args, ctx, approver)
+            result = await self._permitted(tool, params, args, ctx, approver, forced)
             if result is None:
+                ran = True
                 result = await tool.execute(params, ctx)
         except Exception as e:  # a tool bug must not end the run; the model reads it instead
             result = ToolResult.error(f"{call.name} failed: {type(e).__name__}: {e}")
+        if ran and hooks and hooks.wants("PostToolUse", tool.name):
+            said = await hooks.run(
+                "PostToolUse", ctx.emit, ctx.agent, tool=tool.name,
+                tool_input=claude_input(tool.name, args, ctx.workspace.root),
+                tool_response={"ok": result.ok, "output": result.output},
+            )
+            notes = [*said.context, *([said.reason] if said.block else [])]
+            if notes:
+                result.output += "\n[PostToolUse hook] " + "\n".join(notes)
         result.output = printable(cap(result.output, ctx.max_tool_output))
         result.summary, result.diff = printable(result.summary), printable(result.diff)
         result.files_changed = [printable(f) for f in result.files_changed]
@@ -101,15 +129,16 @@ class ToolRegistry:
 
     async def _permitted(
         self, tool: Tool, params: Any, args: dict[str, Any], ctx: ToolContext,
-        approver: Approver,
+        approver: Approver, forced: Permission | None = None,
     ) -> ToolResult | None:
-        """None when the call may run; else the result that stands in for it."""
+        """None when the call may run; else the result that stands in for it. A PreToolUse
+        hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""
         level = self.permissions.get(tool.name, tool.level_for(params))
         if level == "auto" and tool.must_confirm(params, ctx):
             level = "confirm"
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
-        if level == "auto":
+        if forced == "allow" or (level == "auto" and forced != "ask"):
             return None
         preview = await tool.preview(params, ctx)
         if isinstance(preview, ToolResult):

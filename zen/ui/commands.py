@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
 from zen.config import Collaboration
+from zen.extensions import Extension, expand_command
+from zen.prompts import load_prompt, render
 from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
@@ -36,11 +38,25 @@ class CommandContext:
     exit: bool = False
     listed: list[str] = field(default_factory=list)
     """Session ids of the last /sessions list, for `/resume N`."""
+    commands: dict[str, Extension] = field(default_factory=dict)
+    """The user's own commands (`~/.zen/commands`, a trusted project's `.zen/commands`)."""
+    skills: dict[str, Extension] = field(default_factory=dict)
+    """Skills, which `/<name> [task]` applies."""
 
 
-Handler = Callable[[CommandContext, str], "Awaitable[None] | None"]
-"""A command that talks to the model returns an awaitable: the shell runs it like a task
-(Ctrl-C stops it, its events are rendered)."""
+@dataclass(frozen=True)
+class Prompt:
+    """A command's answer that is a message for the model: the shell sends it as if typed,
+    for this one run on `model` and in `work_mode` when they are given."""
+
+    text: str
+    model: str | None = None
+    work_mode: str | None = None
+
+
+Handler = Callable[[CommandContext, str], "Awaitable[None] | Prompt | None"]
+"""A command that talks to the model returns an awaitable (the shell runs it like a task:
+Ctrl-C stops it, its events are rendered) or a Prompt to send."""
 
 
 @dataclass(frozen=True)
@@ -71,18 +87,38 @@ def is_command(line: str) -> bool:
     return COMMAND.match(line.strip()) is not None
 
 
-def run_command(ctx: CommandContext, line: str) -> Awaitable[None] | None:
-    """Run a command; an awaitable comes back from those that still have work to do."""
+def run_command(ctx: CommandContext, line: str) -> Awaitable[None] | Prompt | None:
+    """Run a command; an awaitable comes back from those that still have work to do, a
+    Prompt from those that send the model a message (the user's commands and skills)."""
     match = COMMAND.match(line.strip())
     if match is None:
         ctx.out.info(f"not a command: {line.strip()}")
         return None
     name, arg = match.group(1).lower(), (match.group(2) or "").strip()
     cmd = COMMANDS.get(name)
-    if cmd is None:
-        ctx.out.info(f"unknown command /{name} (/help lists the commands)", "yellow")
-        return None
-    return cmd.run(ctx, arg)
+    if cmd is not None:
+        return cmd.run(ctx, arg)
+    if name in ctx.commands:
+        own = ctx.commands[name]
+        meta = own.meta
+        return Prompt(expand_command(own, arg), _text(meta.get("model")), _text(meta.get("mode")))
+    if name in ctx.skills:
+        skill = ctx.skills[name]
+        return Prompt(render(load_prompt("skill-use"), name=skill.name, folder=str(skill.folder),
+                             body=skill.body, task=arg or "Apply it to the task at hand."))
+    ctx.out.info(f"unknown command /{name} (/help lists the commands)", "yellow")
+    return None
+
+
+def _text(value: object) -> str | None:
+    return str(value).strip() or None if value is not None else None
+
+
+def user_listing(ctx: CommandContext) -> list[tuple[str, str]]:
+    """(name, summary) of the user's commands and skills that no built-in command shadows."""
+    rows = [(c.name, c.description or "your command") for c in ctx.commands.values()]
+    rows += [(s.name, f"skill: {s.description}") for s in ctx.skills.values()]
+    return [(name, summary) for name, summary in rows if name not in COMMANDS]
 
 
 def listing() -> list[Command]:
@@ -104,6 +140,8 @@ def _say(ctx: CommandContext, text: str, style: str = "") -> None:
 @command("help", "this list")
 def _help(ctx: CommandContext, arg: str) -> None:
     width = max(len(f"/{c.name} {c.usage}".rstrip()) for c in listing())
+    for name, summary in user_listing(ctx):
+        ctx.out.info(f"/{name:<{width - 1}}  {summary}")
     for cmd in listing():
         head = f"/{cmd.name} {cmd.usage}".rstrip()
         ctx.out.info(f"  {head.ljust(width)}  {cmd.summary}")
@@ -198,6 +236,28 @@ def resumed(ctx: CommandContext) -> None:
         if message:
             text = " ".join(str(message["content"]).split())
             ctx.out.info(mark + (text if len(text) <= 160 else text[:159] + "…"), "dim")
+
+
+@command("init", "write a ZEN.md for this project (the model explores it first)")
+def _init(ctx: CommandContext, arg: str) -> Prompt:
+    return Prompt(f"{load_prompt('init')}\n\n{arg}".strip())
+
+
+@command("mode", "work mode: bug-fix, develop, explain (read-only), optimize", "[MODE|off]")
+def _mode(ctx: CommandContext, arg: str) -> None:
+    from zen.agent.work_modes import available
+
+    if not arg:
+        current = ctx.session.work_mode or "none"
+        ctx.out.info(f"work mode: {current} (choose from {', '.join(available())}, or off)")
+        return
+    mode = None if arg.lower() in ("off", "none") else arg.lower()
+    try:
+        ctx.session.set_work_mode(mode)
+    except ValueError as e:
+        ctx.out.info(str(e), "yellow")
+        return
+    ctx.out.info(f"work mode: {mode or 'none'} (the conversation is kept)", "dim")
 
 
 @command("single", "one agent does everything")

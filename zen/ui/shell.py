@@ -29,12 +29,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit.completion import Completer, Completion
 
 from zen import __version__, exits
+from zen.extensions import load_commands
 from zen.paths import private_file, zen_home
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import (
     COLLABORATIONS,
     CommandContext,
+    Prompt,
     is_command,
     list_sessions,
     listing,
@@ -42,6 +44,7 @@ from zen.ui.commands import (
     resume_session,
     resumed,
     run_command,
+    user_listing,
 )
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import output_tail, status_line
@@ -97,6 +100,8 @@ class Shell:
         self.simple = simple or not caps.live or not term.is_tty(sys.stdin)
         self.reader: Reader | None = None
         self.session: Session | None = None
+        self.user_commands: list[tuple[str, str]] = []
+        """(name, summary) of the user's commands and skills, for completion."""
         self.running: asyncio.Task[Any] | None = None
         self.reading = False
         """A blocking input() is waiting: Ctrl-C must interrupt it."""
@@ -131,10 +136,10 @@ class Shell:
                 self.session = session
                 self.approver.always = session.always  # saved with the session, restored too
                 try:
+                    ctx = self._command_context(session)
                     self.reader = self._make_reader()
                     self._banner()
                     self._report_tightened()
-                    ctx = CommandContext(session, self.out, self.approver)
                     if resume == "":
                         await self._pick(ctx)
                     elif session.history:
@@ -153,6 +158,35 @@ class Shell:
             stop.remove()
             signal.signal(signal.SIGINT, previous)
         return exits.DONE
+
+    def _command_context(self, session: Session) -> CommandContext:
+        """Built-in commands plus the user's commands and skills (a trusted project's too)."""
+        root, trusted = session.workspace.root, session.config.project_trusted
+        commands = {c.name: c for c in load_commands(root, trusted)}
+        skills = {s.name: s for s in session.skills}
+        ctx = CommandContext(session, self.out, self.approver, commands=commands, skills=skills)
+        self.user_commands = user_listing(ctx)
+        return ctx
+
+    async def _send(self, prompt: Prompt) -> None:
+        """A command's message for the model, on the command's own model and work mode for
+        this one run."""
+        assert self.session is not None
+        session = self.session
+        model, mode = session.config.model, session.work_mode
+        try:
+            if prompt.model:
+                session.set_model(prompt.model)
+            if prompt.work_mode:
+                session.set_work_mode(prompt.work_mode)
+            await self.run_task(prompt.text)
+        except ValueError as e:
+            self.out.error(str(e))
+        finally:
+            if prompt.model:
+                session.set_model(model)
+            if prompt.work_mode:
+                session.set_work_mode(mode)
 
     async def _pick(self, ctx: CommandContext) -> None:
         """`zen -r`: list this workspace's sessions and resume the one picked."""
@@ -192,7 +226,9 @@ class Shell:
                 except Exception as e:  # a command's bug must not end the shell
                     self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
                     continue
-                if pending is not None:
+                if isinstance(pending, Prompt):
+                    await self._send(pending)
+                elif pending is not None:
                     task = await self._supervise(pending)
                     if task.cancelled() or task.exception() is not None:
                         self._report(task, line.split()[0])
@@ -463,7 +499,7 @@ class PromptReader:
         self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
         self.prompt = PromptSession(
             history=history,
-            completer=ShellCompleter(shell.session.workspace),
+            completer=ShellCompleter(shell.session.workspace, shell.user_commands),
             complete_while_typing=True,
             reserve_space_for_menu=6,
             key_bindings=bindings,
@@ -509,16 +545,18 @@ def history_path(workspace: Path) -> Path:
 class ShellCompleter(Completer):
     """`/com…` → slash commands (and /collab's modes); `…@pa…` → paths in the workspace."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, user: list[tuple[str, str]] | None = None) -> None:
         self.workspace = workspace
+        self.user = user or []
+        """(name, summary) of the user's own commands and skills."""
 
     def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
-            for cmd in listing():
-                name = f"/{cmd.name}"
-                if name.startswith(before.lower()):
-                    yield Completion(name, -len(before), display_meta=cmd.summary)
+            rows = [(c.name, c.summary) for c in listing()] + self.user
+            for name, summary in rows:
+                if f"/{name}".startswith(before.lower()):
+                    yield Completion(f"/{name}", -len(before), display_meta=summary)
             return
         if before.startswith("/collab ") and " " not in before[8:]:
             word = before[8:]
