@@ -318,3 +318,17 @@ async def test_a_server_that_drops_the_tools_is_called_out_once() -> None:
     with FakeLLM([text("fine", usage="estimate")]) as fake:
         await client(fake).stream(USER, big, honest, "main")
     assert not [e for e in honest.events if isinstance(e, Notice)]
+
+
+def test_endless_events_and_answers_are_bounded() -> None:
+    from zen.llm import accumulator, sse
+
+    decoder = sse.SseDecoder()
+    with pytest.raises(sse.Malformed, match="event larger than"):
+        for _ in range(20):
+            decoder.feed(b"data: " + b"x" * (1 << 20) + b"\n")
+    acc = accumulator.StreamAccumulator()
+    piece = chunk_json({"content": "y" * (1 << 20)})
+    with pytest.raises(sse.Malformed, match="answer grew past"):
+        for _ in range(accumulator.MAX_ANSWER // (1 << 20) + 1):
+            acc.feed(piece)

@@ -28,6 +28,9 @@ from zen.llm.sse import Malformed
 from zen.llm.types import AssistantTurn, TokenUsage, ToolCall
 
 _NOTHING: tuple[Event, ...] = ()
+MAX_ANSWER = 64 * 1024 * 1024
+"""Characters of one answer (text, reasoning, arguments) before it is refused as malformed: a
+server streaming without end must not take all the memory before the deadline comes."""
 
 
 class StreamError(Exception):
@@ -89,6 +92,7 @@ class StreamAccumulator:
         self._by_key: dict[int, _Call] = {}
         self._by_id: dict[str, _Call] = {}
         self._usage: TokenUsage | None = None
+        self._size = 0
 
     @property
     def complete(self) -> bool:
@@ -138,6 +142,7 @@ class StreamAccumulator:
                 if type(reasoning) is not str:
                     raise _wrong(key, reasoning, "text")
                 if reasoning:
+                    self._grow(len(reasoning))
                     self._reasoning.append(reasoning)
                     events.append(ReasoningDelta(self.agent, reasoning))
                     break
@@ -146,6 +151,7 @@ class StreamAccumulator:
             if type(content) is not str:
                 raise _wrong("content", content, "text")
             if content:
+                self._grow(len(content))
                 self._text.append(content)
                 events.append(TextDelta(self.agent, content))
         calls = delta.get("tool_calls")
@@ -188,6 +194,7 @@ class StreamAccumulator:
                 slot.name = name
             fragment = _text(fn.get("arguments"), "arguments")
             if fragment:
+                self._grow(len(fragment))
                 slot.parts.append(fragment)
             if slot.announced:
                 if fragment:
@@ -200,6 +207,11 @@ class StreamAccumulator:
                     events.append(
                         ToolCallArgsDelta(self.agent, slot.id, slot.name, "".join(slot.parts))
                     )
+
+    def _grow(self, size: int) -> None:
+        self._size += size
+        if self._size > MAX_ANSWER:
+            raise Malformed(f"the answer grew past {MAX_ANSWER >> 20} M characters")
 
     def _open(self, key: int, call_id: str | None) -> _Call:
         slot = _Call(call_id or f"call_{len(self._calls)}")

@@ -9,7 +9,7 @@ at least survivable, so zen reads the bytes itself (over the SDK's raw response)
 - lines end in LF, CRLF or CR; the data of one event is its `data:` lines joined by LF;
 - a payload that is not valid UTF-8, not JSON, or JSON of the wrong shape is `Malformed`:
   the attempt fails and is retried, it is never silently dropped;
-- a line longer than `MAX_LINE` bytes is `Malformed` too (memory stays bounded).
+- a line or an event longer than `MAX_LINE` bytes is `Malformed` too (memory stays bounded).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class SseDecoder:
         self._pending: list[bytes] = []
         self._pending_size = 0
         self._data: list[bytes] = []
+        self._data_size = 0
         self.saw_data = False
         """Any `data:` field arrived (an empty 200 stream has none)."""
 
@@ -85,6 +86,7 @@ class SseDecoder:
                 if data:
                     payload = data[0] if len(data) == 1 else b"\n".join(data)
                     data.clear()
+                    self._data_size = 0
                     if payload:
                         out.append(payload)
                 continue
@@ -94,6 +96,12 @@ class SseDecoder:
                     value = value[1:]
                 data.append(value)
                 self.saw_data = True
+                if len(data) > 1:  # one event in many data lines: bound it as a whole
+                    self._data_size += len(value)
+                    if self._data_size > MAX_LINE:
+                        raise Malformed(
+                            f"the server sent a stream event larger than {MAX_LINE >> 20} MB"
+                        )
             # event:, id:, retry:, `:` comments and unknown fields carry nothing zen uses
         return out
 
