@@ -504,3 +504,34 @@ def test_store_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
         os.umask(old)
     for path in (tmp_path / "home" / ".zen").iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+async def test_compaction_restarts_the_stored_conversation_on_a_branch(
+        fake_llm, tmp_path: Path) -> None:
+    from tests.test_compaction import FIRST, WINDOW, run_all, scripted
+    from tests.test_compaction import state as summary_of
+    from zen.app import make_workspace
+    from zen.config import load_config
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "big.txt").write_text("data line of the big file\n" * 500)
+    fake = fake_llm(scripted(summary_of(f"Add a --verbose flag to cli.py.\n- {FIRST}")),
+                    context_window=WINDOW)
+    config = load_config(root, {"base_url": fake.base_url, "api_key": "k"}, env={})
+    store = SessionStore(tmp_path / "s.db")
+    session = Session(config, make_workspace(config, root), store=store)
+    await run_all(session, ev.EventLog())
+    sid = session.id
+    assert sid is not None
+    assert [b["reason"] for b in store.branches(sid)] == ["start", "compact"]
+    assert store.messages(sid) == session.history  # the active branch is what the model sees
+    before = store.messages(sid, branch=0)
+    assert FIRST in [m["content"] for m in before if m["role"] == "user"]  # the old rows stay
+    session.close_record()
+    await session.aclose()
+
+    again = Session(config, make_workspace(config, root), store=store)
+    again.resume(store.info(sid))
+    assert again.history == session.history
+    assert again.memo.read("task:next") is not None  # compaction's memo keys were saved

@@ -49,7 +49,8 @@ class Zen:
             env=environment, cwd=str(project), dimensions=(ROWS, COLS), timeout=30,
         )
         self.child.logfile_read = self.raw
-        self.prompt(state)
+        if state:  # "": something comes before the prompt (a question)
+            self.prompt(state)
 
     def prompt(self, state: str) -> None:
         """Wait until the main prompt `zen STATE › ` is drawn."""

@@ -320,3 +320,26 @@ def test_sub_agent_names_are_unique_and_never_empty() -> None:
     assert agent_names(["scan  the\nparser", "scan the parser", "", "lexer"]) == [
         "sub:scan the parser", "sub:scan the parser #2", "sub:task 3", "sub:lexer",
     ]
+
+
+async def test_each_sub_agent_is_saved_under_the_call(fake_llm, notes: Path,
+                                                      tmp_path: Path) -> None:
+    from zen.stores.sessions import SessionStore
+    from zen.ui.sessions_cmd import show_lines
+
+    fake = fake_llm(script([spawn(*explore(2)), text("all done")], explorer))
+    store = SessionStore(tmp_path / "sessions.db")
+    session = Session(config(fake), Workspace(notes), store=store)
+    await session.run("survey the notes", Timed(), Approver())
+    assert session.id is not None
+    (spawned,) = [c for m in store.messages(session.id) for c in m.get("tool_calls") or []]
+    subs = store.children(session.id)
+    assert sorted(s.agent for s in subs) == ["sub:look 1", "sub:look 2"]
+    assert {s.parent_call for s in subs} == {spawned["id"]}
+    for sub in subs:
+        roles = [m["role"] for m in store.messages(sub.id)]
+        assert roles == ["user", "assistant", "tool", "assistant"]
+    shown = "\n".join(show_lines(store, store.info(session.id)))
+    assert "[sub:look 1]" in shown and "[sub:look 2]" in shown
+    assert "report for task-1" in shown and "report for task-2" in shown
+    await session.aclose()

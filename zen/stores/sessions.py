@@ -70,7 +70,7 @@ MIGRATIONS: list[str] = [
         blob TEXT REFERENCES blobs(hash),
         time REAL NOT NULL,
         PRIMARY KEY(session_id, branch, seq)
-    );
+    ) WITHOUT ROWID;
     CREATE TABLE branches(
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
         branch INTEGER NOT NULL,

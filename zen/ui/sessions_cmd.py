@@ -142,8 +142,16 @@ def show_lines(store: SessionStore, info: SessionInfo) -> Iterator[str]:
             yield f"  {marks.get(t.get('status'), '[?]')} {t.get('id')}. {t.get('text')}"
 
 
+def _runs(store: SessionStore, info: SessionInfo) -> dict[str | None, list[SessionInfo]]:
+    """The child runs (Coder, sub-agents) of a session by the call that started them."""
+    runs: dict[str | None, list[SessionInfo]] = {}
+    for child in store.children(info.id):
+        runs.setdefault(child.parent_call, []).append(child)
+    return runs
+
+
 def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterator[str]:
-    runs = {c.parent_call: c for c in store.children(info.id)}
+    runs = _runs(store, info)
     for m in store.messages(info.id):
         role, content = m.get("role"), str(m.get("content") or "")
         if role == "user":
@@ -154,8 +162,8 @@ def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterat
             for c in m.get("tool_calls") or []:
                 fn = c.get("function", {})
                 yield f"{indent}  → {fn.get('name')} {_first(fn.get('arguments', ''), 120)}"
-                child = runs.get(c.get("id"))
-                if child is not None:
+                for child in runs.get(c.get("id"), []):
+                    yield f"{indent}    [{child.agent}]"
                     yield from _conversation(store, child, indent + "    ")
         elif role == "tool":
             yield f"{indent}  ← {_first(content, 120)} ({len(content):,} chars)"
@@ -191,7 +199,7 @@ def export_events(store: SessionStore, info: SessionInfo, *, raw_tools: bool = F
 
 def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator[dict[str, Any]]:
     agent = _agent(info)
-    runs = {c.parent_call: c for c in store.children(info.id)}
+    runs = _runs(store, info)
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     turn = 0
     for m in store.messages(info.id):
@@ -216,8 +224,7 @@ def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator
                 calls[c.get("id", "")] = (fn.get("name", ""), args)
                 yield {"type": "ToolCallRunning", "agent": agent, "call_id": c.get("id"),
                        "name": fn.get("name"), "args": args, "detail": ""}
-                child = runs.get(c.get("id"))
-                if child is not None:
+                for child in runs.get(c.get("id"), []):
                     yield from _events(store, child, raw_tools)
         elif role == "tool":
             call_id = str(m.get("tool_call_id", ""))

@@ -293,6 +293,9 @@ class Shell:
         error = task.exception()
         if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
             self.out.error(str(error))
+            if not command and self._unanswered_dropped():
+                self.out.info("your message got no answer and was not kept (↑ recalls it)",
+                              "dim")
         elif error is not None:
             what = f"{command} failed" if command else "internal error"
             self.out.error(f"{what}: {type(error).__name__}: {error}")
@@ -398,6 +401,12 @@ class Shell:
             model = "?"
         self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
                       "Ctrl-D to exit", "dim")
+
+    def _unanswered_dropped(self) -> bool:
+        """Did the failed run take its user message back? (It got no answer at all: the
+        conversation ends as before it, with an answer or nothing.)"""
+        history = self.session.history if self.session else []
+        return not history or history[-1].get("role") == "assistant"
 
     def _report_tightened(self) -> None:
         from zen import paths
