@@ -153,7 +153,9 @@ async def test_reading_a_big_file_leaves_the_loop_free(ctx: ToolContext) -> None
     spent = time.monotonic() - started
     beat.cancel()
     assert result.ok and result.summary == "read lines 1-2000 of 3000000"
-    assert ticks >= spent / 0.005 / 4  # the loop kept running while the file was read
+    # On the loop, the read would finish before the ticker ever ran (0 ticks); in a worker
+    # thread the loop keeps turning (how often depends on the machine's load).
+    assert ticks >= 1 and spent > 0
 
 
 # -- size limits ----------------------------------------------------------------------------
@@ -409,8 +411,24 @@ async def test_file_tools_do_not_write_inside_dot_git(ctx: ToolContext, repo: Pa
     ):
         result = await registry.call(c, ctx, approver)
         assert not result.ok and "inside .git/" in result.output and "git tool" in result.output
+    (repo / "innocent.cfg").symlink_to(repo / ".git" / "config")
+    ctx.read_tracker.mark_read(repo / ".git" / "config")
+    result = await registry.call(
+        call("write-file", path="innocent.cfg", content="[core]\nfsmonitor = x\n",
+             overwrite=True), ctx, approver,
+    )
+    assert not result.ok and "inside .git/" in result.output
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+async def test_a_fifo_planted_as_git_config_blocks_nothing(ctx: ToolContext) -> None:
+    (ctx.workspace.root / ".git").mkdir()
+    os.mkfifo(ctx.workspace.root / ".git" / "config")
+    registry = ToolRegistry([WriteFile(), ReadFile()], {"write-file": "auto"})
+    async with within(3):
+        assert (await registry.call(call("write-file", path="a.txt", content="x\n"), ctx,
+                                    Recorder())).ok
 
 
 async def test_writes_to_the_hooks_path_always_ask(ctx: ToolContext, repo: Path) -> None:
@@ -433,3 +451,21 @@ async def test_reading_dot_git_config_asks(ctx: ToolContext, repo: Path) -> None
     assert approver.asked == []
     result = await registry.call(call("read-file", path=".git/config"), ctx, approver)
     assert result.ok and [r.tool for r in approver.asked] == ["read-file"]
+
+
+def test_shell_mention_of_a_huge_file_reads_only_what_it_attaches(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from zen.ui.shell import ATTACH_LIMIT, mentioned_files
+
+    (tmp_path / "huge.log").write_bytes(b"log line\n" * 5_000_000)
+    tracemalloc.start()
+    try:
+        ((_, shown, content),) = mentioned_files("see @huge.log", Workspace(tmp_path),
+                                                 lambda *_: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert shown == "huge.log" and content.endswith("[cut: the file has 45,000,000 bytes]")
+    assert len(content) < ATTACH_LIMIT + 100
+    assert peak < 5_000_000

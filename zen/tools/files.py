@@ -95,10 +95,12 @@ def needs_confirm_to_read(ctx: ToolContext, path: str) -> bool:
 
 def hooks_dir(root: Path) -> Path | None:
     """The folder `core.hooksPath` in the workspace's own `.git/config` names, resolved."""
+    config = Target(root / ".git" / "config", ".git/config")
     try:
-        with open(root / ".git" / "config", "rb") as f:
+        regular_stat(config)  # a FIFO planted as .git/config must not block every write
+        with os.fdopen(open_regular(config), "rb") as f:
             text = f.read(1_000_000).decode("utf-8", "replace")
-    except OSError:
+    except (OSError, FileError):
         return None
     value = None
     section = ""

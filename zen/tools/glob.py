@@ -8,11 +8,11 @@ those. The pattern dialect is ripgrep's `--glob`, shared with grep's `glob` filt
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.files import off_loop
 from zen.tools.ignore import GitIgnore, PathGlob
 from zen.tools.workspace import PathError
 
@@ -44,7 +44,7 @@ class Glob(Tool):
             glob = PathGlob(pattern)
         except ValueError as exc:
             return ToolResult.error(str(exc))
-        found = await asyncio.to_thread(_find, base, glob)
+        found = await off_loop(_find, base, glob)  # abandoned on Ctrl-C
         if not found:
             return ToolResult(True, "no files match", summary="no files match")
         shown = [ctx.workspace.show(p) for p in found[: self.limit]]

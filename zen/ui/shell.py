@@ -623,7 +623,9 @@ def mentioned_files(
         if target in seen:
             continue
         try:
-            data = target.read_bytes()
+            with open(target, "rb") as f:  # a huge file costs what is attached, no more
+                data = f.read(ATTACH_LIMIT * 4 + 1)
+                size = os.fstat(f.fileno()).st_size
         except OSError as e:
             note(f"@{raw}: cannot be read ({e.strerror}), not attached", "yellow")
             continue
@@ -631,8 +633,8 @@ def mentioned_files(
             note(f"@{raw}: a binary file, not attached", "yellow")
             continue
         text = data.decode("utf-8", errors="replace")
-        if len(text) > ATTACH_LIMIT:
-            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {len(text):,} characters]"
+        if len(text) > ATTACH_LIMIT or size > len(data):
+            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {size:,} bytes]"
         seen.add(target)
         shown = workspace.show(target)
         found.append((target, shown, text))
