@@ -19,6 +19,7 @@ FORBIDDEN = {
     "stores": {"agent", "ui", "cli", "app", "tools", "llm", "mcp"},
     "llm": {"agent", "ui", "cli", "app", "tools", "stores", "mcp"},
     "tools": {"agent", "ui", "cli", "app"},
+    "checkpoints": {"agent", "ui", "cli", "app", "llm", "mcp", "stores"},
     "mcp": {"agent", "ui", "cli", "app"},
     "agent": {"ui", "cli", "app"},
     "events": {"agent", "ui", "cli", "app", "tools", "llm", "stores", "mcp"},

@@ -294,7 +294,7 @@ def test_max_budget_stops_the_run(fake_llm, run_zen, home: Path) -> None:
                     + [text("never")])
     done = run_zen("-p", "go", "--max-budget-usd", "3", "--output-format", "json",
                    *args_for(fake))
-    assert done.code == 6, done.err
+    assert done.code == 8, done.err
     result = json.loads(done.out)
     assert result["is_error"] and result["stop"] == "max_budget"
     assert "max_budget_usd" in result["result"] and "Traceback" not in done.err

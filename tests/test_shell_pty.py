@@ -649,3 +649,66 @@ def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
     assert users[0] == "Review calc.py for bugs; answer in one line."
     assert "SECRET-STEP-42" in users[1] and users[1].endswith("the tax form")
     assert users[2].startswith("Write ZEN.md at the workspace root")
+
+
+def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home: Path) -> None:
+    (project / "notes.txt").write_text("first\n")
+    zen, fake = shell([
+        tool_calls([call("bash", {"command": "echo second >> notes.txt; echo x > new.txt"})]),
+        text("Changed them."),
+        text("Second answer."),
+    ], "--yes", state="single·yes")
+    zen.task("change the notes", state="single·yes")
+    assert (project / "new.txt").exists()
+    zen.type("/undo\r")
+    zen.expect("restore 2 file(s)? [y/n]")
+    zen.type("y\r")
+    zen.prompt("single·yes")
+    assert (project / "notes.txt").read_text() == "first\n"
+    assert not (project / "new.txt").exists()
+    lines = zen.lines()
+    assert any(line.startswith("undo the files changed by “change the notes”") for line in lines)
+    once(lines, "  revert notes.txt (+0 -1)")
+    once(lines, "  delete new.txt (+0 -1)")
+    assert any("restored 2 file(s)" in line for line in lines)
+    zen.task("/undo", state="single·yes")
+    assert any("nothing to undo" in line for line in zen.lines())
+    # /rewind: the conversation goes back too; the next request no longer holds message 1.
+    zen.type("/rewind\r")
+    zen.expect("before which message?")
+    zen.type("1\r")
+    zen.expect("[b]oth?")
+    zen.type("o\r")
+    zen.prompt("single·yes")
+    zen.task("again", state="single·yes")
+    assert user_texts(fake.requests[-1]) == ["again"]
+    assert_clean(zen)
+    # In the session store the undone messages stay, on the branch the rewind left.
+    from zen.stores.sessions import SessionStore
+
+    store = SessionStore(home / ".zen" / "sessions.db")
+    (info,) = store.recent()
+    branches = store.branches(info.id)
+    assert [b["reason"] for b in branches if b["reason"] == "rewind"] == ["rewind"]
+    old = [b for b in branches if b["branch"] != branches[-1]["branch"]][-1]["branch"]
+    assert "change the notes" in [m.get("content") for m in store.messages(info.id, old)]
+    assert [m.get("content") for m in store.messages(info.id) if m["role"] == "user"] == ["again"]
+    store.close()
+
+
+def test_undo_asks_about_files_changed_outside_zen(shell: Any, project: Path) -> None:
+    (project / "a.txt").write_text("a\n")
+    (project / "b.txt").write_text("b\n")
+    zen, _fake = shell([
+        tool_calls([call("bash", {"command": "echo zen >> a.txt; echo zen >> b.txt"})]),
+        text("Done."),
+    ], "--yes", state="single·yes")
+    zen.task("append", state="single·yes")
+    (project / "b.txt").write_text("the user's edit\n")
+    zen.type("/undo\r")
+    zen.expect("[s]kip the ! files")
+    zen.type("s\r")
+    zen.prompt("single·yes")
+    assert (project / "a.txt").read_text() == "a\n"
+    assert (project / "b.txt").read_text() == "the user's edit\n"
+    once(zen.lines(), "  revert b.txt (+1 -1)  ! changed outside zen")

@@ -6,6 +6,8 @@ stop the same way for both, and a missing API key is reported before anything st
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -78,6 +80,33 @@ def find_session(store: SessionStore, root: Path, ref: str | None) -> SessionInf
     return latest
 
 
+def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
+    """The workspace's CheckpointStore, or None when checkpoints are off or impossible."""
+    settings = config.checkpoints
+    if settings.enabled == "off":
+        return None
+    from zen.checkpoints.shadow import has_git
+    from zen.checkpoints.store import CheckpointStore
+
+    copies = not has_git()
+    if copies:
+        warn("no git executable: checkpoints keep copies of the files zen's own tools change; "
+             "changes made through bash are not covered by /undo or zen rewind")
+    return CheckpointStore(root, max_file_size=settings.max_file_size,
+                           keep_days=settings.keep_days, max_mb=settings.max_mb, copies=copies)
+
+
+async def _warm_and_prune(store: Any) -> None:
+    """In the background: a first snapshot (so the first turn's is cheap) and the daily
+    prune; a failure only means the turn does the work, or the prune runs another day."""
+    from zen.checkpoints.shadow import CheckpointError
+
+    with contextlib.suppress(CheckpointError, OSError):
+        await store.repo.snapshot()
+        if store.prune_due():
+            await store.prune()
+
+
 @asynccontextmanager
 async def open_session(
     config: Config, root: Path, *, warn: Warn = warn_stderr, resume: str | None = None,
@@ -124,6 +153,12 @@ async def open_session(
                 store=store,
             )
             session.mcp = manager
+            session.checkpoints = snapshots = open_checkpoints(config, workspace.root, warn)
+            pruning = None
+            if snapshots is not None:
+                # Warm the index now (a first snapshot of a big workspace takes seconds),
+                # and prune at most daily; both are cancelled if zen ends first.
+                pruning = asyncio.ensure_future(_warm_and_prune(snapshots))
             if found is not None:
                 session.resume(found, keep=keep)
             else:
@@ -131,6 +166,12 @@ async def open_session(
             try:
                 yield session
             finally:
+                if pruning is not None:
+                    pruning.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await pruning
+                if snapshots is not None:
+                    snapshots.close()
                 session.close_record()
                 await session.aclose()
         finally:

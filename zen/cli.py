@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
         "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
-        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions.",
+        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
+        "`zen rewind --list` the checkpoints.",
     )
     p.add_argument("-p", "--print", dest="task", metavar="TASK",
                    help="run one task and exit ('-' reads it from stdin)")
@@ -66,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop the task after S seconds (default: no limit)")
     p.add_argument("--max-budget-usd", type=float, metavar="USD",
                    help="stop the task once it has cost more than USD (when the model's price "
-                   "is known; exit 6)")
+                   "is known; exit 8)")
     p.add_argument("--timeout", type=float, metavar="S",
                    help="give up on one model request after S seconds in all (default 900)")
     p.add_argument("--first-byte-timeout", type=float, metavar="S",
@@ -119,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         return trust_command(argv[1:])
     if argv[:1] == ["config"]:
         return config_command(argv[1:])
+    if argv[:1] == ["rewind"]:
+        from zen.ui.rewind import rewind_command
+
+        return rewind_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return _main(args)

@@ -54,7 +54,7 @@ class ConfigError(Exception):
 
 BUILTIN_TOOLS = (
     "read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo",
-    "send-to-coder", "spawn-agents", "git",
+    "send-to-coder", "revert-coder", "spawn-agents", "git",
 )
 """The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
 _MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
@@ -154,6 +154,22 @@ class Features(_Strict):
         return ("on" if value else "off") if isinstance(value, bool) else value
 
 
+class Checkpoints(_Strict):
+    """Snapshots of the workspace before and after turns that may change files."""
+
+    enabled: OnOff = "on"
+    max_file_size: int = Field(default=2_000_000, gt=0)
+    """Bytes; bigger files are left out of snapshots."""
+    keep_days: float = Field(default=7, gt=0)
+    max_mb: float = Field(default=500, gt=0)
+    """Per workspace; the oldest checkpoints go first."""
+
+    @field_validator("enabled", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
 class MemoSettings(_Strict):
     persist: OnOff = "on"
     """Keep `file:*` memo entries for the workspace's next sessions."""
@@ -234,6 +250,7 @@ class Config(_Endpoint):
     """bug-fix, develop, explain (read-only), optimize, or a mode in ~/.zen/modes/."""
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)
+    checkpoints: Checkpoints = Field(default_factory=Checkpoints)
     memo: MemoSettings = Field(default_factory=MemoSettings)
     permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)

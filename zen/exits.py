@@ -10,11 +10,13 @@ MAX_TIME = 4
 """The task ran out of its time limit (`max_time`, `--max-time`)."""
 CUT = 5
 """The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
-BUDGET = 6
-"""The task cost more than `max_budget_usd` (`--max-budget-usd`) and was stopped."""
+CONFLICT = 6
+"""`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
 DENIED = 7
 """The run finished, but confirm-level calls were refused because nobody could approve them
 (`-p` without `--yes`): the result may be incomplete."""
+BUDGET = 8
+"""The task cost more than `max_budget_usd` (`--max-budget-usd`) and was stopped."""
 INTERRUPTED = 130
 MCP_FAILED = 5
 """`zen mcp list`: at least one MCP server could not start."""

@@ -56,6 +56,14 @@ class ChatModel(Protocol):
     ) -> AssistantTurn: ...
 
 
+class TurnFrame(Protocol):
+    """Called around a turn whose calls may change files (checkpoints); never raises."""
+
+    async def before(self) -> None: ...
+
+    async def after(self) -> None: ...
+
+
 @dataclass
 class RunResult:
     text: str
@@ -63,6 +71,8 @@ class RunResult:
     files_changed: list[str] = field(default_factory=list)
     stop: Literal["done", "max_turns", "length"] = "done"
     """length: the last answer was cut at max_tokens (its text ends with `CUT_MARK`)."""
+    checkpoint: str | None = None
+    """The checkpoint taken before the run first changed files (None: it changed nothing)."""
 
 
 class Agent:
@@ -96,6 +106,8 @@ class Agent:
         """Calls of the current turn that began to run (for the cancellation message)."""
         self._last_call: tuple[str, str] | None = None
         self._repeats = 0
+        self.frame: TurnFrame | None = None
+        """Set on the top agent when checkpoints are on."""
         self.context = context
         """How the conversation stays inside the window; None: it is never compacted."""
         self._measured = (0, 0)
@@ -252,7 +264,12 @@ class Agent:
         """
         results: dict[str, ToolResult] = {}
         self._started = set()
+        frame = self.frame
+        if frame is not None and not any(self.registry.may_change_files(c) for c in calls):
+            frame = None
         try:
+            if frame is not None:  # inside the try: a Ctrl-C here still answers every call
+                await frame.before()
             batch: list[ToolCall] = []
             for call in calls:
                 if self.registry.is_read_only(call):
@@ -272,6 +289,8 @@ class Agent:
                 else:
                     content = "Cancelled by the user before it ran."
                 self.add({"role": "tool", "tool_call_id": call.id, "content": content})
+            if frame is not None:
+                await frame.after()
 
     def _refuse_calls(self, calls: list[ToolCall]) -> None:
         self.emit(ev.Notice(self.name, "output cut at max_tokens: its tool calls were not run",

@@ -15,9 +15,9 @@ EXTRA = ["spawn-agents", "git"]
 SINGLE = ["read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo", *EXTRA]
 
 ORCHESTRATOR: dict[str, list[str]] = {
-    "delegated": [*SCOUT, "send-to-coder", *EXTRA],
-    "autonomous": [*SCOUT, "send-to-coder", *EXTRA],
-    "controlled": [*SCOUT, "send-to-coder", *WRITE, *EXTRA],
+    "delegated": [*SCOUT, "send-to-coder", "revert-coder", *EXTRA],
+    "autonomous": [*SCOUT, "send-to-coder", "revert-coder", *EXTRA],
+    "controlled": [*SCOUT, "send-to-coder", "revert-coder", *WRITE, *EXTRA],
 }
 
 CODER: dict[str, list[str]] = {

@@ -17,14 +17,15 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Coroutine
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from zen import events as ev
 from zen.agent import compaction, work_modes
+from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.context import ContextSplit, WindowResolver, split
-from zen.agent.dual import CoderDelegator
+from zen.agent.dual import Attempt, CoderDelegator
 from zen.agent.loop import Agent, BudgetLimit, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
@@ -54,7 +55,23 @@ from zen.tools.registry import ToolRegistry
 from zen.tools.workspace import Workspace
 
 if TYPE_CHECKING:
+    from zen.checkpoints.store import CheckpointStore
     from zen.mcp.manager import McpManager
+
+
+FILE_TOOLS = ("write-file", "edit-file")
+"""The tools whose target file a git-less checkpoint copies before they write."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user message of this session: where it starts in the history, and its run's
+    checkpoints (`run` is empty when checkpoints are off or the message came from a resumed
+    session)."""
+
+    index: int
+    run: str
+    label: str
 
 
 class Session:
@@ -115,6 +132,16 @@ class Session:
         self._stop_run: Callable[[str], None] | None = None
         self._emit: ev.Emit = ev.ignore
         self._watch_memo()
+        self.checkpoints: CheckpointStore | None = None
+        """Snapshots of the workspace, when on (set by the composition root)."""
+        self.current_run: RunCheckpoints | None = None
+        """The checkpoints of the run in progress, or of the last one."""
+        self.attempts = 0
+        """Coder attempts the Orchestrator rejected (the memo's `attempt:<n>` notes)."""
+        self.coder_runs: dict[str, Attempt] = {}
+        """This session's Coder runs by the checkpoint taken before each."""
+        self._checkpoint_warned = [False]
+        self.turns: list[Turn] = []
 
     # -- what the front-ends call ---------------------------------------------------------
 
@@ -125,6 +152,7 @@ class Session:
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
         emit = self._counting(emit)
+        asked, self.current_run = task, None
         prompt = await self._prompt_hooks(task, emit)
         if prompt is None:
             return RunResult("", 0)
@@ -143,10 +171,28 @@ class Session:
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         self.run_cost = 0.0
+        frame = None
+        if self.checkpoints is not None:
+            frame = RunCheckpoints(self.checkpoints, emit, asked, self.role,
+                                   self._checkpoint_warned)
+        agent.frame = self.current_run = frame
+        self.turns.append(Turn(len(self.history), frame.run if frame else "", task))
         try:
-            return await self._within_limits(agent.run(task))
+            result = await self._within_limits(agent.run(task))
+            result.checkpoint = self.run_checkpoint
+            return result
         finally:
             self.history = agent.messages[1:]
+
+    @property
+    def run_id(self) -> str:
+        return self.current_run.run if self.current_run is not None else ""
+
+    @property
+    def run_checkpoint(self) -> str | None:
+        """The checkpoint taken before the current (or last) run first changed files."""
+        run = self.current_run
+        return run.first.id if run is not None and run.first is not None else None
 
     async def _prompt_hooks(self, task: str, emit: ev.Emit) -> str | None:
         """SessionStart (first run) and UserPromptSubmit hooks: the task with what they add,
@@ -315,8 +361,30 @@ class Session:
             await client.aclose()
         self._clients.clear()
 
+    def rewind_conversation(self, turn: Turn) -> bool:
+        """Continue from just before `turn`'s message: it and everything after leave the
+        conversation (the memo and todos stay: they are the session's notes). In the store
+        the session forks, so the undone messages remain there as a branch.
+
+        False when a compaction has since folded that message into a summary."""
+        found = [i for i, m in enumerate(self.history)
+                 if m.get("role") == "user" and m.get("content") == turn.label]
+        if turn not in self.turns or not found:
+            return False
+        index = min(found, key=lambda i: abs(i - turn.index))
+        if self.store is not None and self.id is not None:
+            try:
+                self.store.fork(self.id, index, "rewind")
+            except Exception as e:  # the conversation still goes back; only saving stops
+                self._store_failed(e)
+        self.history = self.history[:index]
+        self.turns = self.turns[: self.turns.index(turn)]
+        self._top = None  # rebuilt from the shorter history at the next message
+        return True
+
     def clear(self) -> None:
         """Start a new session; the old one stays in the store, resumable."""
+        self.turns = []
         self.close_record()
         self.memo = MemoStore()
         self.todo = TodoStore()
@@ -396,6 +464,8 @@ class Session:
             )
         self.close_record()
         self.history = self.store.messages(info.id)
+        self.turns = [Turn(i, "", str(m.get("content", ""))) for i, m in enumerate(self.history)
+                      if m.get("role") == "user" and isinstance(m.get("content"), str)]
         self.memo = MemoStore()
         for m in self.store.memo(info.id):
             self.memo.entries[m.key] = MemoEntry(m.key, m.content, m.summary, m.author, m.time)
@@ -558,6 +628,7 @@ class Session:
             "todo": features.todo == "off",
             "spawn-agents": features.parallel_agents == "off",
             "git": not self.facts.git,
+            "revert-coder": self.checkpoints is None,
         }
         tools = [self.tools[n] for n in names if n in self.tools and not off.get(n, False)]
         if with_extras:
@@ -576,7 +647,27 @@ class Session:
             max_tool_output=self.config.max_tool_output,
             max_edit_bytes=self.config.max_edit_bytes,
             hooks=self.hooks or None,
+            before_change=self._copy_before_change if self.checkpoints is not None
+            and self.checkpoints.copies else None,
         )
+
+    async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
+        """Checkpoints without git: keep the file a file tool is about to change."""
+        from zen.checkpoints.shadow import CheckpointError
+        from zen.tools.workspace import PathError
+
+        path = args.get("path")
+        if self.checkpoints is None or tool not in FILE_TOOLS or not isinstance(path, str):
+            return
+        try:
+            real = self.workspace.resolve(path)
+            rel = real.relative_to(self.workspace.root).as_posix()
+        except (PathError, ValueError):
+            return  # outside the workspace: the tool refuses it anyway
+        try:
+            await self.checkpoints.track(rel)
+        except (CheckpointError, OSError) as e:
+            self._warn(f"checkpoint copy of {rel} failed: {e}")
 
     def _top_agent(self) -> Agent:
         if self._top is None:

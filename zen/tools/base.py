@@ -86,12 +86,18 @@ class Delegation:
     files_changed: list[str]
     memo_keys: list[str]
     ok: bool = True
+    checkpoint: str | None = None
+    """The snapshot taken before it ran: rejecting its work restores it."""
 
 
 class Delegator(Protocol):
     """Runs a fresh Coder for `send-to-coder`; provided by the dual-agent wiring."""
 
     async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
+        ...
+
+    async def revert(self, checkpoint: str, reason: str) -> ToolResult:
+        """Reject a Coder's work: its files back as before it ran, the lesson kept."""
         ...
 
 
@@ -115,6 +121,9 @@ class ToolContext:
     delegate: Delegator | None = None
     spawn: Spawner | None = None
     """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
+    before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
+    """Called with (tool, arguments) before a call that may change files runs: checkpoints
+    without git copy the file a file tool is about to write."""
     call_id: str = ""
     """The tool call being executed: a delegated run's record links to it."""
     hooks: Hooks | None = None
@@ -147,6 +156,11 @@ class Tool(ABC):
         """This call's permission level when the user set none: a tool whose risk depends on
         its arguments (git status vs git commit) overrides it."""
         return self.level
+
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        """Whether this call could change files, judged by what the tool can do, not by its
+        permission (`--yes` runs are covered too): such turns are framed by checkpoints."""
+        return not self.read_only
 
     def must_confirm(self, params: Any, ctx: ToolContext) -> bool:
         """Whether this call asks the user even where permissions say `auto` (a write into the

@@ -13,6 +13,7 @@ def builtin_tools() -> dict[str, Tool]:
     from zen.tools.grep import Grep
     from zen.tools.memo import Memo
     from zen.tools.read_file import ReadFile
+    from zen.tools.revert_coder import RevertCoder
     from zen.tools.send_to_coder import SendToCoder
     from zen.tools.spawn_agents import SpawnAgents
     from zen.tools.todo import Todo
@@ -20,7 +21,7 @@ def builtin_tools() -> dict[str, Tool]:
 
     tools: list[Tool] = [
         ReadFile(), WriteFile(), EditFile(), Glob(), Grep(), Bash(), Memo(), Todo(),
-        SendToCoder(), SpawnAgents(), Git(),
+        SendToCoder(), RevertCoder(), SpawnAgents(), Git(),
     ]
     return {t.name: t for t in tools}
 

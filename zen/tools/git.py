@@ -142,6 +142,12 @@ class Git(Tool):
         except GitError:
             return "auto"  # nothing will run: execute reports the problem
 
+    def may_change_files(self, args: dict[str, Any]) -> bool:
+        try:
+            return not is_reading(split_args(args.get("args", "")))
+        except GitError:
+            return False  # nothing will run
+
     def key_arg(self, args: dict[str, Any]) -> str:
         value = args.get("args", "")
         return " ".join(value) if isinstance(value, list) else str(value)

@@ -25,6 +25,9 @@ class Memo(Tool):
     name = "memo"
     Params = MemoParams
 
+    def may_change_files(self, args: dict[str, object]) -> bool:
+        return False  # it writes zen's own store, not the workspace
+
     def key_arg(self, args: dict[str, object]) -> str:
         return f"{args.get('action', '')} {args.get('key') or ''}".strip()
 

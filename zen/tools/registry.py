@@ -75,6 +75,17 @@ class ToolRegistry:
             tool and tool.read_only and self.permissions.get(call.name, tool.level) == "auto"
         )
 
+    def may_change_files(self, call: ToolCall) -> bool:
+        """Whether this call could change workspace files (a call that cannot run cannot)."""
+        tool = self.tools.get(call.name)
+        args = parse_arguments(call.arguments)
+        if tool is None or isinstance(args, str):
+            return False
+        try:
+            return tool.may_change_files(args)
+        except Exception:  # odd arguments: assume the worst
+            return True
+
     async def call(self, call: ToolCall, ctx: ToolContext, approver: Approver) -> ToolResult:
         """Run one call; never raises except on cancellation."""
         tool = self.tools.get(call.name)
@@ -109,6 +120,8 @@ class ToolRegistry:
         try:
             result = await self._permitted(tool, params, args, ctx, approver, forced)
             if result is None:
+                if ctx.before_change is not None and tool.may_change_files(args):
+                    await ctx.before_change(tool.name, args)
                 ran = True
                 result = await tool.execute(params, ctx)
         except Exception as e:  # a tool bug must not end the run; the model reads it instead

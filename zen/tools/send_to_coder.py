@@ -24,6 +24,8 @@ class SendToCoder(Tool):
         lines = [done.report.strip() or "(the Coder gave no report)"]
         lines.append("files changed: " + (", ".join(done.files_changed) or "none"))
         lines.append("memo keys written: " + (", ".join(done.memo_keys) or "none"))
+        if done.checkpoint:
+            lines.append(f"checkpoint: {done.checkpoint}")
         summary = f"{len(done.files_changed)} file(s) changed" if done.ok else "coder failed"
         return ToolResult(
             ok=done.ok, output="\n".join(lines), summary=summary,

@@ -22,6 +22,9 @@ class Todo(Tool):
     name = "todo"
     Params = TodoParams
 
+    def may_change_files(self, args: dict[str, object]) -> bool:
+        return False  # it writes zen's own store, not the workspace
+
     def key_arg(self, args: dict[str, object]) -> str:
         return str(args.get("action", ""))
 

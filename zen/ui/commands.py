@@ -505,3 +505,17 @@ def _notes_status(ctx: CommandContext) -> None:
     stale = f", {dropped} dropped (their files changed)" if dropped else ""
     ctx.out.info(f"project notes: on · {len(session.offered)} offered from earlier "
                  f"sessions{stale} · /memo clear forgets them", "dim")
+
+
+@command("undo", "restore the files the last message changed (shows them, asks first)")
+async def _undo(ctx: CommandContext, arg: str) -> None:
+    from zen.ui.rewind import shell_undo
+
+    await shell_undo(ctx)
+
+
+@command("rewind", "go back to an earlier message: code, conversation or both", "[N]")
+async def _rewind(ctx: CommandContext, arg: str) -> None:
+    from zen.ui.rewind import shell_rewind
+
+    await shell_rewind(ctx, arg)

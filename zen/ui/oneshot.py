@@ -145,6 +145,7 @@ def result_object(
         "cost_usd": None if cost is None else round(cost, 6),
         "duration_ms": duration_ms,
         "permission_denials": denials or [],
+        "checkpoint": session.run_checkpoint if session else None,
         "session_id": session.id if session else None,
     }
 

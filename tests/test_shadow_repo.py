@@ -1,0 +1,121 @@
+"""The shadow repository on its own: hostile config and environment, symlinks, two processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from zen.checkpoints.store import CheckpointStore
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and modes")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root.resolve()
+
+
+def store_for(ws: Path, tmp_path: Path) -> CheckpointStore:
+    return CheckpointStore(ws, folder=tmp_path / "shadow")
+
+
+async def test_user_git_config_and_environment_are_ignored(
+        ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "RAN"
+    home = tmp_path / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    evil = f"touch {marker}; cat"
+    (home / ".gitconfig").write_text(
+        f'[core]\n\tfsmonitor = "{evil}"\n\tautocrlf = true\n[filter "x"]\n\tclean = "{evil}"\n'
+        f'\tsmudge = "{evil}"\n\trequired = true\n'
+    )
+    (home / ".config" / "git" / "attributes").write_text("* filter=x\n")
+    other = tmp_path / "elsewhere.git"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_DIR", str(other))  # a user's shell may export these
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "their-index"))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.hooksPath'='{tmp_path}'")
+    (ws / ".gitattributes").write_text("* text eol=crlf filter=x ident\n")
+    (ws / "mixed.txt").write_bytes(b"a\r\nb\nc $Id$\n")
+    store = store_for(ws, tmp_path)
+    before = await store.record("before")
+    (ws / "mixed.txt").write_bytes(b"changed\n")
+    plan = await store.plan(before)
+    await store.apply(plan)
+    assert (ws / "mixed.txt").read_bytes() == b"a\r\nb\nc $Id$\n"
+    assert not marker.exists()
+    assert not other.exists() and not (tmp_path / "their-index").exists()
+    store.close()
+
+
+async def test_a_folder_replaced_by_a_symlink_is_restored_inside(
+        ws: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws / "d").mkdir()
+    (ws / "d" / "x.txt").write_text("inside\n")
+    (ws / "link").symlink_to("d/x.txt")
+    store = store_for(ws, tmp_path)
+    before = await store.record("before")
+    (ws / "d" / "x.txt").unlink()
+    (ws / "d").rmdir()
+    (ws / "d").symlink_to(outside)  # now d/x.txt would land outside
+    (ws / "link").unlink()
+    plan = await store.plan(before)
+    await store.apply(plan)
+    assert not (ws / "d").is_symlink()
+    assert (ws / "d" / "x.txt").read_text() == "inside\n"
+    assert list(outside.iterdir()) == []
+    assert os.readlink(ws / "link") == "d/x.txt"
+    store.close()
+
+
+async def test_nothing_changed_means_the_same_tree(ws: Path, tmp_path: Path) -> None:
+    (ws / "a.txt").write_text("a\n")
+    store = store_for(ws, tmp_path)
+    first = await store.record("before")
+    second = await store.record("after")
+    assert first.tree == second.tree
+    plan = await store.plan(first)
+    assert plan.changes == []
+    store.close()
+
+
+def test_two_processes_snapshot_one_workspace_at_once(ws: Path, tmp_path: Path) -> None:
+    for i in range(50):
+        (ws / f"f{i}.txt").write_text(f"{i}\n")
+    script = textwrap.dedent(f"""
+        import asyncio, sys
+        from pathlib import Path
+        from zen.checkpoints.store import CheckpointStore
+        async def main():
+            store = CheckpointStore(Path({str(ws)!r}), folder=Path({str(tmp_path / "shadow")!r}))
+            for i in range(15):
+                Path({str(ws)!r}, f"own-{{sys.argv[1]}}.txt").write_text(str(i))
+                await store.record("before", run=sys.argv[1])
+            store.close()
+        asyncio.run(main())
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script, name], cwd=ROOT,
+                              stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
+    for proc in procs:
+        _out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    store = store_for(ws, tmp_path)
+    records = store.list()
+    assert len(records) == 30
+    assert {r.run for r in records} == {"a", "b"}
+    latest = records[-1]
+    plan = asyncio.run(store.plan(latest))
+    assert plan.changes == []  # the last snapshot is the workspace as it is
+    store.close()

@@ -1,0 +1,50 @@
+"""Checkpoints around a run's turns: a snapshot before and after every turn that may change
+files, so any of them can be rewound.
+
+A snapshot that fails (no space, git timed out) is one warning, once per session; the run goes
+on, because losing a checkpoint is better than losing the user's task.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING
+
+from zen import events as ev
+from zen.checkpoints.shadow import CheckpointError
+
+if TYPE_CHECKING:
+    from zen.checkpoints.store import Checkpoint, CheckpointStore
+
+
+class RunCheckpoints:
+    """The checkpoints of one run (one user message); the loop calls `before` and `after`."""
+
+    def __init__(self, store: CheckpointStore, emit: ev.Emit, label: str, agent: str,
+                 warned: list[bool]) -> None:
+        self.store = store
+        self.emit = emit
+        self.label = label
+        self.agent = agent
+        self.run = secrets.token_hex(4)
+        self.first: Checkpoint | None = None
+        self._warned = warned
+        """Shared by the session's runs: one warning per session is enough."""
+
+    async def before(self) -> None:
+        checkpoint = await self.record("before")
+        if self.first is None:
+            self.first = checkpoint
+
+    async def after(self) -> None:
+        await self.record("after")
+
+    async def record(self, kind: str) -> Checkpoint | None:
+        try:
+            return await self.store.record(kind, self.run, self.label)
+        except (CheckpointError, OSError) as exc:
+            if not self._warned[0]:
+                self._warned[0] = True
+                self.emit(ev.Notice(self.agent, f"checkpoint failed, /undo may not cover this "
+                                                f"turn: {exc}", "warning"))
+            return None

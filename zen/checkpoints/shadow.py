@@ -1,0 +1,318 @@
+"""The shadow repository: git plumbing on a private GIT_DIR whose work tree is the workspace.
+
+Snapshots are tree objects (`update-index` + `write-tree`), kept reachable by one ref each
+(`refs/zen/<id>`); there are no commits, no HEAD moves, no checkout of the whole tree. The
+user's `.git` is never opened: GIT_DIR points here, and git itself skips every `.git` entry
+of the work tree.
+
+Everything that could make git run a program or change bytes is off, whatever the repository
+or the user configured: no system or global config (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL to
+the null device), no hooks, no fsmonitor, no attributes file, and `info/attributes` (which
+outranks in-tree `.gitattributes`) unsets text/eol conversion, filters (LFS), ident and
+working-tree-encoding for every path. Diff drivers need config, which only this repository's
+own (ours) could give, so `diff` is left unspecified and git's binary detection still works.
+
+Objects, refs and indexes are private: the folder is 0700 and git children that write into it
+run with umask 077 (set in the child only; zen's own umask never changes). Each zen process
+has its own index, seeded from the last one published, so two processes on one workspace do
+not take each other's `index.lock`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import secrets
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from zen.paths import private_dir
+from zen.tools.process import kill_tree
+
+TIMEOUT = 60.0
+"""Seconds one git command may take; a huge first snapshot stays well inside."""
+ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
+NULL = os.devnull
+SAFE_CONFIG = (
+    "core.fsmonitor=false", f"core.hooksPath={NULL}", f"core.attributesFile={NULL}",
+    "core.autocrlf=false", "core.safecrlf=false", "core.sharedRepository=0600",
+    "core.untrackedCache=false", "core.splitIndex=false", "core.quotePath=false",
+    "core.logAllRefUpdates=false", "gc.auto=0", "maintenance.auto=false",
+    "index.threads=1", "safe.directory=*", "core.precomposeUnicode=false",
+)
+"""Passed with `-c` on every command: the command line outranks any config file."""
+KEPT_ENV = ("PATH", "SYSTEMROOT", "SystemRoot", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL",
+            "LC_CTYPE", "HOME", "USERPROFILE", "XDG_CONFIG_HOME")
+_POSIX = os.name != "nt"
+
+
+class CheckpointError(Exception):
+    """A snapshot or restore could not be done; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path that differs between two snapshots (git's raw diff, without renames)."""
+
+    path: str
+    status: str
+    """A added, D deleted, M modified, T type changed (file <-> symlink)."""
+    old_mode: str
+    new_mode: str
+
+
+def workspace_key(root: Path) -> str:
+    return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+def has_git() -> bool:
+    return shutil.which("git") is not None
+
+
+class ShadowRepo:
+    def __init__(self, root: Path, folder: Path, *, max_file_size: int = 2_000_000,
+                 timeout: float = TIMEOUT) -> None:
+        self.root = root
+        self.folder = folder
+        self.git_dir = folder / "git"
+        self.max_file_size = max_file_size
+        self.timeout = timeout
+        self.index = folder / f"index-{os.getpid()}-{secrets.token_hex(3)}"
+        """This process's own index: stat data that makes an unchanged snapshot cheap."""
+        self.skipped: list[str] = []
+        """Files the last snapshot left out (too big, unreadable)."""
+        self._ready = False
+        self._lock = asyncio.Lock()
+        """One snapshot at a time per process: they share this process's index."""
+
+    # -- running git ------------------------------------------------------------------------
+
+    def _env(self, index: Path | None, repo: bool) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
+        if repo:
+            env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.root))
+        env.update(
+            GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=NULL, GIT_ATTR_NOSYSTEM="1",
+            GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1", GIT_NO_LAZY_FETCH="1",
+            GIT_LFS_SKIP_SMUDGE="1", GIT_PAGER="cat", GIT_EDITOR="true",
+        )
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(index)
+        return env
+
+    async def git(self, *args: str, stdin: bytes | None = None, index: Path | None = None,
+                  private: bool = True, timeout: float | None = None,
+                  repo: bool = True) -> bytes:
+        """stdout of one git command; CheckpointError if it fails, overruns or cannot start.
+
+        `private`: the child runs with umask 077 (it writes only into the shadow folder);
+        checkout children keep the user's umask, so restored files get their usual modes.
+        """
+        cmd = ["git", *(x for c in SAFE_CONFIG for x in ("-c", c)), *args]
+        extra: dict[str, object] = {"start_new_session": True} if _POSIX else {}
+        if _POSIX and private:
+            extra["umask"] = 0o077
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, cwd=self.root, env=self._env(index, repo),
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                **extra,  # type: ignore[arg-type]
+            )
+        except OSError as exc:
+            raise CheckpointError(f"cannot run git: {exc.strerror or exc}") from None
+        limit = timeout or self.timeout
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(stdin), limit)
+        except asyncio.TimeoutError:
+            kill_tree(proc)
+            await proc.wait()
+            raise CheckpointError(f"git {args[0]} took longer than {limit:g}s") from None
+        except BaseException:  # cancelled: leave nothing running
+            kill_tree(proc)
+            raise
+        if proc.returncode != 0:
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            reason = lines[-1] if lines else f"exit {proc.returncode}"
+            raise CheckpointError(f"git {args[0]} failed: {reason}")
+        return out
+
+    # -- the repository ---------------------------------------------------------------------
+
+    async def ensure(self) -> None:
+        """Create the shadow repository on first use: private, with our attributes."""
+        if self._ready:
+            return
+        await asyncio.to_thread(private_dir, self.folder)
+        if not (self.git_dir / "HEAD").is_file():
+            await self.git("init", "-q", "--bare", "--template=", str(self.git_dir), repo=False)
+        info = private_dir(self.git_dir / "info")
+        attributes = info / "attributes"
+        if not attributes.is_file() or attributes.read_text("utf-8", "replace") != ATTRIBUTES:
+            write_private(attributes, ATTRIBUTES)
+        where = self.folder / "workspace"
+        if not where.is_file():
+            write_private(where, str(self.root) + "\n")
+        self._ready = True
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    async def snapshot(self) -> str:
+        """The workspace as a tree object (its id); unchanged files cost one stat each."""
+        await self.ensure()
+        async with self._lock:
+            try:
+                return await self._snapshot()
+            except CheckpointError:
+                # Our index may name objects a prune removed: start over from an empty one.
+                with contextlib.suppress(OSError):
+                    self.index.unlink()
+                return await self._snapshot(seed=False)
+
+    async def _snapshot(self, *, seed: bool = True) -> str:
+        index = self.index
+        if seed and not index.exists():
+            shared = self.git_dir / "index"
+            if shared.is_file():
+                await asyncio.to_thread(shutil.copyfile, shared, index)
+        with contextlib.suppress(OSError):
+            (self.folder / (index.name + ".lock")).unlink()  # left by a killed git of ours
+        listed = await self.git(
+            "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard",
+            index=index,
+        )
+        paths = list(dict.fromkeys(p for p in listed.decode("utf-8", "surrogateescape")
+                                   .split("\0") if p and not p.endswith("/")))
+        if paths:
+            keep, drop = await asyncio.to_thread(self._sort, paths)
+            self.skipped = drop
+            if keep:
+                await self.git("update-index", "--add", "--remove", "-z", "--stdin",
+                               stdin=_nul(keep), index=index)
+            if drop:
+                await self.git("update-index", "--force-remove", "-z", "--stdin",
+                               stdin=_nul(drop), index=index)
+        tree = (await self.git("write-tree", index=index)).decode().strip()
+        if paths:
+            await asyncio.to_thread(self._publish)
+        return tree
+
+    def _sort(self, paths: list[str]) -> tuple[list[str], list[str]]:
+        """(paths to record, paths to leave out: bigger than the limit, unreadable, special)."""
+        keep: list[str] = []
+        drop: list[str] = []
+        for rel in paths:
+            full = os.path.join(self.root, rel)
+            try:
+                st = os.lstat(full)
+            except OSError:
+                keep.append(rel)  # gone: update-index --remove drops it
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                keep.append(rel)
+            elif (not stat.S_ISREG(st.st_mode) or st.st_size > self.max_file_size
+                  or not os.access(full, os.R_OK)):
+                drop.append(rel)
+            else:
+                keep.append(rel)
+        return keep, drop
+
+    def _publish(self) -> None:
+        """Our index becomes the shared seed (and keeps its objects safe from gc)."""
+        tmp = self.git_dir / f"index.{secrets.token_hex(3)}.tmp"
+        try:
+            shutil.copyfile(self.index, tmp)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.git_dir / "index")
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.index.unlink()
+
+    # -- reading snapshots ------------------------------------------------------------------
+
+    async def keep(self, name: str, tree: str) -> None:
+        """A ref per checkpoint, so gc keeps its objects until the checkpoint is pruned."""
+        await self.git("update-ref", f"refs/zen/{name}", tree)
+
+    async def forget(self, names: list[str]) -> None:
+        if names:
+            lines = "".join(f"delete refs/zen/{n}\n" for n in names).encode()
+            await self.git("update-ref", "--stdin", stdin=lines)
+
+    async def changes(self, old: str, new: str) -> list[Change]:
+        """What differs between two trees, path by path."""
+        if old == new:
+            return []
+        out = await self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", old, new)
+        parts = out.decode("utf-8", "surrogateescape").split("\0")
+        found: list[Change] = []
+        for meta, path in zip(parts[0::2], parts[1::2], strict=False):
+            fields = meta.lstrip(":").split()
+            if len(fields) >= 5:
+                found.append(Change(path, fields[4][:1], fields[0], fields[1]))
+        return found
+
+    async def numstat(self, old: str, new: str) -> dict[str, tuple[int, int] | None]:
+        """Lines added and removed per path; None for a binary file."""
+        if old == new:
+            return {}
+        out = await self.git("diff-tree", "-r", "-z", "--no-renames", "--numstat",
+                             "--no-textconv", "--no-ext-diff", old, new)
+        stats: dict[str, tuple[int, int] | None] = {}
+        for record in out.decode("utf-8", "surrogateescape").split("\0"):
+            fields = record.split("\t", 2)
+            if len(fields) == 3:
+                added, removed, path = fields
+                stats[path] = None if added == "-" else (int(added), int(removed))
+        return stats
+
+    async def checkout(self, tree: str, paths: list[str]) -> None:
+        """Write `paths` as they are in `tree` into the workspace (bytes and exec bit).
+
+        git's own checkout refuses to write through a symlinked folder. The user's umask
+        applies, as for any file they create; callers restore a file's other mode bits.
+        """
+        if not paths:
+            return
+        scratch = self.folder / f"restore-{os.getpid()}-{secrets.token_hex(3)}"
+        try:
+            await self.git("read-tree", tree, index=scratch)
+            await self.git("checkout-index", "-f", "-z", "--stdin", stdin=_nul(paths),
+                           index=scratch, private=False)
+        finally:
+            with contextlib.suppress(OSError):
+                scratch.unlink()
+
+    async def gc(self) -> None:
+        """Drop objects no ref or index holds, unless created in the last hour (a snapshot
+        in flight in another process)."""
+        await self.git("gc", "-q", "--prune=1.hour.ago", timeout=max(self.timeout, 300))
+
+    def disk_usage(self) -> int:
+        total = 0
+        for folder, _dirs, files in os.walk(self.git_dir):
+            for name in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(folder, name)).st_size
+        return total
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` with `text` atomically, as a 0600 file."""
+    tmp = path.with_name(f"{path.name}.{secrets.token_hex(3)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _nul(paths: list[str]) -> bytes:
+    return "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")
