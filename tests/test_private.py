@@ -148,3 +148,20 @@ def test_model_command_names_the_key_for_each_host_redacted(
         zen.exit()
     finally:
         zen.close()
+
+
+def test_a_key_printed_by_a_tool_is_not_saved_under_zen_home(
+    fake_llm: Any, run_zen: Any, project: Path, home: Path
+) -> None:
+    from tests.fakes.server import call, tool_calls
+
+    fake = fake_llm([tool_calls([call("bash", {"command": "echo key=$DEEPSEEK_API_KEY"})]),
+                     text("done")])
+    done = run_zen("-p", "show it", "--yes", "--base-url", fake.base_url, "--api-key", "k",
+                   env={"DEEPSEEK_API_KEY": API_KEY})
+    assert done.code == 0, done.err
+    assert API_KEY in json.dumps(fake.requests[1])  # the model did see the tool's output
+    saved = "\n".join(p.read_bytes().decode("utf-8", "replace")
+                      for p in (home / ".zen").rglob("*") if p.is_file())
+    assert API_KEY not in saved and API_KEY not in done.err
+    assert f"key={redact(API_KEY)}" in saved  # the session was saved, with the key redacted

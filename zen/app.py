@@ -20,6 +20,7 @@ from zen.agent.session import Session
 from zen.config import DUAL_ROLES, Config, ConfigError, resolve_model
 from zen.extensions import load_skills
 from zen.mcp.servers import collect_servers, mcp_enabled
+from zen.redaction import remember, scrub
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
@@ -55,9 +56,9 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
     await manager.start()
     for status in manager.status():
         if status.state != "running":
-            warn(f"MCP server {status.name} is not available: {status.error}")
+            warn(scrub(f"MCP server {status.name} is not available: {status.error}"))
     for line in manager.warnings():
-        warn(line)
+        warn(scrub(line))
     return manager
 
 
@@ -118,6 +119,7 @@ async def open_session(
     (`keep`: settings the user gave for this run, which the saved ones do not replace). A
     session that cannot be found raises SessionError before anything starts.
     """
+    remember(*config.known_keys())  # scrubbed from errors, logs and saved sessions from now on
     workspace = make_workspace(config, root)
     temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
     if config.work_mode:

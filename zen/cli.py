@@ -384,7 +384,9 @@ def mcp_command(argv: list[str]) -> int:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
         report_tightened()
-    print(text)
+    from zen import redaction
+
+    print(redaction.scrub(text))
     return exits.DONE if all_started else exits.MCP_FAILED
 
 

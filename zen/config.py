@@ -291,6 +291,13 @@ class Config(_Endpoint):
     _redirected: dict[str, Redirect] = PrivateAttr(default_factory=dict)
     _key_sources: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
 
+    def known_keys(self) -> list[str]:
+        """Every API key this config can see (its own and the environment's), for
+        `zen.redaction.remember`: a key is a secret whether or not this run sends it."""
+        roles = [getattr(self.dual_agent, role).api_key for role in DUAL_ROLES]
+        env = [value for name, value in self._env.items() if name.endswith("_API_KEY")]
+        return [key for key in (self.api_key, *roles, *env) if key]
+
     @property
     def project_trusted(self) -> bool:
         """The workspace's own inputs (this project layer, `.mcp.json`) may be used."""

@@ -466,6 +466,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
         ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
         return None
     from zen.mcp.manager import format_status
+    from zen.redaction import scrub
 
     verb, _, rest = arg.partition(" ")
     if verb == "restart":
@@ -479,7 +480,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     if verb:
         ctx.out.info("usage: /mcp, /mcp restart [NAME], /mcp log [LINES]", "yellow")
         return None
-    _say(ctx, format_status(manager.status()) or "no MCP servers")
+    _say(ctx, scrub(format_status(manager.status())) or "no MCP servers")
     return None
 
 
