@@ -535,3 +535,25 @@ async def test_compaction_restarts_the_stored_conversation_on_a_branch(
     again.resume(store.info(sid))
     assert again.history == session.history
     assert again.memo.read("task:next") is not None  # compaction's memo keys were saved
+
+
+async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_path: Path
+                                                                 ) -> None:
+    fake = fake_llm([text("one"), text("two"), text("three"), text("other two")])
+    store = SessionStore(tmp_path / "s.db")
+    session = session_for(fake, tmp_path, store)
+    for task in ("first", "second", "third"):
+        await session.run(task, ev.ignore)
+    turns = session.user_turns()
+    assert [t for _, t in turns] == ["first", "second", "third"]
+    session.rewind_to(turns[1][0])
+    await session.run("second, differently", ev.ignore)
+    assert user_texts(fake.requests[-1]) == ["first", "second, differently"]
+    assert session.id is not None
+    assert [m["content"] for m in store.messages(session.id)] == [
+        "first", "one", "second, differently", "other two"]
+    undone = [m["content"] for m in store.messages(session.id, branch=0)]
+    assert undone == ["first", "one", "second", "two", "third", "three"]
+    with pytest.raises(ValueError):
+        session.rewind_to(99)
+    await session.aclose()
