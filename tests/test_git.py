@@ -18,7 +18,7 @@ from zen import events as ev
 from zen.agent.git_facts import describe_branch, find_work_tree, git_facts, summarize
 from zen.agent.session import Session
 from zen.config import Config
-from zen.tools.base import Approval, ApprovalRequest
+from zen.tools.base import Approval, ApprovalRequest, ToolContext
 from zen.tools.git import Git, GitError, GitParams, run_git
 from zen.tools.workspace import Workspace
 
@@ -215,13 +215,13 @@ async def test_user_permissions_override_the_per_call_level(fake_llm, repo: Path
     assert "denied by the permissions" in tool_results(fake.requests[1])[0]
 
 
-def test_level_depends_on_the_subcommand() -> None:
+def test_level_depends_on_the_subcommand(ctx: ToolContext) -> None:
     tool = Git()
     for args in ("status", "diff HEAD~1", "log -5", "show HEAD", "blame app.py", ["log"]):
-        assert tool.level_for(GitParams(args=args)) == "auto", args
+        assert tool.level_for(GitParams(args=args), ctx) == "auto", args
     for args in ("commit -m x", "push", "reset --hard", "-c core.pager=less log",
                  "diff --no-index /etc/passwd x", "blame --contents /etc/passwd app.py"):
-        assert tool.level_for(GitParams(args=args)) == "confirm", args
+        assert tool.level_for(GitParams(args=args), ctx) == "confirm", args
 
 
 async def test_no_pager_or_editor_even_when_configured(repo: Path) -> None:

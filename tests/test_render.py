@@ -169,7 +169,7 @@ def test_clip_counts_cells() -> None:
     assert clip("abcdef", 4) == "abc…"
     assert clip("abcdef", 4, tail=True) == "…def"
     assert clip("漢字漢字", 5) == "漢字…"
-    assert clip("a\x1b[31mb\nc", 20) == "a [31mb c"  # no control character survives
+    assert clip("a\x1b[31mb\nc\u202ed", 20) == "a\ufffdb c\ufffdd"  # no control survives
 
 
 def test_live_updates_are_throttled_and_the_last_one_is_drawn_by_a_timer() -> None:
@@ -396,10 +396,12 @@ async def test_questions_from_parallel_agents_are_asked_one_at_a_time() -> None:
     assert len(ask.questions) == 1
 
 
-async def test_a_long_preview_is_cut() -> None:
+async def test_a_long_preview_is_shown_whole() -> None:
     r, sink = renderer(PIPE)
-    await ShellApprover(r, Script("y"))(request("write-file", "\n".join(map(str, range(100)))))
-    assert "  … 60 more lines" in sink.getvalue()
+    await ShellApprover(r, Script("y"))(request("write-file", "\n".join(map(str, range(300)))))
+    shown = sink.getvalue().splitlines()
+    assert shown[1:301] == [f"  {n}" for n in range(300)]
+    assert "more lines" not in sink.getvalue()
 
 
 def test_an_output_that_cannot_encode_the_markers_replaces_them() -> None:
@@ -449,7 +451,7 @@ def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() 
     for seq in CONTROL.findall(sink.getvalue()):
         assert seq.endswith("m") or seq == "\x1b[2K", repr(seq)
     lines, _ = screen(sink.getvalue())
-    assert lines == ["Clear ?[2J the screen", "", "next", "", "✓ bash printf '?[1A' — exit 0 ?"]
+    assert lines == ["Clear � the screen", "", "next", "", "✓ bash printf '�' — exit 0 �"]
 
 
 @pytest.mark.parametrize("drops", [1, 2, 3])

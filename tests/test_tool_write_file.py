@@ -208,12 +208,11 @@ async def test_agent_summary_survives_auto_memo(ctx: ToolContext) -> None:
     assert entry.content == "print(1)\n"
 
 
-async def test_preview_of_a_new_file_shows_its_first_lines(ctx: ToolContext) -> None:
-    content = "".join(f"row {i}\n" for i in range(1, 31))
+async def test_preview_of_a_new_file_shows_all_of_it(ctx: ToolContext) -> None:
+    content = "".join(f"row {i}\n" for i in range(1, 301))
     text = await preview(ctx, path="new/p.txt", content=content)
-    assert text.startswith("create new/p.txt (30 lines)\nrow 1\nrow 2\n")
-    assert "row 20" in text and "row 21" not in text
-    assert "10 more lines" in text
+    assert text == "create new/p.txt (300 lines)\n" + content
+    assert "more lines" not in text
     assert not (root(ctx) / "new").exists()
     assert ctx.memo.entries == {} and ctx.read_tracker.seen == {}
 

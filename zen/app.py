@@ -22,6 +22,7 @@ from zen.extensions import load_skills
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.redaction import remember, scrub
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+from zen.terminal_safe import terminal_safe
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import load_hooks, unmatched
@@ -33,7 +34,7 @@ __all__ = ["SessionError", "open_session", "warn_stderr"]
 
 
 def warn_stderr(message: str) -> None:
-    print(f"zen: warning: {message}", file=sys.stderr, flush=True)
+    print(terminal_safe(f"zen: warning: {message}"), file=sys.stderr, flush=True)
 
 
 def make_workspace(config: Config, root: Path) -> Workspace:

@@ -101,7 +101,9 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def fail(message: str, code: int = exits.USAGE) -> int:
-    print(f"zen: {message}", file=sys.stderr)
+    from zen.terminal_safe import terminal_safe  # messages quote config files and paths
+
+    print(terminal_safe(f"zen: {message}"), file=sys.stderr)
     return code
 
 
@@ -219,11 +221,12 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
     why = "they changed since you trusted this folder" if state.changed else (
         "this folder is not trusted"
     )
-    print(
+    from zen.terminal_safe import terminal_safe
+
+    print(terminal_safe(
         f"zen: warning: ignored {', '.join(state.inputs)}: {why}; review them "
-        f"and run `zen trust{where}`, or pass --trust for this run",
-        file=sys.stderr, flush=True,
-    )
+        f"and run `zen trust{where}`, or pass --trust for this run"
+    ), file=sys.stderr, flush=True)
     return False
 
 
@@ -385,8 +388,9 @@ def mcp_command(argv: list[str]) -> int:
     finally:
         report_tightened()
     from zen import redaction
+    from zen.terminal_safe import terminal_safe
 
-    print(redaction.scrub(text))
+    print(terminal_safe(redaction.scrub(text)))
     return exits.DONE if all_started else exits.MCP_FAILED
 
 
@@ -412,18 +416,19 @@ def config_command(argv: list[str]) -> int:
     finally:
         report_tightened()
     from zen import trust
+    from zen.terminal_safe import terminal_safe as safe
 
     inputs = trust.check(root).inputs
     own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
-    print(f"workspace: {root} (its own settings: {own})")
+    print(safe(f"workspace: {root} (its own settings: {own})"))
     roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
     for role in roles:
         try:
-            print(endpoint_line(role, resolve_model(config, role)))
+            print(safe(endpoint_line(role, resolve_model(config, role))))
         except ConfigError as e:
-            print(f"{role}: {e}")
+            print(safe(f"{role}: {e}"))
     for name, level in config.permissions.items():
-        print(f"permission {name}: {level}")
+        print(safe(f"permission {name}: {level}"))
     return exits.DONE
 
 
@@ -442,19 +447,20 @@ def trust_command(argv: list[str]) -> int:
     from pathlib import Path
 
     from zen import trust
+    from zen.terminal_safe import terminal_safe as safe
 
     try:
         if args.list:
             entries = trust.listing()
             for entry in entries:
-                print(f"{entry.path}  ({entry.state}, since {entry.trusted})")
+                print(safe(f"{entry.path}  ({entry.state}, since {entry.trusted})"))
             if not entries:
                 print("No trusted folders.")
             return exits.DONE
         if args.remove:
             if not trust.forget(Path(args.remove)):
                 return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
-            print(f"no longer trusted: {Path(args.remove).expanduser().resolve()}")
+            print(safe(f"no longer trusted: {Path(args.remove).expanduser().resolve()}"))
             return exits.DONE
         root = Path(args.directory).expanduser()
         if not root.is_dir():
@@ -466,9 +472,9 @@ def trust_command(argv: list[str]) -> int:
     finally:
         report_tightened()
     if not state.inputs:
-        print(f"trusted {state.workspace} (it has no settings of its own yet)")
+        print(safe(f"trusted {state.workspace} (it has no settings of its own yet)"))
         return exits.DONE
-    print(f"trusted {state.workspace}; its settings:")
+    print(safe(f"trusted {state.workspace}; its settings:"))
     for line in trust.describe(state.workspace):
-        print(f"  - {line}")
+        print(safe(f"  - {line}"))
     return exits.DONE

@@ -352,8 +352,12 @@ def _show_secret(value: str) -> str:
 
 
 def _plain(text: str, limit: int = 300) -> str:
-    """Repository text on a terminal: control, C1 and bidi characters shown as `?`."""
-    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    """Repository text on one terminal line: escape sequences, controls, C1 and bidi characters
+    as placeholders (`terminal_safe`), then anything else unprintable (zero-width, line
+    breaks) as `?`: what the user trusts is what they see."""
+    from zen.terminal_safe import terminal_safe
+
+    text = "".join(ch if ch.isprintable() else "?" for ch in terminal_safe(text))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

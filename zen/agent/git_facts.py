@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from zen.prompts import load_prompt, render
-from zen.tools.git import GitError, run_git
+from zen.tools.git_process import GitError, run_git
 
 STATUS_TIMEOUT = 3.0
 KINDS = ("conflicted", "staged", "modified", "untracked")

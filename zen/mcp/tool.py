@@ -143,8 +143,8 @@ class McpTool(Tool):
         return super().key_arg(args) or _clip(_compact(args), 80)
 
     async def preview(self, params: Any, ctx: ToolContext) -> str:
-        args = _clip(_compact(_arguments(params)), 2000)
-        return f"MCP server {self.server!r}, tool {self.remote.name!r}: {args}"
+        args = json.dumps(_arguments(params), ensure_ascii=False, indent=2, default=str)
+        return f"MCP server {self.server!r}, tool {self.remote.name!r}:\n{args}"  # whole
 
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
         return await self.caller.call(self.remote.name, _arguments(params))

@@ -152,9 +152,9 @@ class Tool(ABC):
             },
         }
 
-    def level_for(self, params: Any) -> Level:
+    def level_for(self, params: Any, ctx: ToolContext) -> Level:
         """This call's permission level when the user set none: a tool whose risk depends on
-        its arguments (git status vs git commit) overrides it."""
+        its arguments (git status vs git commit, a path outside the workspace) overrides it."""
         return self.level
 
     def may_change_files(self, args: dict[str, Any]) -> bool:

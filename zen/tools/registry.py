@@ -146,7 +146,7 @@ class ToolRegistry:
     ) -> ToolResult | None:
         """None when the call may run; else the result that stands in for it. A PreToolUse
         hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""
-        level = self.permissions.get(tool.name, tool.level_for(params))
+        level = self.permissions.get(tool.name, tool.level_for(params, ctx))
         if level == "auto" and tool.must_confirm(params, ctx):
             level = "confirm"
         if level == "deny":

@@ -25,8 +25,6 @@ from zen.tools.files import (
     write_off_loop,
 )
 
-PREVIEW_LINES = 20
-
 
 class WriteFileParams(Params):
     path: str
@@ -59,11 +57,8 @@ class WriteFile(Tool):
             return ToolResult.error(str(exc))
         if plan.diff is not None:
             return plan.diff.text or f"overwrite {plan.target.shown} (no change)"
-        lines = plan.text.replace("\r\n", "\n").split("\n")
-        head = "\n".join(lines[:PREVIEW_LINES])
-        more = count_lines(plan.text) - PREVIEW_LINES
-        tail = f"\n… {more} more lines" if more > 0 else ""
-        return f"create {plan.target.shown} ({count_lines(plan.text)} lines)\n{head}{tail}"
+        body = plan.text.replace("\r\n", "\n")  # whole: the approval shows all that is written
+        return f"create {plan.target.shown} ({count_lines(plan.text)} lines)\n{body}"
 
     async def execute(self, params: WriteFileParams, ctx: ToolContext) -> ToolResult:
         async with path_lock(ctx, params.path):

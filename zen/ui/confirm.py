@@ -1,5 +1,8 @@
 """Asking before a confirm-level tool runs: show what will happen, then y / a / n.
 
+The preview is printed whole, however long (it scrolls), and through the log's terminal-safe
+styling: what is approved is exactly what is shown.
+
 `a` (always) is remembered per tool for the rest of the shell session; `n` asks for optional
 feedback that goes back to the model as the tool's result. Questions are asked one at a time,
 even when parallel agents want approval together; Ctrl-C at a question stops the whole run.
@@ -18,7 +21,6 @@ Ask = Callable[[str], Awaitable[str]]
 """Shows a question and returns the line typed; KeyboardInterrupt on Ctrl-C, EOFError on
 Ctrl-D."""
 
-PREVIEW_LINES = 40
 QUESTION = "  allow? [y]es  [a]lways for {tool}  [n]o › "
 FEEDBACK = "  tell the model why, or what to do instead (Enter to skip) › "
 ANSWERS = {"y": "yes", "yes": "yes", "a": "always", "always": "always", "n": "no", "no": "no"}
@@ -68,11 +70,8 @@ class ShellApprover:
         diff = _looks_like_diff(lines)
         if diff:  # shown in full here: the finished line does not repeat it
             out.previewed.add(preview_key(request.agent, request.tool, request.args))
-        more = len(lines) - PREVIEW_LINES
-        for line in lines[:PREVIEW_LINES]:
+        for line in lines:  # every line: a harmless head may hide a destructive tail
             out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))
-        if more > 0:
-            out.print(out.styled((f"  … {more} more lines", "dim")))
 
     async def _decide(self, request: ApprovalRequest) -> Approval:
         question = QUESTION.format(tool=request.tool)

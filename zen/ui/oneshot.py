@@ -1,8 +1,10 @@
 """`zen -p`: run one task with nobody watching, and report it as text, JSON or JSON lines.
 
-text: the final answer on stdout, one line per tool call on stderr.
+text: the final answer on stdout, one line per tool call on stderr, both made terminal-safe
+(`zen.terminal_safe`) whether or not they are a terminal: piped output ends up on one too.
 json: one object at the end, whatever happened (`is_error` and a message on failure).
 stream-json: every event as a JSON line as it happens, then the same result object.
+JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
 Exit codes (zen/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
 max_tokens, 6 over budget, 7 calls refused for want of approval (130 is the CLI's).
 """
@@ -21,9 +23,9 @@ from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
 from zen.agent.session import Session
 from zen.config import ConfigError
 from zen.llm.types import LLMError
+from zen.terminal_safe import terminal_safe
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
-from zen.ui.render import SAFE
 
 DENIED_HINT = ("rerun with --yes to approve them, or allow the tools under `permissions:` in "
                ".zen/config.yaml")
@@ -63,7 +65,7 @@ class TextLog:
                     f"giving up after {event.limit:g}s)")
             if event.agent != "main":
                 line = f"{event.agent} › {line}"
-            print(line, file=self.err, flush=True)
+            print(terminal_safe(line), file=self.err, flush=True)
             return
         self._waiting.discard(event.agent)
         if isinstance(event, ev.ToolCallFinished):
@@ -80,7 +82,7 @@ class TextLog:
             line = event.line
         else:
             return
-        print(line, file=self.err, flush=True)
+        print(terminal_safe(line), file=self.err, flush=True)
 
 
 class StreamedText:
@@ -97,7 +99,7 @@ class StreamedText:
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta) and event.agent == self.agent:
             if event.text:
-                self.out.write(event.text.translate(SAFE))
+                self.out.write(terminal_safe(event.text))
                 self.out.flush()
                 self.streamed = True
                 self._at_line_start = event.text.endswith("\n")
@@ -122,7 +124,7 @@ class JsonLines:
         self.out = out
 
     def __call__(self, event: ev.Event) -> None:
-        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        self.out.write(json.dumps(event.to_json(), ensure_ascii=True) + "\n")
         self.out.flush()
 
 
@@ -158,7 +160,7 @@ def _is_tty(stream: TextIO) -> bool:
 
 
 def write_result(out: TextIO, obj: dict[str, Any]) -> None:
-    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    out.write(json.dumps(obj, ensure_ascii=True) + "\n")
     out.flush()
 
 
@@ -198,14 +200,14 @@ async def run_oneshot(
 
     if output_format == "text":
         if error:
-            print(f"zen: {error}", file=err)
+            print(terminal_safe(f"zen: {error}"), file=err)
         elif result and result.stop == "max_turns":
             print(f"zen: stopped after {result.turns} turns (max_turns); "
                   "raise it with --max-turns", file=err)
         elif streamed is not None and streamed.streamed:
             streamed.end_line()  # the answer is on screen already
         elif result:
-            out.write(result.text.rstrip("\n") + "\n")
+            out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
     else:
         write_result(out, result_object(
             session, result, error, stop, duration_ms=int((time.monotonic() - started) * 1000),

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zen import events as ev
+from zen.terminal_safe import terminal_safe
 from zen.ui.format import (
     call_line,
     call_parts,
@@ -48,11 +49,6 @@ REASONING_LINES = 3
 REPORT_LINES = 3
 THINKING = "thinking: "
 ERASE = "\r\x1b[2K"
-SAFE = str.maketrans(
-    {**{c: "?" for c in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F] if c != 0x0D}, 0x0D: None}
-)
-"""Control characters from models and tools (an ESC could clear the screen) shown as `?`;
-tabs and newlines are kept, carriage returns dropped."""
 
 
 class LiveLine:
@@ -401,7 +397,7 @@ class LogRenderer:
             del printed[matched:]
             self._replay.pop(agent)
         printed.append(block)
-        block = block.translate(SAFE)
+        block = terminal_safe(block)
         self.live.erase()
         if self._last != "none":
             self.console.print()
@@ -425,7 +421,7 @@ class LogRenderer:
 
         text = Text()
         for chunk, style in parts:
-            text.append(chunk.translate(SAFE), style=style if self.caps.styled and style else None)
+            text.append(terminal_safe(chunk), style=style if self.caps.styled and style else None)
         return text
 
     def _end_text(self, agent: str) -> None:
@@ -463,8 +459,9 @@ def cell_len(text: str) -> int:
 
 
 def clip(text: str, cells: int, *, tail: bool = False) -> str:
-    """One terminal line of at most `cells` cells: controls removed, cut with `…`."""
-    text = "".join(ch if ch >= " " and ch != "\x7f" else " " for ch in text)
+    """One terminal line of at most `cells` cells: controls shown as placeholders, line breaks
+    and tabs as spaces, cut with `…`."""
+    text = terminal_safe(text).replace("\n", " ").replace("\t", " ")
     if cell_len(text) <= cells:
         return text
     if text.isascii():

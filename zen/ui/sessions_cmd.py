@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from zen import exits
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+from zen.terminal_safe import terminal_safe
 
 SECRET = re.compile(
     r"(?P<kv>(?:authorization|api[_-]?key|x-api-key|token|secret|password)"
@@ -27,7 +28,6 @@ SECRET = re.compile(
     r"|(?P<v2>\b(?:sk|pk|rk|ghp|gho|github_pat|xox[bap]|AKIA)[-_A-Za-z0-9]{12,})",
     re.IGNORECASE,
 )
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def redact(text: str) -> str:
@@ -43,8 +43,8 @@ def redact(text: str) -> str:
 
 
 def printable(text: str) -> str:
-    """Text for a terminal: control characters (escape sequences' ESC too) shown as `?`."""
-    return CONTROL.sub("?", text)
+    """Text for a terminal: escape sequences, controls, C1 and bidi characters as `�`."""
+    return terminal_safe(text)
 
 
 def age(seconds: float) -> str:
@@ -82,7 +82,7 @@ def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
     try:
         store = SessionStore()
     except SessionError as e:
-        print(f"zen: {e}", file=sys.stderr)
+        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
         return exits.USAGE
     try:
         if args.action == "list":
@@ -90,10 +90,10 @@ def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
             found = store.recent(root, max(args.limit, 1))
             if not found:
                 where = "" if args.all else f" in {root}"
-                print(f"no saved sessions{where}", file=out)
+                print(printable(f"no saved sessions{where}"), file=out)
             for info in found:
                 line = session_row(info)
-                print(line + (f"  ({info.workspace})" if args.all else ""), file=out)
+                print(printable(line + (f"  ({info.workspace})" if args.all else "")), file=out)
             return exits.DONE
         info = store.get(args.id)
         if args.action == "rm":
@@ -107,10 +107,10 @@ def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
                 print(printable(line), file=out)
         else:
             for event in export_events(store, info, raw_tools=args.raw_tool_outputs):
-                out.write(json.dumps(event, ensure_ascii=False) + "\n")
+                out.write(json.dumps(event, ensure_ascii=True) + "\n")
         return exits.DONE
     except SessionError as e:
-        print(f"zen: {e}", file=sys.stderr)
+        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
         return exits.USAGE
     finally:
         store.close()

@@ -31,6 +31,7 @@ from prompt_toolkit.completion import Completer, Completion
 from zen import __version__, exits
 from zen.extensions import load_commands
 from zen.paths import private_file, zen_home
+from zen.terminal_safe import terminal_safe
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import (
@@ -78,7 +79,7 @@ def run_shell(config: Config, workspace: Path, *, simple: bool = False, yes: boo
     try:
         return asyncio.run(shell.main(resume=resume, continue_last=continue_last, keep=keep))
     except (ConfigError, SessionError) as e:
-        print(f"zen: {e}", file=sys.stderr)
+        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
         return exits.USAGE
     except KeyboardInterrupt:
         return exits.INTERRUPTED
@@ -577,7 +578,7 @@ class ShellCompleter(Completer):
         if word.startswith("@"):
             for path, is_dir in path_candidates(self.workspace, word[1:]):
                 shown = path + ("/" if is_dir else "")
-                yield Completion("@" + shown, -len(word), display=shown)
+                yield Completion("@" + shown, -len(word), display=terminal_safe(shown))
 
 
 def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
