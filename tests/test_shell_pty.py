@@ -443,9 +443,10 @@ def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(
         "broken": {"command": "zen-no-such-command"},
     }}))
     zen, _ = shell([], "--trust")
+    zen.expect("warning: MCP server broken is not available")  # once start-up is over
     zen.task("/mcp")
     lines = zen.lines()
-    assert any(line.startswith("warning: MCP server broken is not available") for line in lines)
+    assert "starting 2 MCP servers…" in lines  # in the background: the prompt did not wait
     assert any(re.match(r"demo \(stdio\): running, \d+ tools", line) for line in lines)
     assert any(line.startswith("broken (stdio): failed") for line in lines), lines
     restarted = zen.task("/mcp restart demo")
@@ -605,6 +606,28 @@ def test_a_dumb_terminal_ends_ctrl_c_with_a_newline(shell: Any) -> None:
     lines = zen.lines()
     assert any(line.startswith("(Ctrl-C again") for line in lines), lines
     assert zen.exit("\x04") == 0
+
+
+def test_a_hung_mcp_server_holds_up_neither_the_prompt_nor_more_than_its_start_timeout(
+    shell: Any, project: Path
+) -> None:
+    import json
+
+    hung = {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.read()"],
+            "start_timeout": 8}
+    (project / ".zen").mkdir()
+    (project / ".zen" / "config.yaml").write_text(json.dumps({"mcp_servers": {"mute": hung}}))
+    began = time.monotonic()
+    zen, fake = shell([text("Answered.")], "--trust")
+    assert time.monotonic() - began < 6  # the prompt did not wait for the server
+    zen.task("hello")  # the first request waits for the server, then gives up on it
+    assert time.monotonic() - began > 7.5
+    lines = zen.lines()
+    warning = "warning: MCP server mute is not available: no answer within 8s"
+    assert lines.index(warning) < lines.index("Answered.")
+    assert not any(t["function"]["name"].startswith("mcp__")
+                   for t in fake.requests[0].get("tools", []))
+    assert zen.exit() == 0
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")

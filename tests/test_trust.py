@@ -14,6 +14,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -468,6 +469,9 @@ def test_the_shell_asks_once_before_anything_runs(
     child.send("t\r")
     child.expect_exact("zen single")
     child.expect_exact(" › ")
+    deadline = time.monotonic() + 30  # MCP servers start in the background, after the prompt
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert marker.read_text() == "ran"
     child.send("/exit\r")
     child.expect(pexpect.EOF)
@@ -476,6 +480,9 @@ def test_the_shell_asks_once_before_anything_runs(
     child = spawn()  # trusted and unchanged: no question
     index = child.expect_exact(["[q]uit › ", "zen single"])
     assert index == 1
+    deadline = time.monotonic() + 30  # MCP servers start in the background, after the prompt
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
     child.send("/exit\r")
     child.expect(pexpect.EOF)
     assert marker.exists()

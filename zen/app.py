@@ -41,10 +41,12 @@ def make_workspace(config: Config, root: Path) -> Workspace:
     return Workspace(root, [Path(p) for p in config.allowed_roots])
 
 
-async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
-    """An McpManager with every configured server started, or None when there are none.
+def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
+    """An McpManager starting every configured server in the background, or None when there
+    are none. Failures and oversized tool lists are warned about once start-up is over.
 
-    `mcp` costs ~0.6 s to import, so nothing touches it unless a server is configured.
+    `mcp` costs ~0.8 s to import, so nothing touches it unless a server is configured, and
+    then only in a worker thread.
     """
     if not mcp_enabled(config):
         return None
@@ -53,13 +55,15 @@ async def start_mcp(config: Config, root: Path, warn: Warn) -> Any:
         return None
     from zen.mcp.manager import McpManager, default_log_path
 
+    def report(manager: McpManager) -> None:
+        for status in manager.status():
+            if status.state != "running":
+                warn(scrub(f"MCP server {status.name} is not available: {status.error}"))
+        for line in manager.warnings():
+            warn(scrub(line))
+
     manager = McpManager(servers, root, default_log_path(), config.permissions)
-    await manager.start()
-    for status in manager.status():
-        if status.state != "running":
-            warn(scrub(f"MCP server {status.name} is not available: {status.error}"))
-    for line in manager.warnings():
-        warn(scrub(line))
+    manager.begin(done=report)
     return manager
 
 
@@ -114,7 +118,8 @@ async def open_session(
     config: Config, root: Path, *, warn: Warn = warn_stderr, resume: str | None = None,
     continue_last: bool = False, keep: frozenset[str] = frozenset(),
 ) -> AsyncIterator[Session]:
-    """A session with its MCP servers started and git facts gathered; all stopped on exit.
+    """A session with its MCP servers starting and git facts gathered; all stopped on exit.
+    The session takes the servers' tools when its first conversation starts.
 
     `continue_last` continues the workspace's latest session, `resume` the one with that id
     (`keep`: settings the user gave for this run, which the saved ones do not replace). A
@@ -134,9 +139,9 @@ async def open_session(
     store = SessionStore() if wanted else open_store(warn)
     found = find_session(store, workspace.root, resume) if wanted and store else None
     try:
-        manager = await start_mcp(config, workspace.root, warn)
+        manager = start_mcp(config, workspace.root, warn)
         try:
-            extra_tools = manager.tools() if manager else []
+            extra_tools: list[Any] = []  # the MCP tools join at the first conversation
             trusted = config.project_trusted
             skills = load_skills(workspace.root, trusted)
             if skills:

@@ -18,7 +18,7 @@ DENIED = 7
 BUDGET = 8
 """The task cost more than `max_budget_usd` (`--max-budget-usd`) and was stopped."""
 INTERRUPTED = 130
-MCP_FAILED = 5
+MCP_FAILED = 6
 """`zen mcp list`: at least one MCP server could not start."""
 TERMINATED = 143
 """SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""

@@ -130,6 +130,10 @@ class Session:
         self.run_cost: float | None = 0.0
         """USD the current (or last) task cost; None when a price was unknown."""
         self._stop_run: Callable[[str], None] | None = None
+        self._mcp_taken = False
+        """The MCP tools are fixed for this conversation (see `_take_mcp_tools`)."""
+        self._mcp_tools: list[Tool] = []
+        """The MCP tools among `extra_tools` (the rest, skills, stay)."""
         self._emit: ev.Emit = ev.ignore
         self._watch_memo()
         self.checkpoints: CheckpointStore | None = None
@@ -163,6 +167,7 @@ class Session:
         self.hooks.session_id = self.id or self.hooks.session_id
         if first and self._notes_text:
             task = self._notes_text + "\n\n" + task
+        await self._take_mcp_tools(emit)
         agent = self._top_agent()
         agent.ctx.emit = emit
         agent.approver = approver
@@ -183,6 +188,26 @@ class Session:
             return result
         finally:
             self.history = agent.messages[1:]
+
+    async def _take_mcp_tools(self, emit: ev.Emit) -> None:
+        """Before a conversation's first request: wait for MCP servers still starting (a live
+        line says which), then fix the tool list for the whole conversation, so every request
+        repeats the same prefix (prompt caching). A server restarted later with other tools
+        changes the list only in the next conversation."""
+        if self.mcp is None or self._mcp_taken:
+            return
+
+        def waiting(what: str, elapsed: float, limit: float) -> None:
+            emit(ev.Waiting(self.role, what, elapsed, limit))
+
+        await self.mcp.ready(waiting)
+        tools = self.mcp.tools()
+        if self._top is not None and not self.history and tools != self._mcp_tools:
+            self._top = None  # built early (/context) but nothing sent: build it with them
+        mcp = set(map(id, self._mcp_tools))
+        self.extra_tools = [t for t in self.extra_tools if id(t) not in mcp] + tools
+        self._mcp_tools = tools
+        self._mcp_taken = True
 
     @property
     def run_id(self) -> str:
@@ -393,6 +418,7 @@ class Session:
         self.history = []
         self._top_reads = ReadTracker()
         self._top = None
+        self._mcp_taken = False
         self._session_start = "clear"
         self._watch_memo()
         self.offer_notes()
@@ -741,7 +767,6 @@ def title_of(task: str) -> str:
 
 def _stored(entry: MemoEntry) -> StoredMemo:
     return StoredMemo(entry.key, entry.content, entry.summary, entry.author, entry.time)
-
 
 
 def _unchanged(name: str, seen: list[Any]) -> bool:

@@ -8,11 +8,16 @@ loggers go to a log file, never to the terminal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import anyio
+import anyio.to_thread
 
 from zen.config import Config, Level, McpServer
 from zen.mcp.connection import Connection, State
@@ -22,6 +27,8 @@ from zen.mcp.tool import McpTool, mcp_level, tool_name
 from zen.paths import private_file, zen_home
 from zen.redaction import remember, scrub
 from zen.tools.base import Tool
+
+log = logging.getLogger("zen.mcp")
 
 
 def default_log_path() -> Path:
@@ -59,20 +66,68 @@ class McpManager:
         self._permissions = dict(permissions or {})
         self._tools: list[McpTool] = []
         self._logs: _LogRoute | None = None
+        self._starting: asyncio.Task[None] | None = None
 
     async def start(self, timeout: float | None = None) -> None:
         """Start every server concurrently. A server's own `start_timeout`, when its config
         sets one, beats `timeout`; without either, the McpServer default applies."""
         if self._logs is None:
             self._logs = _LogRoute(self._log_path)
+        # The SDK costs ~0.8 s to import: in a thread, so a prompt drawn meanwhile stays live.
+        began = time.monotonic()
+        await anyio.to_thread.run_sync(_import_sdk)
+        log.info("MCP SDK ready after %.2fs", time.monotonic() - began)
         await asyncio.gather(
             *(conn.start(_limit(conn.spec, timeout)) for conn in self._connections.values())
         )
         self._tools = self._build_tools()
 
+    def begin(
+        self, timeout: float | None = None, done: Callable[[McpManager], None] | None = None
+    ) -> None:
+        """Start every server in the background (`ready` waits for it); `done` runs once
+        they all have started or failed. Start-up is off the critical path: the shell's
+        prompt and everything before the first model request go on meanwhile."""
+        self._starting = asyncio.create_task(self._start_then(timeout, done), name="mcp start")
+
+    async def _start_then(
+        self, timeout: float | None, done: Callable[[McpManager], None] | None
+    ) -> None:
+        await self.start(timeout)
+        if done is not None:
+            done(self)
+
+    def starting(self) -> list[str]:
+        """The servers still starting (for the live line and `/mcp`)."""
+        if self._starting is None or self._starting.done():
+            return []
+        return [c.name for c in self._connections.values() if c.state in ("starting", "stopped")]
+
+    async def ready(self, waiting: Callable[[str, float, float], None] | None = None) -> None:
+        """Return once background start-up is over; meanwhile `waiting(what, elapsed, limit)`
+        about once a second. Cancelling the waiter never cancels the start-up."""
+        task = self._starting
+        if task is None:
+            return
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        limit = max((c._limit for c in self._connections.values()), default=0.0)
+        while not task.done():
+            await asyncio.wait({task}, timeout=1.0)
+            names = self.starting()
+            if names and waiting is not None:
+                what = f"MCP server{'s' if len(names) > 1 else ''} {', '.join(names)} to start"
+                waiting(what, loop.time() - began, limit)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("MCP start-up failed", exc_info=task.exception())
+
     async def stop(self) -> None:
         """Shut every server down (stdio processes included) and release the log file."""
         try:
+            if self._starting is not None and not self._starting.done():
+                self._starting.cancel()  # a server started after this would outlive zen
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._starting
             await asyncio.gather(*(conn.stop() for conn in self._connections.values()))
         finally:
             if self._logs is not None:
@@ -153,11 +208,12 @@ class McpManager:
             return [f"no MCP server named {name!r}"]
         before = {c.name: [t.name for t in c.tools] for c in targets}
         await asyncio.gather(*(c.restart() for c in targets))
+        self._tools = self._build_tools()
         lines = []
         for conn in targets:
             line = f"{conn.name}: {conn.state}" + (f": {conn.error}" if conn.error else "")
             if conn.state == "running" and [t.name for t in conn.tools] != before[conn.name]:
-                line += " (its tools changed; the new list is used from a new session, /clear)"
+                line += " (its tools changed: the new list comes with the next conversation)"
             lines.append(line)
         return lines
 
@@ -189,6 +245,11 @@ def _notes(conn: Connection) -> list[str]:
 
 def _schema_chars(tool: McpTool) -> int:
     return len(json.dumps(tool.schema(), ensure_ascii=False))
+
+
+def _import_sdk() -> None:
+    import mcp.client.stdio  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
 
 
 def _limit(spec: McpServer, timeout: float | None) -> float:

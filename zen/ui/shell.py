@@ -141,6 +141,11 @@ class Shell:
                     self.reader = self._make_reader()
                     self._banner()
                     self._report_tightened()
+                    starting = session.mcp.starting() if session.mcp is not None else []
+                    if starting:  # they start in the background; failures are warned later
+                        count = len(starting)
+                        self.out.info(f"starting {count} MCP server{'s' if count > 1 else ''}…",
+                                      "dim")
                     if resume == "":
                         await self._pick(ctx)
                     elif session.history:
