@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import zen_env
 from tests.fakes.server import call, status, text, tool_calls
 
@@ -50,7 +52,7 @@ def test_confirm_level_refused_without_yes(fake_llm, run_zen, project: Path) -> 
         text("I could not run it."),
     ])
     done = run_zen("-p", "run it", *args_for(fake))
-    assert done.code == 0, done.err
+    assert done.code == 7, done.err  # refused for want of approval: said, and its own code
     assert not (project / "created-by-bash").exists()
     (result,) = tool_messages(fake.requests[1])
     assert "--yes" in result and "confirmation" in result
@@ -249,3 +251,105 @@ def test_allowed_roots_extend_the_workspace(fake_llm, run_zen, project: Path) ->
     allowed, refused = tool_messages(fake.requests[1])
     assert "the shared api" in allowed
     assert "outside the workspace" in refused and "keep out" not in refused
+
+
+def priced(home: Path) -> None:
+    """A user config giving the fake model a (steep) price; a local server is otherwise free."""
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text(
+        "pricing:\n  fake-model: {input: 1000.0, cached_input: 250.0, output: 5000.0}\n"
+    )
+
+
+def test_json_has_cost_and_duration(fake_llm, run_zen, home: Path) -> None:
+    priced(home)
+    fake = fake_llm([
+        tool_calls([call("glob", {"pattern": "*"})], usage=(1000, 0), cached=500),
+        text("done", usage=(0, 100)),
+    ])
+    done = run_zen("-p", "go", "--output-format", "json", *args_for(fake))
+    assert done.code == 0, done.err
+    result = json.loads(done.out)
+    assert result["cost_usd"] == pytest.approx(0.5 + 0.125 + 0.5)
+    assert result["usage"]["main"]["cost_usd"] == result["cost_usd"]
+    assert isinstance(result["duration_ms"], int) and result["duration_ms"] > 0
+    assert result["permission_denials"] == []
+
+
+def test_cost_is_null_when_the_price_is_unknown(fake_llm, run_zen) -> None:
+    fake = fake_llm([text("hi"), text("hi")])
+    done = run_zen("-p", "go", "--output-format", "json", *args_for(fake))
+    assert json.loads(done.out)["cost_usd"] == 0  # a server on this machine costs nothing
+    # the same server under a name zen does not know as local: no price, so null
+    remote = fake.base_url.replace("127.0.0.1", "[::ffff:127.0.0.1]")
+    done = run_zen("-p", "go", "--output-format", "json", "--base-url", remote,
+                   "--api-key", "k", "--model", "fake-model")
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["cost_usd"] is None
+
+
+def test_max_budget_stops_the_run(fake_llm, run_zen, home: Path) -> None:
+    priced(home)
+    fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})], usage=(2000, 0))] * 5
+                    + [text("never")])
+    done = run_zen("-p", "go", "--max-budget-usd", "3", "--output-format", "json",
+                   *args_for(fake))
+    assert done.code == 8, done.err
+    result = json.loads(done.out)
+    assert result["is_error"] and result["stop"] == "max_budget"
+    assert "max_budget_usd" in result["result"] and "Traceback" not in done.err
+    assert len(fake.requests) == 2  # $2, then $4 > $3: stopped
+
+
+def test_piped_stdin_is_context_for_the_task(fake_llm, run_zen) -> None:
+    fake = fake_llm([text("it failed at line 2")])
+    done = run_zen("-p", "explain", *args_for(fake), stdin="line 1\nERROR at line 2\n")
+    assert done.code == 0, done.err
+    sent = fake.requests[0]["messages"][-1]["content"]
+    assert sent.startswith("explain") and "<stdin>\nline 1\nERROR at line 2\n</stdin>" in sent
+
+
+def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) -> None:
+    fake = fake_llm([text("fine")])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "-p", "go", *args_for(fake)], cwd=project,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=zen_env(home), text=True,
+    )
+    try:
+        started = time.monotonic()
+        while proc.poll() is None and time.monotonic() - started < 30:
+            time.sleep(0.05)  # stdin stays open and silent the whole time
+        assert proc.returncode == 0
+        assert proc.stdout is not None and proc.stdout.read().strip() == "fine"
+        assert fake.requests[0]["messages"][-1]["content"] == "go"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_refused_calls_get_their_own_exit_code(fake_llm, run_zen, project: Path) -> None:
+    fake = fake_llm([
+        tool_calls([call("bash", {"command": "touch made"})]),
+        tool_calls([call("glob", {"pattern": "*"})]),  # the run goes on after the refusal
+        text("could not run it"),
+    ])
+    done = run_zen("-p", "run it", "--output-format", "json", *args_for(fake))
+    assert done.code == 7, done.err
+    assert not (project / "made").exists() and len(fake.requests) == 3
+    result = json.loads(done.out)
+    assert result["permission_denials"] == [
+        {"tool": "bash", "agent": "main", "args": {"command": "touch made"}}]
+    assert "--yes" in done.err and "permissions" in done.err
+
+
+def test_model_flag_says_which_roles_keep_their_own(fake_llm, run_zen, home: Path) -> None:
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text(
+        "dual_agent:\n  coder:\n    model: coder-model\n")
+    fake = fake_llm([text("ok")])
+    done = run_zen("-p", "go", "--dual", *args_for(fake))
+    assert done.code == 0, done.err
+    assert "--model fake-model applies to every role without its own model; coder keeps " \
+           "coder-model" in done.err
+    assert fake.requests[0]["model"] == "fake-model"

@@ -23,7 +23,9 @@ from zen.ui.render import LogRenderer, clip
 from zen.ui.term import Caps, detect, make_console
 
 STYLED = Caps(styled=True, live=True, vt=True)
-NO_COLOR = Caps(styled=False, live=True, vt=True)
+NO_COLOR = Caps(styled=True, live=True, vt=True, colour=False)
+COLOUR = re.compile(r"\x1b\[(?:[0-9]+;)*(?:3[0-9]|4[0-9]|9[0-7]|10[0-7])(?:;[0-9]+)*m")
+"""An SGR sequence that sets a foreground or background colour."""
 LEGACY = Caps(styled=False, live=True, vt=False)
 PIPE = Caps(styled=False, live=False, vt=False)
 COLS = 60
@@ -125,14 +127,16 @@ def test_plain_output_for_pipes_has_no_escapes_and_keeps_the_markdown_source() -
     assert "```python\nnew()\n```" in out
 
 
-def test_no_color_keeps_the_live_line_but_no_styles() -> None:
+def test_no_color_keeps_the_layout_and_the_live_line_but_no_colours() -> None:
     r, sink = renderer(NO_COLOR, interval=0)
     feed(r, a_run())
     r.end_run()
     out = sink.getvalue()
-    assert not re.search(r"\x1b\[[0-9;]*m", out)
+    assert not COLOUR.search(out)
     assert "\r\x1b[2K" in out
-    assert screen(out)[0][0] == "I will **fix** it."
+    assert "\x1b[1m" in out  # bold is emphasis, not colour
+    lines = screen(out, rows=30)[0]
+    assert lines[:4] == ["I will fix it.", "", " • read", " • edit"]
 
 
 def test_a_console_without_vt_gets_the_live_line_blanked_with_spaces() -> None:
@@ -300,7 +304,7 @@ def test_format_helpers() -> None:
     assert memo_line("main", "plan", "the plan") == "memo plan — the plan"
     assert tokens(950) == "950" and tokens(12_345) == "12.3k" and tokens(2_500_000) == "2.5M"
     assert status_line({"orchestrator": (3100, 412, 2000), "coder": (0, 0, 0)}, 12.34) == (
-        "orchestrator 3.1k in (2.0k cached) / 412 out · 12.3s"
+        "orchestrator 3.1k in (65% cached) / 412 out · 12.3s"
     )
     assert status_line({}, 125) == "2m 05s"
     assert diff_excerpt("--- a\n+++ b\n@@\n ctx\n-x\n+y\n") == ["-x", "+y"]
@@ -448,3 +452,120 @@ def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() 
         assert seq.endswith("m") or seq == "\x1b[2K", repr(seq)
     lines, _ = screen(sink.getvalue())
     assert lines == ["Clear � the screen", "", "next", "", "✓ bash printf '�' — exit 0 �"]
+
+
+@pytest.mark.parametrize("drops", [1, 2, 3])
+def test_each_block_appears_once_however_many_times_the_stream_drops(drops: int) -> None:
+    r, sink = renderer(STYLED, interval=0)
+    answer = "Alpha block.\n\nBeta block.\n\nGamma block.\n"
+    events: list[ev.Event] = [ev.TurnStarted("main", 1)]
+    for n in range(drops):  # each failed attempt gets a little further
+        cut = answer.index("Beta") if n == 0 else answer.index("Gamma") + n
+        events += [*stream("main", answer[:cut]), ev.Retrying("main", n + 1, 0.5, "dropped")]
+    events += [*stream("main", answer), ev.TurnEnded("main", 1, "", 0)]
+    feed(r, events)
+    r.end_run()
+    lines, _ = screen(sink.getvalue(), rows=40)
+    for block in ("Alpha block.", "Beta block.", "Gamma block."):
+        assert lines.count(block) == 1, lines
+
+
+def test_a_command_shows_the_tail_of_its_output_and_show_has_it_all() -> None:
+    from zen.ui.commands import CommandContext, run_command
+
+    r, sink = renderer(STYLED, interval=0)
+    output = "\n".join(f"line {n}" for n in range(1, 21)) + "\nexit 0"
+    feed(r, [
+        ev.ToolCallRunning("main", "c1", "bash", {"command": "seq"}, detail="seq"),
+        ev.ToolCallFinished("main", "c1", "bash", {"command": "seq"}, True, "exit 0", output,
+                            detail="seq"),
+        ev.ToolCallFinished("main", "c2", "bash", {"command": "false"}, False, "exit 1",
+                            "boom\nexit 1", detail="false"),
+        ev.ToolCallFinished("main", "c3", "read-file", {"path": "a"}, True, "read 20 lines",
+                            "secret contents", detail="a"),
+    ])
+    lines, _ = screen(sink.getvalue(), rows=40)
+    assert lines == [
+        "✓ bash seq — exit 0",
+        "  line 16", "  line 17", "  line 18", "  line 19", "  line 20",
+        "  … 15 more lines above (/show)",
+        "✗ bash false — exit 1",
+        "  boom",
+        "✓ read-file a — read 20 lines",
+    ]
+    assert "\x1b[2m" in sink.getvalue()  # dimmed
+    ctx = CommandContext(None, r, None)  # type: ignore[arg-type]
+    run_command(ctx, "/show 3")
+    lines, _ = screen(sink.getvalue(), rows=60)
+    assert lines[-22:] == ["✓ bash seq — exit 0", *(f"line {n}" for n in range(1, 21)),
+                           "exit 0"]
+    run_command(ctx, "/show 9")
+    assert "/show 1 to /show 3" in sink.getvalue()
+
+
+async def test_an_approved_diff_is_shown_once_and_a_memo_write_is_one_line() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old()\n+new()\n"
+    approver = ShellApprover(r, _answers("y"))
+    args = {"path": "app.py", "old": "old()", "new": "new()"}
+    await approver(ApprovalRequest("main", "edit-file", args, diff))
+    feed(r, [
+        ev.ToolCallFinished("main", "c1", "edit-file", dict(args), True, "+1 -1", "ok", diff,
+                            detail="app.py"),
+        ev.ToolCallFinished("main", "c2", "edit-file", {"path": "b.py"}, True, "+1 -1", "ok",
+                            diff, detail="b.py"),
+        ev.MemoWritten("main", "plan:x", "the plan"),
+        ev.ToolCallFinished("main", "c3", "memo", {"action": "write", "key": "plan:x"}, True,
+                            "plan:x: the plan", "wrote plan:x", detail="write plan:x"),
+    ])
+    lines, _ = screen(sink.getvalue(), rows=40)
+    assert sum(line.strip() == "+new()" for line in lines) == 2  # preview once, b.py once
+    assert lines[-1] == "memo plan:x — the plan"
+    assert not any("✓ memo" in line for line in lines)
+
+
+def _answers(*answers: str):  # type: ignore[no-untyped-def]
+    queue = list(answers)
+
+    async def ask(_question: str) -> str:
+        return queue.pop(0)
+
+    return ask
+
+
+def test_the_status_line_has_cache_hits_cost_and_context() -> None:
+    assert status_line({"main": (10_000, 500, 8_000)}, 2.0, cost=0.0123,
+                       context=(12_300, 128_000)) == (
+        "main 10.0k in (80% cached) / 500 out · $0.0123 · context 12.3k/128.0k (10%) · 2.0s"
+    )
+    assert "cost unknown" in status_line({"main": (10, 5, 0)}, 1.0, cost=None)
+
+
+def test_prices_come_from_config_then_local_then_the_table() -> None:
+    from zen.config import ModelPrice
+    from zen.llm.pricing import price_for
+
+    table = price_for("gpt-4o-mini", "https://api.openai.com/v1")
+    assert table is not None and table.cost(1_000_000, 1_000_000, 500_000) == pytest.approx(
+        0.5 * 0.15 + 0.5 * 0.075 + 0.60)
+    assert price_for("openai/gpt-4o-mini", "https://openrouter.ai/api/v1") == table
+    assert price_for("qwen2.5-coder", "http://localhost:11434/v1").cost(10**6, 10**6) == 0
+    assert price_for("mystery", "https://example.com/v1") is None
+    mine = price_for("mystery", "https://example.com/v1", {"mystery": ModelPrice(input=1,
+                                                                                  output=2)})
+    assert mine is not None and mine.cost(10**6, 10**6, 10**6) == 3.0
+
+
+def test_a_changed_todo_list_is_drawn_as_a_block() -> None:
+    r, sink = renderer(STYLED, interval=0)
+    plan = "[x] 1. read the code\n[~] 2. fix the bug\n[ ] 3. run the tests"
+    feed(r, [
+        ev.ToolCallFinished("main", "c1", "todo", {"action": "update", "id": 2,
+                                                   "status": "in_progress"}, True, "1/3 done",
+                            plan, detail="update"),
+        ev.ToolCallFinished("main", "c2", "todo", {"action": "list"}, True, "1/3 done", plan,
+                            detail="list"),
+    ])
+    lines, _ = screen(sink.getvalue(), rows=20)
+    assert lines == ["todo 1/3 done", "  [x] 1. read the code", "  [~] 2. fix the bug",
+                     "  [ ] 3. run the tests", "✓ todo list — 1/3 done"]

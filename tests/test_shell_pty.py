@@ -380,18 +380,23 @@ def test_slash_commands(shell: Any, home: Path) -> None:
     zen.task("/yes off")
     lines = zen.lines()
     once(lines, "memo plan — the plan")
-    assert "make a plan" in (home / ".zen" / "history").read_text()
+    (history,) = (home / ".zen" / "history").iterdir()  # this workspace's own
+    assert "make a plan" in history.read_text()
+    assert history.stat().st_mode & 0o777 == 0o600
     assert zen.exit() == 0
 
 
-def test_no_color_gives_plain_text(shell: Any) -> None:
-    zen, _ = shell([text("Some **bold** words.\n\n- a list\n")], env={"NO_COLOR": "1"})
+def test_no_color_keeps_the_layout_without_colours(shell: Any) -> None:
+    long = "word " * 30  # wider than the terminal: wrapped between words, not inside them
+    zen, _ = shell([text(f"Some **bold** words.\n\n- a list\n\n{long}\n")],
+                   env={"NO_COLOR": "1"})
     zen.task("hi")
     out = zen.agent_output()
-    assert not re.search(rb"\x1b\[[0-9;]*m", out)
+    assert not re.search(rb"\x1b\[(?:[0-9]+;)*(?:3[0-9]|4[0-9]|9[0-7])(?:;[0-9]+)*m", out)
     lines = zen.lines()
-    once(lines, "Some **bold** words.")
-    once(lines, "- a list")
+    once(lines, "Some bold words.")
+    once(lines, " • a list")
+    assert all(line.endswith("word") for line in lines if line.startswith("word"))
 
 
 def test_simple_mode_reads_plain_lines(shell: Any) -> None:
@@ -464,6 +469,143 @@ def test_a_dumb_terminal_gets_no_escape_sequences_at_all(shell: Any) -> None:
     lines = zen.lines()
     once(lines, "Plain **answer**.")
     once(lines, "- item")
+
+
+def test_a_command_shows_its_output_tail_and_show_has_it_all(shell: Any) -> None:
+    zen, _ = shell([
+        tool_calls([call("bash", {"command": "seq 1 12"})]), text("Counted."),
+    ], "--yes", state="single·yes")
+    zen.task("count", state="single·yes")
+    lines = zen.lines()
+    once(lines, "✓ bash seq 1 12 — exit 0")
+    at = lines.index("✓ bash seq 1 12 — exit 0")
+    assert lines[at + 1:at + 7] == ["  8", "  9", "  10", "  11", "  12",
+                                    "  … 7 more lines above (/show)"]
+    zen.task("/show", state="single·yes")
+    lines = zen.lines()
+    at = len(lines) - 1 - lines[::-1].index("✓ bash seq 1 12 — exit 0")
+    assert lines[at + 1:at + 13] == [str(n) for n in range(1, 13)]
+    assert zen.exit() == 0
+
+
+def test_an_approved_edit_shows_its_diff_once_and_a_memo_write_one_line(
+    shell: Any, project: Path
+) -> None:
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    zen, _ = shell([
+        tool_calls([call("read-file", {"path": "calc.py"})]),
+        tool_calls([call("edit-file", {"path": "calc.py", "old_string": "a + b",
+                                       "new_string": "a + b  # sum"})]),
+        tool_calls([call("memo", {"action": "write", "key": "plan", "content": "did it",
+                                  "summary": "the plan"})]),
+        text("Edited."),
+    ])
+    zen.type("edit it\r")
+    zen.expect("allow?")
+    zen.type("y\r")
+    zen.expect("Edited.")
+    zen.prompt("single")
+    lines = zen.lines()
+    assert sum("+    return a + b  # sum" in line for line in lines) == 1, "\n".join(lines)
+    once(lines, "memo plan — the plan")
+    assert not any("✓ memo" in line for line in lines)
+    assert zen.exit() == 0
+
+
+def test_bang_runs_a_command_without_the_model_and_offers_its_output(
+    shell: Any, project: Path
+) -> None:
+    zen, fake = shell([text("I see the listing.")])
+    (project / "marker-file.txt").write_text("x")
+    out = zen.task("!ls")
+    assert "marker-file.txt" in out and "goes with your next message" in out
+    assert fake.requests == []  # no model involved
+    zen.task("what do you see?")
+    (sent,) = user_texts(fake.requests[0])
+    assert sent.startswith("<shell-command>\n$ ls\n") and "marker-file.txt" in sent
+    assert sent.endswith("what do you see?")
+    assert zen.exit() == 0
+
+
+def test_esc_interrupts_a_running_turn(shell: Any) -> None:
+    zen, fake = shell([text("word " * 3000, chunk=5, chunk_delay=0.01), text("Back.")])
+    zen.type("write a lot\r")
+    zen.expect("word word word")
+    zen.type("\x1b")
+    zen.expect("interrupted")
+    zen.prompt("single")
+    zen.task("again")
+    once(zen.lines(), "Back.")
+    assert zen.exit() == 0
+
+
+@pytest.mark.parametrize("drops", [1, 2, 3])
+def test_stream_drops_never_print_a_block_twice(shell: Any, drops: int) -> None:
+    from tests.fakes.server import cut
+
+    answer = "Alpha block.\n\nBeta block.\n\nGamma block.\n"
+    script = [cut(answer[: answer.index("Gamma") + n]) for n in range(drops)]
+    zen, fake = shell([*script, text(answer)])
+    zen.task("go")
+    lines = zen.lines()
+    for block in ("Alpha block.", "Beta block.", "Gamma block."):
+        once(lines, block)
+    assert len(fake.requests) == drops + 1
+
+
+def test_model_shows_and_switches_every_role_in_dual(shell: Any, home: Path) -> None:
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text(
+        "dual_agent:\n  coder:\n    model: coder-model\n")
+    zen, fake = shell([text("ok")], "--dual", state="dual·delegated")
+    out = zen.task("/model", state="dual·delegated")
+    assert "coder: coder-model at " in out and "(its own)" in out
+    assert "orchestrator: fake-model at " in out
+    out = zen.task("/model top-model", state="dual·delegated")
+    assert "orchestrator now uses top-model" in out
+    out = zen.task("/model scout cheap-model", state="dual·delegated")
+    assert "scout now uses cheap-model" in out
+    zen.task("hello", state="dual·delegated")
+    assert fake.requests[0]["model"] == "top-model"
+    assert zen.exit() == 0
+
+
+def test_print_mode_on_a_terminal_streams_as_it_goes(fake_llm: Any, project: Path,
+                                                     home: Path) -> None:
+    fake = fake_llm([
+        tool_calls([call("glob", {"pattern": "*"})]),
+        text("streamed " * 200 + "END", chunk=9, chunk_delay=0.01),
+    ])
+    child = pexpect.spawn(
+        sys.executable, ["-m", "zen", "-p", "go", "--base-url", fake.base_url, "--api-key",
+                         "k", "--model", "fake-model"],
+        env=zen_env(home, TERM="xterm-256color"), cwd=str(project), dimensions=(ROWS, COLS),
+        timeout=30,
+    )
+    child.expect("✓ glob".encode())
+    child.expect("streamed streamed")
+    assert child.isalive()  # the answer shows while it still streams
+    child.expect("END")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert child.before.count(b"END") == 0  # printed once, not again at the end
+
+
+def test_collab_implies_dual_and_says_so(shell: Any) -> None:
+    zen, _ = shell([], "--collab", "autonomous", state="dual·autonomous")
+    assert b"--collab autonomous implies --dual" in zen.raw.getvalue()
+    assert zen.exit() == 0
+
+
+def test_a_dumb_terminal_ends_ctrl_c_with_a_newline(shell: Any) -> None:
+    zen, _ = shell([], env={"TERM": "dumb"})
+    zen.type("half typed")
+    zen.type("\x03")
+    zen.expect("Ctrl-C again")
+    lines = zen.lines()
+    assert any(line.startswith("(Ctrl-C again") for line in lines), lines
+    assert zen.exit("\x04") == 0
 
 
 def test_a_hung_mcp_server_holds_up_neither_the_prompt_nor_more_than_its_start_timeout(

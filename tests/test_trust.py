@@ -343,7 +343,7 @@ def test_a_cloned_repository_does_nothing_until_trusted(
 
     # untrusted: nothing from the repository runs, the key stays home, bash is refused
     done = run_zen("-p", "go", env=env)
-    assert done.code == 0, done.err
+    assert done.code == 7, done.err  # finished, with a call refused for want of approval
     warnings = [line for line in done.err.splitlines() if "warning" in line]
     assert warnings == [
         "zen: warning: ignored .zen/config.yaml, .mcp.json: this folder is not trusted; review "

@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="an Orchestrator scouts and delegates to a Coder")
     p.add_argument("--collab", dest="collaboration",
                    choices=["delegated", "autonomous", "controlled"],
-                   help="how the Orchestrator and Coder share the work (dual mode)")
+                   help="how the Orchestrator and Coder share the work (implies --dual)")
     p.add_argument("--model", help="model name")
     p.add_argument("--work-mode", dest="work_mode", metavar="MODE",
                    help="bug-fix, develop, explain (read-only) or optimize")
@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
     p.add_argument("--max-time", type=float, metavar="S",
                    help="stop the task after S seconds (default: no limit)")
+    p.add_argument("--max-budget-usd", type=float, metavar="USD",
+                   help="stop the task once it has cost more than USD (when the model's price "
+                   "is known; exit 8)")
     p.add_argument("--timeout", type=float, metavar="S",
                    help="give up on one model request after S seconds in all (default 900)")
     p.add_argument("--first-byte-timeout", type=float, metavar="S",
@@ -88,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 CLI_KEYS = ("agent_mode", "collaboration", "model", "provider", "base_url", "api_key",
-            "max_turns", "max_time", "timeout", "first_byte_timeout", "idle_timeout",
-            "connect_timeout", "work_mode")
+            "max_turns", "max_time", "max_budget_usd", "timeout", "first_byte_timeout",
+            "idle_timeout", "connect_timeout", "work_mode")
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -138,6 +141,12 @@ def _main(args: argparse.Namespace) -> int:
         return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
         return refuse(args, "--max-turns must be at least 1")
+    if args.collaboration and args.agent_mode is None:
+        args.agent_mode = "dual"
+        print(f"zen: --collab {args.collaboration} implies --dual", file=sys.stderr)
+    elif args.collaboration and args.agent_mode == "single":
+        print(f"zen: --collab {args.collaboration} applies to dual mode only; --single wins "
+              "(/dual switches)", file=sys.stderr)
     if args.continue_last and args.resume is not None:
         return refuse(args, "--continue and --resume cannot be used together")
     if args.task is not None and args.resume == "":
@@ -154,6 +163,10 @@ def _main(args: argparse.Namespace) -> int:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
         return refuse(args, str(e))
+    if args.model:
+        note = model_note(config, args.model)
+        if note:
+            print(f"zen: {note}", file=sys.stderr)
 
     if args.task is None:
         from zen.app import open_session
@@ -166,6 +179,10 @@ def _main(args: argparse.Namespace) -> int:
     task = read_task(args.task)
     if not task.strip():
         return refuse(args, "the task is empty")
+    if args.task != "-":
+        piped = piped_input()
+        if piped:
+            task = f"{task.rstrip()}\n\n<stdin>\n{piped.rstrip()}\n</stdin>"
     return run_task(config, root, task, args)
 
 
@@ -230,6 +247,59 @@ def read_task(given: str) -> str:
     if given == "-":
         return sys.stdin.buffer.read().decode("utf-8", "replace")
     return given.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+PIPED_LIMIT = 200_000
+"""Characters of piped stdin attached to a `-p` task, at most."""
+PIPED_WAIT = 0.5
+"""Seconds stdin may take to give data or end-of-file before zen goes on without it."""
+
+
+def piped_input(wait: float = PIPED_WAIT) -> str:
+    """What a pipe gives on stdin (`cat log | zen -p "explain"`), as context for the task.
+
+    Read only when stdin is not a terminal and has data or end-of-file within `wait` seconds:
+    an editor or CI job that leaves stdin open and silent must not hang zen. Not on Windows,
+    whose select() takes sockets only."""
+    stream = sys.stdin
+    if stream is None or sys.platform == "win32":
+        return ""
+    try:
+        if stream.isatty():
+            return ""
+        fd = stream.fileno()
+        import os
+        import select
+
+        if not select.select([fd], [], [], wait)[0]:
+            return ""
+        chunks: list[bytes] = []
+        size = 0
+        while size <= PIPED_LIMIT * 4:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except (OSError, ValueError):
+        return ""
+    text = b"".join(chunks).decode("utf-8", "replace")
+    if len(text) > PIPED_LIMIT:
+        text = text[:PIPED_LIMIT] + f"\n[cut: stdin gave more than {PIPED_LIMIT:,} characters]"
+    return text
+
+
+def model_note(config: Any, model: str) -> str:
+    """What `--model` did when roles have models of their own (it overrides only the rest)."""
+    from zen.config import DUAL_ROLES
+
+    kept = [f"{role} keeps {over.model}" for role in DUAL_ROLES
+            if (over := getattr(config.dual_agent, role)).model]
+    if not kept:
+        return ""
+    mode = "" if config.agent_mode == "dual" else " (in dual mode)"
+    return (f"--model {model} applies to every role without its own model; "
+            f"{', '.join(kept)} (dual_agent in the config){mode}; /model shows them all")
 
 
 def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:

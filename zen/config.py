@@ -120,6 +120,15 @@ class ModelOverride(_Endpoint):
     context_window: int | None = Field(default=None, ge=1000)
 
 
+class ModelPrice(_Strict):
+    """USD per million tokens (`pricing:` in the config, by model name)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    """None: the same as `input` (no cache discount)."""
+
+
 DUAL_ROLES = ("orchestrator", "coder", "scout")
 """Roles whose model `dual_agent` can override."""
 
@@ -266,6 +275,10 @@ class Config(_Endpoint):
     """One model request in all, however it trickles (caps the two above)."""
     max_time: float | None = Field(default=None, gt=0)
     """One task (a `-p` run, a shell message) in all; None: no limit."""
+    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    """USD per million tokens by model name; adds to and overrides the provider table."""
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    """Stop a task once it has cost more than this (when its price is known)."""
 
     _mcp_skipped: dict[str, str] = PrivateAttr(default_factory=dict)
     """MCP servers left out because a variable they use is unset: name -> why."""

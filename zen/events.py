@@ -93,6 +93,8 @@ class Usage(Event):
     cached_tokens: int = 0
     estimated: bool = False
     """The server sent no usage; these are zen's estimate (UTF-8 bytes / 4)."""
+    cost_usd: float | None = None
+    """What this request cost, when the model's price is known (zen/llm/pricing.py)."""
 
 
 @dataclass(frozen=True)

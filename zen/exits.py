@@ -12,8 +12,13 @@ CUT = 5
 """The answer was cut at `max_tokens` (finish_reason "length"); what came is printed, marked."""
 CONFLICT = 6
 """`zen rewind` refused: files changed outside zen since the checkpoint (--force overwrites)."""
+DENIED = 7
+"""The run finished, but confirm-level calls were refused because nobody could approve them
+(`-p` without `--yes`): the result may be incomplete."""
+BUDGET = 8
+"""The task cost more than `max_budget_usd` (`--max-budget-usd`) and was stopped."""
 INTERRUPTED = 130
-MCP_FAILED = 6
+MCP_FAILED = 9
 """`zen mcp list`: at least one MCP server could not start."""
 TERMINATED = 143
 """SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""

@@ -60,6 +60,26 @@ PROVIDERS: dict[str, Provider] = {
     )
 }
 
+PRICES: dict[str, tuple[float, float, float]] = {
+    # model: USD per million tokens (input, cached input, output), from the providers' price
+    # pages (2025); config `pricing:` adds models and overrides these
+    "gpt-4o-mini": (0.15, 0.075, 0.60),
+    "gpt-4o": (2.50, 1.25, 10.00),
+    "gpt-4.1": (2.00, 0.50, 8.00),
+    "gpt-4.1-mini": (0.40, 0.10, 1.60),
+    "gpt-4.1-nano": (0.10, 0.025, 0.40),
+    "gpt-5": (1.25, 0.125, 10.00),
+    "gpt-5-mini": (0.25, 0.025, 2.00),
+    "gpt-5-nano": (0.05, 0.005, 0.40),
+    "o3": (2.00, 0.50, 8.00),
+    "o4-mini": (1.10, 0.275, 4.40),
+    "deepseek-chat": (0.28, 0.028, 0.42),
+    "deepseek-reasoner": (0.28, 0.028, 0.42),
+    "kimi-k2-0905-preview": (0.60, 0.15, 2.50),
+    "kimi-k2-turbo-preview": (1.15, 0.15, 8.00),
+    "glm-4.6": (0.60, 0.11, 2.20),
+}
+
 _HOSTS = {
     "api.openai.com": "openai",
     "api.deepseek.com": "deepseek",

@@ -26,7 +26,7 @@ from zen.agent import compaction, work_modes
 from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import Attempt, CoderDelegator
-from zen.agent.loop import Agent, RunResult, TimeLimit
+from zen.agent.loop import Agent, BudgetLimit, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import ORCHESTRATOR, SINGLE
 from zen.agent.subagents import SubAgentRunner
@@ -40,6 +40,7 @@ from zen.config import (
 )
 from zen.extensions import Extension, skills_index
 from zen.llm.client import ChatClient, Deadlines
+from zen.llm.pricing import price_for
 from zen.llm.types import TokenUsage
 from zen.prompts import load_prompt, render
 from zen.stores.memo import MemoEntry, MemoStore
@@ -126,6 +127,9 @@ class Session:
         """The top agent's reads survive a mode or model switch, as its conversation does."""
         self.mcp: McpManager | None = None
         """The running MCP servers, when any are configured (set by the composition root)."""
+        self.run_cost: float | None = 0.0
+        """USD the current (or last) task cost; None when a price was unknown."""
+        self._stop_run: Callable[[str], None] | None = None
         self._mcp_taken = False
         """The MCP tools are fixed for this conversation (see `_take_mcp_tools`)."""
         self._mcp_tools: list[Tool] = []
@@ -171,6 +175,7 @@ class Session:
             CoderDelegator(self, emit, approver) if self.mode == "dual" else None
         )
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
+        self.run_cost = 0.0
         frame = None
         if self.checkpoints is not None:
             frame = RunCheckpoints(self.checkpoints, emit, asked, self.role,
@@ -178,7 +183,7 @@ class Session:
         agent.frame = self.current_run = frame
         self.turns.append(Turn(len(self.history), frame.run if frame else "", task))
         try:
-            result = await self._within_max_time(agent.run(task))
+            result = await self._within_limits(agent.run(task))
             result.checkpoint = self.run_checkpoint
             return result
         finally:
@@ -233,30 +238,39 @@ class Session:
             context += said.context
         return "\n\n".join([task, *context])
 
-    async def _within_max_time(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
-        """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed."""
-        limit = self.config.max_time
-        if limit is None:
+    async def _within_limits(self, run: Coroutine[Any, Any, RunResult]) -> RunResult:
+        """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed or
+        it cost more than `max_budget_usd`."""
+        limit, budget = self.config.max_time, self.config.max_budget_usd
+        if limit is None and budget is None:
             return await run
         task = asyncio.ensure_future(run)
-        expired = False
+        why = ""
 
-        def expire() -> None:
-            nonlocal expired
-            expired = True
+        def stop(reason: str) -> None:
+            nonlocal why
+            why = why or reason
             task.cancel()
 
-        handle = asyncio.get_running_loop().call_later(limit, expire)
+        handle = (asyncio.get_running_loop().call_later(limit, stop, "time")
+                  if limit is not None else None)
+        self._stop_run = stop if budget is not None else None
         try:
             return await task
         except asyncio.CancelledError:
             me = asyncio.current_task()
-            if expired and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
+            if why and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
+                if why == "budget":
+                    raise BudgetLimit(
+                        f"stopped after spending ${self.run_cost or 0:.4f} (max_budget_usd "
+                        f"${budget:g}; raise it with --max-budget-usd)") from None
                 raise TimeLimit(f"stopped after {limit:g} s (max_time; raise it with "
                                 "--max-time)") from None
             raise
         finally:
-            handle.cancel()
+            self._stop_run = None
+            if handle is not None:
+                handle.cancel()
 
     async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
         """`/compact [focus]`: the top agent's conversation into the memo, now."""
@@ -268,6 +282,23 @@ class Session:
             return await compaction.compact(agent, "manual", focus)
         finally:
             self.history = agent.messages[1:]
+
+    def context_now(self) -> tuple[int, int | None]:
+        """Tokens the top agent's next request holds and its window when known without
+        asking the server (for the status line; `/context` asks)."""
+        agent = self._top
+        if agent is None or agent.context is None or len(agent.messages) < 2:
+            return 0, None
+        known = agent.context.window.known
+        return agent.context_tokens(), known.tokens if known else None
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The session's cost so far; None when some request's price is unknown."""
+        total: float | None = 0.0
+        for u in self.usage.values():
+            total = None if total is None or u.cost_usd is None else total + u.cost_usd
+        return total
 
     async def context_split(self) -> ContextSplit:
         """What the top agent's next request holds, by part (for `/context`)."""
@@ -285,11 +316,31 @@ class Session:
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
                 self.usage[role].add(TokenUsage(
                     event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1,
-                    event.estimated,
+                    event.estimated, event.cost_usd,
                 ))
+                emit(event)
+                self._charge(event, emit)
+                return
             emit(event)
 
         return counted
+
+    def _charge(self, usage: ev.Usage, emit: ev.Emit) -> None:
+        """Add a request's cost to the task's; stop the task once it passes the budget."""
+        known = self.run_cost is not None
+        if self.run_cost is not None:
+            self.run_cost = (None if usage.cost_usd is None
+                             else self.run_cost + usage.cost_usd)
+        budget = self.config.max_budget_usd
+        if budget is None or self._stop_run is None:
+            return
+        if self.run_cost is None:
+            if known:
+                emit(ev.Notice(usage.agent, "max_budget_usd is not enforced: the price of this "
+                               "model is unknown (add it under `pricing:`)", level="warning"))
+            return
+        if self.run_cost > budget:
+            self._stop_run("budget")
 
     def note_read(self, path: Path) -> None:
         """The user attached this whole file to a message: the top agent has read it."""
@@ -312,10 +363,22 @@ class Session:
         self._top = None
         self._save_meta()
 
-    def set_model(self, model: str) -> None:
-        self.config = self.config.model_copy(update={"model": model})
+    def set_model(self, model: str, role: str | None = None) -> str:
+        """Switch `role`'s model (default: the top agent's); returns the role switched.
+
+        `main` is the top level, which every dual role without a model of its own follows;
+        `orchestrator`, `coder` and `scout` get their own `dual_agent` model."""
+        role = role or self.role
+        if role == "main":
+            self.config = self.config.model_copy(update={"model": model})
+        else:
+            dual = self.config.dual_agent
+            over = getattr(dual, role).model_copy(update={"model": model})
+            self.config = self.config.model_copy(
+                update={"dual_agent": dual.model_copy(update={role: over})})
         self._top = None  # clients are cached by their settings: the new model gets its own
         self._save_meta()
+        return role
 
     async def aclose(self) -> None:
         """Close the model clients' HTTP connections."""
@@ -439,9 +502,11 @@ class Session:
         ])
         self.usage = defaultdict(TokenUsage)
         for role, u in state.get("usage", {}).items():
+            cost = u.get("cost_usd", 0.0)
             self.usage[role] = TokenUsage(
                 u.get("prompt_tokens", 0), u.get("completion_tokens", 0),
                 u.get("cached_tokens", 0), u.get("requests", 0),
+                cost_usd=float(cost) if type(cost) in (int, float) else None,
             )
         self.always.clear()
         self.always.update(str(t) for t in state.get("always", []))
@@ -482,7 +547,7 @@ class Session:
 
     def models(self) -> dict[str, str]:
         found = {"model": self.config.model}
-        for role in ("orchestrator", "coder"):
+        for role in DUAL_ROLES:
             override = getattr(self.config.dual_agent, role).model
             if override:
                 found[role] = override
@@ -574,7 +639,7 @@ class Session:
             c = self.config
             self._clients[key] = ChatClient(settings, retries=c.retries, deadlines=Deadlines(
                 c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
-            ))
+            ), price=price_for(settings.model, settings.base_url, c.pricing))
         return self._clients[key]
 
     def window(self, role: str) -> WindowResolver:
@@ -702,7 +767,6 @@ def title_of(task: str) -> str:
 
 def _stored(entry: MemoEntry) -> StoredMemo:
     return StoredMemo(entry.key, entry.content, entry.summary, entry.author, entry.time)
-
 
 
 def _unchanged(name: str, seen: list[Any]) -> bool:

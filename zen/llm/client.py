@@ -33,6 +33,7 @@ from zen.redaction import remember, scrub
 
 if TYPE_CHECKING:
     from zen.config import ModelSettings
+    from zen.llm.pricing import Price
 
 TRUNCATION_RATIO = 0.7
 """Reported prompt tokens under this share of the estimate: the server cut the conversation."""
@@ -119,10 +120,12 @@ class ChatClient:
     """Streams chat turns for one model role (settings), emitting events as text arrives."""
 
     def __init__(self, settings: ModelSettings, *, retries: int = 4,
-                 deadlines: Deadlines | None = None) -> None:
+                 deadlines: Deadlines | None = None, price: Price | None = None) -> None:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
         self.settings = settings
+        self.price = price
+        """USD per million tokens, when known: each Usage event carries its request's cost."""
         remember(settings.api_key)  # a server echoing it back (401 bodies do) is scrubbed
         self.retries = retries
         self.deadlines = deadlines or Deadlines()
@@ -229,7 +232,10 @@ class ChatClient:
             u.completion_tokens = estimate_tokens(turn.content, turn.reasoning,
                                                   *(c.name + c.arguments for c in turn.tool_calls))
             u.estimated = True
-        emit(Usage(agent, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.estimated))
+        cost = (self.price.cost(u.prompt_tokens, u.completion_tokens, u.cached_tokens)
+                if self.price is not None else None)
+        emit(Usage(agent, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.estimated,
+                   cost))
         if not u.estimated:
             self._check_truncation(messages, tools, u.prompt_tokens, emit, agent)
         return turn

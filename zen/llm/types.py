@@ -36,6 +36,8 @@ class TokenUsage:
     requests: int = 0
     estimated: bool = False
     """Some of these counts are zen's estimate (the server sent no usage): show them as `~`."""
+    cost_usd: float | None = 0.0
+    """USD so far; None once a request of unknown price was counted."""
 
     def add(self, other: TokenUsage) -> None:
         self.prompt_tokens += other.prompt_tokens
@@ -43,9 +45,11 @@ class TokenUsage:
         self.cached_tokens += other.cached_tokens
         self.requests += other.requests
         self.estimated = self.estimated or other.estimated
+        self.cost_usd = (None if self.cost_usd is None or other.cost_usd is None
+                         else self.cost_usd + other.cost_usd)
 
-    def to_json(self) -> dict[str, int | bool]:
-        out: dict[str, int | bool] = {
+    def to_json(self) -> dict[str, int | bool | float | None]:
+        out: dict[str, int | bool | float | None] = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cached_tokens": self.cached_tokens,
@@ -53,6 +57,7 @@ class TokenUsage:
         }
         if self.estimated:
             out["estimated"] = True
+        out["cost_usd"] = None if self.cost_usd is None else round(self.cost_usd, 6)
         return out
 
 

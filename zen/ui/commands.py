@@ -25,7 +25,8 @@ COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
 COLLABORATIONS: tuple[str, ...] = get_args(Collaboration)
 KEYS = (
     "Enter sends · Alt+Enter (or Esc Enter): new line · @path attaches a file",
-    "Ctrl-C stops a run, or clears the input · Ctrl-D exits",
+    "!cmd runs cmd here, without the model; its output goes with your next message",
+    "Esc or Ctrl-C stops a run · Ctrl-C clears the input · Ctrl-D exits",
 )
 
 
@@ -290,21 +291,58 @@ def _collab(ctx: CommandContext, arg: str) -> None:
     ctx.out.info(f"collaboration: {mode}{note}", "dim")
 
 
-@command("model", "show or switch the model", "[NAME]")
+@command("model", "show every role's model, or switch one (default: the top agent's)",
+         "[ROLE] [NAME]")
 def _model(ctx: CommandContext, arg: str) -> None:
-    from zen.config import DUAL_ROLES, ConfigError
+    from zen.config import DUAL_ROLES, ROLES, ConfigError
     from zen.ui.format import endpoint_line
 
-    if arg:
-        ctx.session.set_model(arg)
-    roles = DUAL_ROLES if ctx.session.mode == "dual" else ["main"]
-    for role in roles:
+    words = arg.split()
+    role: str | None = None
+    if words and words[0] in ROLES:
+        role = words.pop(0)
+    if len(words) > 1:
+        ctx.out.info("usage: /model [ROLE] [NAME] (roles: main, orchestrator, coder, scout)",
+                     "yellow")
+        return
+    session = ctx.session
+    if words:
+        changed = session.set_model(words[0], role)
+        follows = ""
+        if changed == "main" and session.mode == "dual":
+            follows = " (dual roles without their own model follow it)"
+        ctx.out.info(f"{changed} now uses {words[0]}{follows}", "dim")
+    elif role:
+        ctx.out.info(f"usage: /model {role} NAME", "yellow")
+    shown = ["main", *DUAL_ROLES] if session.mode == "dual" or role in DUAL_ROLES else ["main"]
+    for name in shown:
         try:
-            settings = ctx.session.settings(role)
+            settings = session.settings(name)
         except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
-            ctx.out.error(f"{role}: {e}")
+            ctx.out.error(f"{name}: {e}")
             continue
-        ctx.out.info(endpoint_line(role, settings), "" if arg else "dim")
+        own = getattr(session.config.dual_agent, name).model if name in DUAL_ROLES else None
+        how = " (its own)" if own else (" (follows main)" if name != "main" else "")
+        top = " ← top agent" if name == session.role else ""
+        ctx.out.info(f"{endpoint_line(name, settings)}{how}{top}", "" if words else "dim")
+
+
+@command("show", "a tool call's whole output (the last one, or the Nth last)", "[N]")
+def _show(ctx: CommandContext, arg: str) -> None:
+    outputs = ctx.out.outputs
+    if not arg.isdigit() and arg:
+        ctx.out.info("usage: /show [N] (1 = the last tool call)", "yellow")
+        return
+    n = int(arg or 1)
+    if not outputs:
+        ctx.out.info("no tool output yet", "dim")
+        return
+    if not 1 <= n <= len(outputs):
+        ctx.out.info(f"/show 1 to /show {len(outputs)}", "yellow")
+        return
+    line, output = outputs[-n]
+    ctx.out.info(line, "bold")
+    _say(ctx, output.rstrip("\n"))
 
 
 @command("memo", "the memo index, one entry, or `clear` (with the project notes)",
@@ -338,8 +376,10 @@ def _todo(ctx: CommandContext, arg: str) -> None:
     _say(ctx, ctx.session.todo.render())
 
 
-@command("usage", "tokens used in this session, by role")
+@command("usage", "tokens, cache hits, cost and context of this session, by role")
 def _usage(ctx: CommandContext, arg: str) -> None:
+    from zen.llm.pricing import usd
+
     usage: dict[str, Any] = dict(ctx.session.usage)
     rows = [(role, u) for role, u in sorted(usage.items(), key=role_order)
             if u.prompt_tokens or u.completion_tokens]
@@ -347,19 +387,28 @@ def _usage(ctx: CommandContext, arg: str) -> None:
         ctx.out.info("no tokens used yet", "dim")
         return
     for role, u in rows:
-        cached = f" ({tokens(u.cached_tokens)} cached)" if u.cached_tokens else ""
+        cached = (f" ({u.cached_tokens / u.prompt_tokens:.0%} cached)"
+                  if u.cached_tokens and u.prompt_tokens else "")
         guess = u.estimated
         ctx.out.info(
             f"{role}: {tokens(u.prompt_tokens, guess)} in{cached} / "
             f"{tokens(u.completion_tokens, guess)} out, "
-            f"{u.requests} request{'s' if u.requests != 1 else ''}"
+            f"{u.requests} request{'s' if u.requests != 1 else ''}, {usd(u.cost_usd)}"
             + (" (~: estimated, the server sent no usage)" if guess else "")
         )
-    if len(rows) > 1:
-        prompt = sum(u.prompt_tokens for _, u in rows)
-        completion = sum(u.completion_tokens for _, u in rows)
-        guess = any(u.estimated for _, u in rows)
-        ctx.out.info(f"total: {tokens(prompt, guess)} in / {tokens(completion, guess)} out",
+    prompt = sum(u.prompt_tokens for _, u in rows)
+    completion = sum(u.completion_tokens for _, u in rows)
+    cached_all = sum(u.cached_tokens for _, u in rows)
+    guess = any(u.estimated for _, u in rows)
+    hits = f" ({cached_all / prompt:.0%} cached)" if prompt and cached_all else ""
+    ctx.out.info(f"total: {tokens(prompt, guess)} in{hits} / {tokens(completion, guess)} out, "
+                 f"{usd(ctx.session.cost_usd)}", "dim")
+    used, window = ctx.session.context_now()
+    if used:
+        of = f" of {tokens(window)} ({used / window:.0%})" if window else ""
+        ctx.out.info(f"context: {tokens(used)}{of} (/context for the split)", "dim")
+    if ctx.session.cost_usd is None:
+        ctx.out.info("cost unknown: add the model's price under `pricing:` in the config",
                      "dim")
 
 

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from zen.tools.base import Approval, ApprovalRequest
-from zen.ui.format import is_nested
+from zen.ui.format import is_nested, preview_key
 from zen.ui.render import LogRenderer
 
 Ask = Callable[[str], Awaitable[str]]
@@ -68,6 +68,8 @@ class ShellApprover:
         if request.tool == "bash":
             lines = ["$ " + lines[0], *("  " + line for line in lines[1:])]
         diff = _looks_like_diff(lines)
+        if diff:  # shown in full here: the finished line does not repeat it
+            out.previewed.add(preview_key(request.agent, request.tool, request.args))
         for line in lines:  # every line: a harmless head may hide a destructive tail
             out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))
 

@@ -3,6 +3,8 @@ reasoning and a run's status line read in a log. Renderers add the styling."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 NESTED = ("coder",)
@@ -62,21 +64,33 @@ def duration(seconds: float) -> str:
 
 
 def status_line(usage: dict[str, tuple[int, int, int]], seconds: float,
-                estimated: frozenset[str] | set[str] = frozenset()) -> str:
-    """After a run: `orchestrator 3.1k in / 412 out · coder 5.2k in / 1.1k out · 12.3s`.
+                estimated: frozenset[str] | set[str] = frozenset(), *,
+                cost: float | None | bool = False, context: tuple[int, int | None] = (0, None)
+                ) -> str:
+    """After a run: `main 3.1k in (80% cached) / 412 out · $0.0123 · context 9.8k/128k (8%) ·
+    12.3s`.
 
     `usage` maps a role to (prompt, completion, cached) tokens of this run; roles in
-    `estimated` are shown as estimates (`~1.2k`).
+    `estimated` are shown as estimates (`~1.2k`). `cost`: USD, None when unknown, False to
+    leave it out; `context`: tokens the next request holds and the window (None: unknown).
     """
+    from zen.llm.pricing import usd
+
     parts = []
     for role, (prompt, completion, cached) in sorted(usage.items(), key=role_order):
         if not (prompt or completion):
             continue
         guess = role in estimated
         text = f"{role} {tokens(prompt, guess)} in"
-        if cached:
-            text += f" ({tokens(cached)} cached)"
+        if cached and prompt:
+            text += f" ({cached / prompt:.0%} cached)"
         parts.append(f"{text} / {tokens(completion, guess)} out")
+    if cost is not False and parts:
+        parts.append(usd(cost if isinstance(cost, float) else None))
+    used, window = context
+    if used:
+        parts.append(f"context {tokens(used)}/{tokens(window)} ({used / window:.0%})" if window
+                     else f"context {tokens(used)}")
     parts.append(duration(seconds))
     return " · ".join(parts)
 
@@ -98,6 +112,24 @@ def diff_excerpt(diff: str, max_lines: int = 6) -> list[str]:
     if len(changed) <= max_lines:
         return changed
     return [*changed[:max_lines], f"… {len(changed) - max_lines} more changed lines"]
+
+
+def output_tail(output: str, max_lines: int = 5) -> tuple[list[str], int]:
+    """The last non-blank lines of a tool's output (a command's closing `exit N` and
+    `(no output)` left out: the log line says them) and how many lines came before."""
+    lines = output.rstrip().splitlines()
+    if lines and re.fullmatch(r"exit -?\d+", lines[-1]):
+        lines.pop()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines == ["(no output)"]:
+        return [], 0
+    return lines[-max_lines:], max(0, len(lines) - max_lines)
+
+
+def preview_key(agent: str, tool: str, args: dict[str, Any]) -> str:
+    """Identifies one call across its approval question and its finished line."""
+    return json.dumps([agent, tool, args], sort_keys=True, default=str)
 
 
 def fold(text: str, width: int, max_lines: int = 3) -> list[str]:

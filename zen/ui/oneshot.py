@@ -6,18 +6,20 @@ json: one object at the end, whatever happened (`is_error` and a message on fail
 stream-json: every event as a JSON line as it happens, then the same result object.
 JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
 Exit codes (zen/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
-max_tokens (130 is the CLI's).
+max_tokens, 6 over budget, 7 calls refused for want of approval (130 is the CLI's).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from zen import events as ev
 from zen import exits
-from zen.agent.loop import RunResult, TimeLimit
+from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
 from zen.agent.session import Session
 from zen.config import ConfigError
 from zen.llm.types import LLMError
@@ -25,9 +27,25 @@ from zen.terminal_safe import terminal_safe
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
 
+DENIED_HINT = ("rerun with --yes to approve them, or allow the tools under `permissions:` in "
+               ".zen/config.yaml")
+
 
 async def approve_all(_request: ApprovalRequest) -> Approval:
     return Approval("yes")
+
+
+@dataclass
+class Refusals:
+    """The approver of a run nobody watches: refuses (the model reads why and goes on) and
+    remembers what it refused, so the run can end saying so."""
+
+    denied: list[dict[str, Any]] = field(default_factory=list)
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        self.denied.append({"tool": request.tool, "agent": request.agent,
+                            "args": request.args})
+        return await refuse_all(request)
 
 
 class TextLog:
@@ -51,6 +69,8 @@ class TextLog:
             return
         self._waiting.discard(event.agent)
         if isinstance(event, ev.ToolCallFinished):
+            if event.name == "memo" and event.ok and event.args.get("action") == "write":
+                return  # its MemoWritten line says it
             line = call_line(event.agent, event.name, event.detail, event.ok, event.summary)
         elif isinstance(event, ev.MemoWritten):
             line = memo_line(event.agent, event.key, event.summary)
@@ -65,6 +85,40 @@ class TextLog:
         print(terminal_safe(line), file=self.err, flush=True)
 
 
+class StreamedText:
+    """`-p` on a terminal: the top agent's text as it streams (stdout), tool lines as they
+    happen (stderr, through TextLog), each starting on a fresh line."""
+
+    def __init__(self, out: TextIO, err: TextIO, agent: str) -> None:
+        self.out = out
+        self.log = TextLog(err)
+        self.agent = agent
+        self.streamed = False
+        self._at_line_start = True
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta) and event.agent == self.agent:
+            if event.text:
+                self.out.write(terminal_safe(event.text))
+                self.out.flush()
+                self.streamed = True
+                self._at_line_start = event.text.endswith("\n")
+            return
+        if isinstance(event, ev.Retrying) and event.agent == self.agent and self.streamed:
+            self.end_line()
+            self.out.write("[the connection dropped; the answer starts again]\n")
+        if isinstance(event, (ev.TurnEnded, ev.ToolCallFinished, ev.MemoWritten, ev.Retrying,
+                              ev.Notice, ev.Compacted, ev.Waiting)):
+            self.end_line()
+        self.log(event)
+
+    def end_line(self) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._at_line_start = True
+
+
 class JsonLines:
     def __init__(self, out: TextIO) -> None:
         self.out = out
@@ -76,10 +130,12 @@ class JsonLines:
 
 def result_object(
     session: Session | None, result: RunResult | None, error: str | None,
-    stop: str = "error",
+    stop: str = "error", *, duration_ms: int = 0,
+    denials: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The one object `json` and `stream-json` end with, even when the run failed."""
     usage = {role: u.to_json() for role, u in session.usage.items()} if session else {}
+    cost = session.cost_usd if session else None
     return {
         "type": "result",
         "result": error if error else (result.text if result else ""),
@@ -88,9 +144,19 @@ def result_object(
         "turns": result.turns if result else 0,
         "usage": usage,
         "files_changed": result.files_changed if result else [],
+        "cost_usd": None if cost is None else round(cost, 6),
+        "duration_ms": duration_ms,
+        "permission_denials": denials or [],
         "checkpoint": session.run_checkpoint if session else None,
         "session_id": session.id if session else None,
     }
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def write_result(out: TextIO, obj: dict[str, Any]) -> None:
@@ -107,17 +173,24 @@ async def run_oneshot(
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
+    streamed: StreamedText | None = None
     emit: ev.Emit = TextLog(err) if output_format == "text" else ev.ignore
+    if output_format == "text" and _is_tty(out):
+        emit = streamed = StreamedText(out, err, session.role)
     if output_format == "stream-json":
         emit = JsonLines(out)
-    approver: Approver = approve_all if yes else refuse_all
+    refusals = Refusals()
+    approver: Approver = approve_all if yes else refusals
     result: RunResult | None = None
     error: str | None = None
     stop, code = "error", exits.API_ERROR
+    started = time.monotonic()
     try:
         result = await session.run(task, emit, approver)
     except TimeLimit as e:
         error, stop, code = str(e), "max_time", exits.MAX_TIME
+    except BudgetLimit as e:
+        error, stop, code = str(e), "max_budget", exits.BUDGET
     except LLMError as e:
         error = str(e)
     except ConfigError as e:  # e.g. no key for a role's own provider, found when it starts
@@ -131,13 +204,23 @@ async def run_oneshot(
         elif result and result.stop == "max_turns":
             print(f"zen: stopped after {result.turns} turns (max_turns); "
                   "raise it with --max-turns", file=err)
+        elif streamed is not None and streamed.streamed:
+            streamed.end_line()  # the answer is on screen already
         elif result:
             out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
     else:
-        write_result(out, result_object(session, result, error, stop))
+        write_result(out, result_object(
+            session, result, error, stop, duration_ms=int((time.monotonic() - started) * 1000),
+            denials=refusals.denied,
+        ))
     out.flush()
+    if refusals.denied:
+        tools = ", ".join(dict.fromkeys(d["tool"] for d in refusals.denied))
+        count = len(refusals.denied)
+        print(f"zen: {count} call{'s' if count != 1 else ''} ({tools}) refused: nobody could "
+              f"approve {'them' if count != 1 else 'it'}; {DENIED_HINT}", file=err, flush=True)
     if error:
         return code
     if result and result.stop != "done":
         return exits.MAX_TURNS if result.stop == "max_turns" else exits.CUT
-    return exits.DONE
+    return exits.DENIED if refusals.denied else exits.DONE

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING, Any
 from zen import events as ev
 from zen.terminal_safe import terminal_safe
 from zen.ui.format import (
+    call_line,
     call_parts,
     diff_excerpt,
     fold,
     is_nested,
+    output_tail,
+    preview_key,
     progress_line,
 )
 from zen.ui.markdown_stream import LIVE_CHARS, BlockSplitter, render_block, tail_of
@@ -37,6 +40,11 @@ if TYPE_CHECKING:
 NESTING_TOOLS = ("send-to-coder", "spawn-agents")
 """Calls whose agents' activity is printed indented under them."""
 DIFF_LINES = 6
+OUTPUT_LINES = 5
+"""Lines of a command's output shown (dimmed) under its log line; `/show` prints it all."""
+TODO_LINES = 12
+KEPT_OUTPUTS = 50
+"""Tool outputs `/show N` can still reach."""
 REASONING_LINES = 3
 REPORT_LINES = 3
 THINKING = "thinking: "
@@ -153,7 +161,12 @@ class LogRenderer:
         """What was printed last in this run: none | text | tool."""
         self._printed: dict[str, list[str]] = {}
         """Blocks printed by each agent's current turn (a retry may repeat them)."""
-        self._replay: dict[str, list[str]] = {}
+        self._replay: dict[str, int] = {}
+        """How many of `_printed[agent]` the current attempt has matched (after a retry)."""
+        self.outputs: list[tuple[str, str]] = []
+        """(call line, full output) of the latest tool calls, for `/show`."""
+        self.previewed: set[str] = set()
+        """Calls whose diff the approval question already showed in full (not shown twice)."""
 
     # -- the Emit -------------------------------------------------------------------------
 
@@ -218,6 +231,11 @@ class LogRenderer:
 
     def _call_finished(self, e: ev.ToolCallFinished) -> None:
         self.live.drop(("call", e.agent, e.call_id))
+        if e.name == "memo" and e.ok and e.args.get("action") == "write":
+            return  # its MemoWritten line says it, once
+        if e.name == "todo" and e.ok and e.args.get("action") != "list":
+            self._todo_block(e)
+            return
         detail = "" if e.name in NESTING_TOOLS else e.detail
         indent, marker, name, arg, outcome = call_parts(e.agent, e.name, detail, e.ok, e.summary)
         self._line(self._styled(
@@ -227,10 +245,37 @@ class LogRenderer:
             (f" {arg}" if arg else "", ""),
             (f" — {outcome}" if outcome else "", "dim" if e.ok else "red"),
         ), kind="tool")
-        if e.diff and e.ok:
+        if e.name not in NESTING_TOOLS and e.output:
+            self.outputs.append((call_line(e.agent, e.name, detail, e.ok, e.summary), e.output))
+            del self.outputs[:-KEPT_OUTPUTS]
+        shown = preview_key(e.agent, e.name, e.args) in self.previewed
+        self.previewed.discard(preview_key(e.agent, e.name, e.args))
+        if e.diff and e.ok and not shown:
             for line in diff_excerpt(e.diff, DIFF_LINES):
                 style = {"+": "green", "-": "red"}.get(line[:1], "dim")
                 self._line(self._styled((indent + "  ", ""), (line, style)), kind="tool")
+        elif e.name not in NESTING_TOOLS and (e.name == "bash" or not e.ok):
+            width = max(20, self.console.width - len(indent) - 3)
+            excerpt, more = output_tail(e.output, OUTPUT_LINES)
+            excerpt = [ln for ln in excerpt if ln.removeprefix("Error: ").strip() != e.summary]
+            for line in excerpt:
+                self._line(self._styled((indent + "  ", ""), (clip(line, width), "dim")),
+                           kind="tool")
+            if more:
+                self._line(self._styled(
+                    (indent + "  ", ""), (f"… {more} more lines above (/show)", "dim italic")
+                ), kind="tool")
+
+    def _todo_block(self, e: ev.ToolCallFinished) -> None:
+        """The plan changed: drawn whole, compact, the step in progress highlighted."""
+        indent = "    " if is_nested(e.agent) else ""
+        self._line(self._styled((indent, ""), ("todo ", "cyan"), (e.summary, "dim")),
+                   kind="tool")
+        width = max(20, self.console.width - len(indent) - 3)
+        for line in e.output.splitlines()[:TODO_LINES]:
+            style = "bold" if line.startswith("[~]") else ("dim" if line.startswith("[x]") else "")
+            self._line(self._styled((indent + "  ", ""), (clip(line, width), style)),
+                       kind="tool")
 
     def _memo(self, e: ev.MemoWritten) -> None:
         indent = "    " if is_nested(e.agent) else ""
@@ -245,7 +290,7 @@ class LogRenderer:
         self._text.pop(e.agent, None)
         self._nested_text.pop(e.agent, None)
         self._reasoning.pop(e.agent, None)
-        self._replay[e.agent] = self._printed.pop(e.agent, [])
+        self._replay[e.agent] = 0  # compare the new attempt from the turn's first block
         self.live.drop(("turn", e.agent))  # only this agent's: a parallel one keeps its line
         self._line(self._styled(
             (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
@@ -315,6 +360,7 @@ class LogRenderer:
         self._args.clear()
         self._printed.clear()
         self._replay.clear()
+        self.previewed.clear()
         self.live.drop()
         self._last = "none"
 
@@ -341,18 +387,21 @@ class LogRenderer:
 
     def _block(self, agent: str, block: str) -> None:
         """One finished markdown block of an answer."""
-        replay = self._replay.get(agent)
-        if replay:
-            if replay[0] == block:
-                replay.pop(0)  # printed by the attempt that failed
+        printed = self._printed.setdefault(agent, [])
+        matched = self._replay.get(agent)
+        if matched is not None:
+            if matched < len(printed) and printed[matched] == block:
+                self._replay[agent] = matched + 1  # on screen already, from a failed attempt
                 return
-            replay.clear()
-        self._printed.setdefault(agent, []).append(block)
+            # the new attempt says something else: from here on its blocks are the turn's
+            del printed[matched:]
+            self._replay.pop(agent)
+        printed.append(block)
         block = terminal_safe(block)
         self.live.erase()
         if self._last != "none":
             self.console.print()
-        if self.caps.styled:
+        if self.caps.styled or self.caps.live:  # NO_COLOR keeps the layout
             render_block(self.console, block)
         else:
             self.console.print(block.rstrip("\n"), soft_wrap=True)

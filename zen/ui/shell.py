@@ -5,7 +5,7 @@ commands and of `@path` mentions) alternates with agent runs rendered by the log
 prompt and the run never draw at the same time: while a run streams, nothing but the log
 writes to the terminal, and the only prompts (confirmations) go through `patch_stdout`.
 
-Ctrl-C: during a run it cancels the run (the core closes any open tool calls, the bash tool
+Ctrl-C (or Esc): during a run it cancels the run (the core closes any open tool calls, the bash tool
 kills its process tree) and the conversation is kept; with text typed it clears the text; at
 an empty prompt it warns, and a second one (or Ctrl-D) exits.
 
@@ -49,7 +49,7 @@ from zen.ui.commands import (
     user_listing,
 )
 from zen.ui.confirm import ShellApprover
-from zen.ui.format import status_line
+from zen.ui.format import output_tail, status_line
 from zen.ui.preload import preload
 from zen.ui.render import LogRenderer
 
@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
 TRAILING_PUNCTUATION = ".,;:!?)]}'\""
+BANG_LINES = 40
+"""Lines of a `!cmd`'s output printed; `/show` has the rest."""
 ATTACH_LIMIT = 100_000
 """Characters of one @file attached to a message, at most."""
 COMPLETIONS = 200
@@ -114,6 +116,12 @@ class Shell:
         self.running: asyncio.Task[Any] | None = None
         self.reading = False
         """A blocking input() is waiting: Ctrl-C must interrupt it."""
+        self.keys: term.KeyWatcher | None = None
+        """Watches for Esc while a run goes on."""
+        self.typeahead = ""
+        """Keys typed during a run: the next prompt starts with them."""
+        self.bang_outputs: list[str] = []
+        """`!cmd` runs not yet sent: they go before the next message."""
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- the loop -------------------------------------------------------------------------
@@ -222,6 +230,11 @@ class Shell:
             warned = False
             if not line.strip():
                 continue
+            if line.startswith("!") and line[1:].strip():
+                task = await self._supervise(self.run_bang(line[1:].strip()))
+                if task.cancelled() or task.exception() is not None:
+                    self._report(task, "!" + line[1:].split()[0])
+                continue
             if is_command(line):
                 try:
                     pending = run_command(ctx, line)
@@ -242,23 +255,29 @@ class Shell:
         assert self.session is not None
         session = self.session
         message = self.attach(line)
+        if self.bang_outputs:  # `!cmd` output the user ran since the last message
+            message = "\n\n".join([*self.bang_outputs, message])
+            self.bang_outputs.clear()
         before = _usage_snapshot(session)
         started = time.monotonic()
         task = await self._supervise(session.run(message, self.out, self.approver))
         self._report(task)
         spent = _spent(before, _usage_snapshot(session))
         estimated = {role for role, u in session.usage.items() if u.estimated}
-        self.out.status(status_line(spent, time.monotonic() - started, estimated))
+        self.out.status(status_line(spent, time.monotonic() - started, estimated,
+                                    cost=session.run_cost, context=session.context_now()))
 
     async def _supervise(self, work: Any) -> asyncio.Task[Any]:
         """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
         cancels it. Returns the finished task."""
         task = asyncio.ensure_future(work)
         self.running = task
-        quiet = contextlib.nullcontext() if self.simple else term.quiet_input()
+        keys = None if self.simple else term.KeyWatcher(self._cancel_run)
+        self.keys = keys
         try:
-            with quiet:
-                await asyncio.wait({task})
+            if keys is not None:
+                keys.start()
+            await asyncio.wait({task})
         except asyncio.CancelledError:
             # The shell itself is ending (SIGTERM/SIGHUP): stop the run first, so its tool
             # processes die and its calls are answered before the MCP servers are stopped.
@@ -267,6 +286,10 @@ class Shell:
             raise
         finally:
             self.running = None
+            self.keys = None
+            if keys is not None:
+                keys.stop()
+                self.typeahead += "".join(keys.typed)
         self.out.end_run()
         return task
 
@@ -295,6 +318,26 @@ class Shell:
             result = task.result()
             self.out.info(f"stopped after {result.turns} turns (max_turns); say `continue` to "
                           "go on", "yellow")
+
+    async def run_bang(self, command: str) -> None:
+        """`!cmd`: run it in the workspace without the model, show it, and keep its output
+        for the next message (the model sees what the user saw)."""
+        assert self.session is not None
+        tool = self.session.tools["bash"]
+        out = self.out
+        out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
+        result = await tool.execute(tool.Params(command=command),
+                                    self.session.context("user"))
+        lines, more = output_tail(result.output, BANG_LINES)
+        if more:
+            out.info(f"… {more} lines above (/show)", "dim")
+        for line in lines:
+            out.print(out.styled((line, "")))
+        out.info(f"{'✓' if result.ok else '✗'} {result.summary} · the output goes with your "
+                 "next message", "green" if result.ok else "red")
+        out.outputs.append((f"$ {command}", result.output))
+        self.bang_outputs.append(
+            f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>")
 
     # -- @file mentions -------------------------------------------------------------------
 
@@ -328,9 +371,19 @@ class Shell:
         return await self._input(question, question=True)
 
     async def _input(self, text: str, *, question: bool) -> str:
+        try:
+            return await self._input_once(text, question=question)
+        finally:
+            if question and self.keys is not None and self.running is not None:
+                self.keys.start()
+
+    async def _input_once(self, text: str, *, question: bool) -> str:
         """A line from the reader; if prompt-toolkit fails at run time, plain input() from now
         on, and the session goes on."""
         assert self.reader is not None
+        keys = self.keys if question else None
+        if keys is not None:  # the question reads stdin itself
+            keys.stop()
         try:
             return await (self.reader.ask(text) if question else self.reader.read(text))
         except (KeyboardInterrupt, EOFError):
@@ -416,6 +469,8 @@ class PlainReader:
 
     def __init__(self, shell: Shell) -> None:
         self.shell = shell
+        if shell.out.caps.live and term.is_tty(sys.stdin):
+            use_readline()
 
     async def read(self, prompt: str) -> str:
         lines = [self._input(f"{prompt} › ")]
@@ -433,8 +488,20 @@ class PlainReader:
         self.shell.reading = True
         try:
             return input(prompt)
+        except KeyboardInterrupt:
+            print(flush=True)  # the terminal echoed ^C: what comes next starts a new line
+            raise
         finally:
             self.shell.reading = False
+
+
+def use_readline() -> None:
+    """Line editing and Up/Down for plain input(), where the platform has readline."""
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: input() as it is
+        return
+    readline.parse_and_bind("set enable-bracketed-paste off")
 
 
 class PromptReader:
@@ -463,7 +530,7 @@ class PromptReader:
 
         history: History
         try:
-            history = FileHistory(str(private_file(history_path())))
+            history = FileHistory(str(private_file(history_path(shell.root))))
         except OSError:
             history = InMemoryHistory()
         assert shell.session is not None
@@ -486,8 +553,9 @@ class PromptReader:
         from prompt_toolkit.patch_stdout import patch_stdout
 
         message = [("class:state", prompt), ("class:arrow", " › ")]
+        typed, self.shell.typeahead = self.shell.typeahead, ""
         with patch_stdout(raw=True):
-            return await self.prompt.prompt_async(message, handle_sigint=False)
+            return await self.prompt.prompt_async(message, handle_sigint=False, default=typed)
 
     async def ask(self, question: str) -> str:
         from prompt_toolkit import PromptSession
@@ -501,9 +569,13 @@ class PromptReader:
             )
 
 
-def history_path() -> Path:
-    """~/.zen/history: every prompt typed (pasted tokens too), so private to the user."""
-    return zen_home() / "history"
+def history_path(workspace: Path) -> Path:
+    """~/.zen/history/<workspace hash>: what was typed in this workspace (pasted tokens too),
+    so private to the user; Up recalls this project's prompts, not every project's."""
+    import hashlib
+
+    digest = hashlib.sha256(os.fsencode(workspace)).hexdigest()[:16]
+    return zen_home() / "history" / f"{workspace.name[:40] or 'root'}-{digest}"
 
 
 # -- completion and @mentions ---------------------------------------------------------------

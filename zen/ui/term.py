@@ -1,7 +1,7 @@
 """What the terminal can do, decided once at start: colours, an in-place live line, VT mode.
 
 Windows: nothing POSIX-only is imported at module level (termios is imported inside
-`quiet_input` and only off win32). On win32, `enable_vt()` switches the console to VT
+`KeyWatcher` and only off win32). On win32, `enable_vt()` switches the console to VT
 processing once, so rich emits ANSI instead of calling the Win32 console API (whose colour
 calls would land on the wrong text when output goes through prompt-toolkit's `patch_stdout`).
 Where VT cannot be enabled (pre-Windows-10 conhost) the output is plain: no colours and no
@@ -11,9 +11,9 @@ escape sequences at all; the live line is then overwritten with `\\r` and spaces
 from __future__ import annotations
 
 import os
+import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
@@ -29,11 +29,13 @@ class Caps:
     """How output may look on this stream."""
 
     styled: bool
-    """Colours and bold/dim: a terminal, no NO_COLOR, not TERM=dumb, VT available."""
+    """Bold/dim and escape codes: a terminal, not TERM=dumb, VT available."""
     live: bool
     """A partial line may be rewritten in place with a carriage return."""
     vt: bool
     """Erase-line (`ESC[2K`) works; otherwise the live line is blanked with spaces."""
+    colour: bool = True
+    """False under NO_COLOR: the same layout and emphasis, no colours."""
 
 
 def is_tty(stream: TextIO) -> bool:
@@ -50,8 +52,7 @@ def detect(stream: TextIO | None = None, env: dict[str, str] | None = None) -> C
     tty = is_tty(stream)
     dumb = env.get("TERM", "").lower() == "dumb"
     vt = tty and not dumb and enable_vt()
-    styled = vt and not env.get("NO_COLOR")
-    return Caps(styled=styled, live=tty and not dumb, vt=vt)
+    return Caps(styled=vt, live=tty and not dumb, vt=vt, colour=not env.get("NO_COLOR"))
 
 
 def tolerate_encoding(stream: TextIO) -> None:
@@ -110,7 +111,7 @@ def make_console(caps: Caps, file: TextIO | None = None, width: int | None = Non
         file=file,
         force_terminal=caps.styled,
         color_system="auto" if caps.styled else None,
-        no_color=not caps.styled,
+        no_color=not (caps.styled and caps.colour),
         legacy_windows=False,
         highlight=False,
         markup=False,
@@ -119,32 +120,74 @@ def make_console(caps: Caps, file: TextIO | None = None, width: int | None = Non
     )
 
 
-@contextmanager
-def quiet_input(stream: TextIO | None = None) -> Iterator[None]:
-    """While an agent runs, keys typed are not echoed into the output (POSIX).
+KEY_SEQUENCE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|O.|.)?")
 
-    They stay queued and show up at the next prompt; Ctrl-C still raises SIGINT because only
-    ECHO is cleared. On Windows nothing echoes while nobody reads, so this is a no-op there.
+
+class KeyWatcher:
+    """While an agent runs: Esc alone interrupts it (like Ctrl-C); other keys are not echoed
+    into the log but kept (`typed`) for the next prompt. POSIX terminals only.
+
+    The terminal goes to cbreak mode (no echo, no line buffering; ISIG stays, so Ctrl-C still
+    raises SIGINT) and stdin is watched on the running event loop. `stop()` before anything
+    else reads stdin (a confirmation question), `start()` again after.
     """
-    stream = stream or sys.stdin
-    if sys.platform == "win32" or not is_tty(stream):
-        yield
-        return
-    import termios
 
-    fd = stream.fileno()
-    try:
-        old = termios.tcgetattr(fd)
-    except termios.error:
-        yield
-        return
-    new = list(old)
-    new[3] = new[3] & ~termios.ECHO
-    try:
-        termios.tcsetattr(fd, termios.TCSANOW, new)
-        yield
-    finally:
+    def __init__(self, on_escape: Callable[[], None], stream: TextIO | None = None) -> None:
+        self.on_escape = on_escape
+        self.stream = stream or sys.stdin
+        self.typed: list[str] = []
+        self._fd: int | None = None
+        self._old: list[object] | None = None
+
+    def start(self) -> None:
+        if sys.platform == "win32" or self._fd is not None or not is_tty(self.stream):
+            return
+        import asyncio
+        import termios
+
+        fd = self.stream.fileno()
         try:
+            old = termios.tcgetattr(fd)
+        except termios.error:
+            return
+        new = list(old)
+        new[3] = new[3] & ~(termios.ECHO | termios.ICANON)
+        new[6] = list(old[6])
+        new[6][termios.VMIN] = 1
+        new[6][termios.VTIME] = 0
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, new)
+            asyncio.get_running_loop().add_reader(fd, self._read)
+        except (termios.error, RuntimeError, NotImplementedError, ValueError, OSError):
             termios.tcsetattr(fd, termios.TCSANOW, old)
+            return
+        self._fd, self._old = fd, old
+
+    def stop(self) -> None:
+        if self._fd is None:
+            return
+        import asyncio
+        import termios
+
+        fd, self._fd = self._fd, None
+        try:
+            asyncio.get_running_loop().remove_reader(fd)
+        except (RuntimeError, ValueError, OSError):
+            pass
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, self._old)
         except termios.error:
             pass
+
+    def _read(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            data = os.read(self._fd, 1024)
+        except OSError:
+            return
+        if data == b"\x1b":  # Esc alone; arrows and the like arrive as whole sequences
+            self.on_escape()
+            return
+        text = KEY_SEQUENCE.sub("", data.decode("utf-8", "replace"))
+        self.typed.append("".join(ch for ch in text if ch.isprintable()))
