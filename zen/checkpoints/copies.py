@@ -22,7 +22,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from zen.checkpoints.shadow import Change, write_private
+from zen.checkpoints.shadow import Change, folder_size, write_private
 from zen.paths import private_dir
 
 UNKNOWN = "?"
@@ -199,12 +199,7 @@ class CopyRepo:
         return None  # blobs are few (only what zen's tools touched) and kept
 
     def disk_usage(self) -> int:
-        total = 0
-        for folder, _dirs, files in os.walk(self.git_dir):
-            for name in files:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(folder, name)).st_size
-        return total
+        return folder_size(self.git_dir)
 
     def close(self) -> None:
         return None

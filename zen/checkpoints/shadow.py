@@ -310,12 +310,7 @@ class ShadowRepo:
         await self.git("gc", "-q", "--prune=1.hour.ago", timeout=max(self.timeout, 300))
 
     def disk_usage(self) -> int:
-        total = 0
-        for folder, _dirs, files in os.walk(self.git_dir):
-            for name in files:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(folder, name)).st_size
-        return total
+        return folder_size(self.git_dir)
 
 
 def write_private(path: Path, text: str) -> None:
@@ -329,3 +324,13 @@ def write_private(path: Path, text: str) -> None:
 
 def _nul(paths: list[str]) -> bytes:
     return "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes of every file under `folder` (links not followed): what retention weighs."""
+    total = 0
+    for top, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(top, name)).st_size
+    return total
