@@ -66,12 +66,15 @@ def script(tasks: int, answer_chars: int) -> Any:
         if last["role"] == "user":
             state["n"] += 1
             n = state["n"]
-            return tool_calls([call("read-file", {"path": f"src/m{n % 7}.py"}),
-                               call("read-file", {"path": f"src/m{(n + 3) % 7}.py"})],
-                              usage="estimate")
+            return tool_calls(
+                [
+                    call("read-file", {"path": f"src/m{n % 7}.py"}),
+                    call("read-file", {"path": f"src/m{(n + 3) % 7}.py"}),
+                ],
+                usage="estimate",
+            )
         filler = " The function adds its step to x and returns it." * (answer_chars // 48)
-        return text(f"Module {state['n']} reviewed: nothing to change.{filler}",
-                    usage="estimate")
+        return text(f"Module {state['n']} reviewed: nothing to change.{filler}", usage="estimate")
 
     return reply
 
@@ -97,8 +100,9 @@ async def run(window: int, tasks: int, answer_chars: int) -> dict[str, Any]:
         compaction.compact = original  # type: ignore[assignment]
 
 
-async def _run(window: int, tasks: int, answer_chars: int,
-               timings: dict[str, list[float]]) -> dict[str, Any]:
+async def _run(
+    window: int, tasks: int, answer_chars: int, timings: dict[str, list[float]]
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "src").mkdir()
@@ -134,8 +138,11 @@ async def _run(window: int, tasks: int, answer_chars: int,
         "prompt_tokens": sum(sizes),
         "prefix_cached_share": round(cached / max(1, sum(sizes)), 3),
         "constraint_in_last_request": CONSTRAINT in json.dumps(work[-1]["messages"]),
-        **{f"{kind}_compaction_ms_median": round(sorted(t)[len(t) // 2] * 1000, 1)
-           for kind, t in timings.items() if t},
+        **{
+            f"{kind}_compaction_ms_median": round(sorted(t)[len(t) // 2] * 1000, 1)
+            for kind, t in timings.items()
+            if t
+        },
         "wall_s": round(wall, 2),
     }
 

@@ -38,8 +38,13 @@ def timed(cmd: list[str], runs: int = 10) -> tuple[float, int]:
     walls, peaks = [], []
     for n in range(runs + 1):
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+        proc = subprocess.Popen(
+            cmd,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=tempfile.gettempdir(),
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
@@ -61,8 +66,9 @@ def startup() -> None:
 
 def oneshot() -> None:
     with FakeLLM(lambda body: text("ok")) as fake:
-        wall, peak = timed([*ZEN, "-p", "say ok", "--base-url", fake.base_url,
-                            "--api-key", "x"], runs=5)
+        wall, peak = timed(
+            [*ZEN, "-p", "say ok", "--base-url", fake.base_url, "--api-key", "x"], runs=5
+        )
     print("(b) zen -p one turn against the fake server, median of 5")
     print(f"    wall {wall * 1000:.0f} ms, peak memory {peak / 1024:.1f} MiB")
 
@@ -91,11 +97,11 @@ async def turns(n: int = 200) -> None:
 
     root = Path(tempfile.mkdtemp())
     (root / "a.txt").write_text("hello\n")
-    replies = [tool_calls([call("memo", {"action": "list", "key": str(i)})])
-               for i in range(n - 1)]
+    replies = [tool_calls([call("memo", {"action": "list", "key": str(i)})]) for i in range(n - 1)]
     with FakeLLM([*replies, text("done")]) as fake:
-        config = load_config(root, {"base_url": fake.base_url, "api_key": "x",
-                                    "max_turns": n}, env={})
+        config = load_config(
+            root, {"base_url": fake.base_url, "api_key": "x", "max_turns": n}, env={}
+        )
         session = Session(config, make_workspace(config, root))
         agent = session._top_agent()
         client = Timed(agent.client)

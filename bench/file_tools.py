@@ -73,7 +73,11 @@ def make(path: Path, mb: int) -> None:
 def measure(folder: Path, op: str, limit: int) -> dict[str, object]:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, str(folder), op, str(limit)],
-        capture_output=True, text=True, check=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
     ).stdout
     return json.loads(out)
 

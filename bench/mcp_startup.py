@@ -34,9 +34,7 @@ PROMPT = re.compile(rb"zen single(?:\x1b\[[0-9;]*m)* \xe2\x80\xba")
 
 def servers(count: int, hung: bool) -> dict[str, object]:
     command, args = stdio_command()
-    entries: dict[str, object] = {
-        f"s{i}": {"command": command, "args": args} for i in range(count)
-    }
+    entries: dict[str, object] = {f"s{i}": {"command": command, "args": args} for i in range(count)}
     if hung:
         never = ["-c", "import sys; sys.stdin.read()"]
         entries["mute"] = {"command": sys.executable, "args": never, "start_timeout": 10}
@@ -47,17 +45,34 @@ def one_run(
     project: Path, home: Path, count: int, hung: bool, zen_root: Path = ROOT
 ) -> tuple[float, float]:
     (project / ".zen").mkdir(exist_ok=True)
-    (project / ".zen" / "config.yaml").write_text(
-        json.dumps({"mcp_servers": servers(count, hung)})
-    )
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "TERM": "xterm-256color",
-           "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONPATH": str(zen_root)}
+    (project / ".zen" / "config.yaml").write_text(json.dumps({"mcp_servers": servers(count, hung)}))
+    env = {
+        "HOME": str(home),
+        "PATH": "/usr/bin:/bin",
+        "TERM": "xterm-256color",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "PYTHONPATH": str(zen_root),
+    }
     began = time.monotonic()
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "zen", "--base-url", "http://127.0.0.1:9/v1", "--api-key", "k", "--model", "m",
-         "-C", str(project), "--trust"],
-        env=env, cwd=str(project), dimensions=(30, 100), timeout=60,
+        [
+            "-m",
+            "zen",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--api-key",
+            "k",
+            "--model",
+            "m",
+            "-C",
+            str(project),
+            "--trust",
+        ],
+        env=env,
+        cwd=str(project),
+        dimensions=(30, 100),
+        timeout=60,
     )
     child.expect(PROMPT)
     prompt = time.monotonic() - began
@@ -79,18 +94,21 @@ def one_run(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--zen-root", type=Path, default=ROOT,
-                        help="the checkout to run (compare an older one)")
+    parser.add_argument(
+        "--zen-root", type=Path, default=ROOT, help="the checkout to run (compare an older one)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         home.mkdir()
         project.mkdir()
         rows = []
-        for label, count, hung in [("no MCP server", 0, False), ("7 servers", 7, False),
-                                   ("7 servers + 1 hung", 7, True)]:
-            runs = [one_run(project, home, count, hung, args.zen_root)
-                    for _ in range(args.repeat)]
+        for label, count, hung in [
+            ("no MCP server", 0, False),
+            ("7 servers", 7, False),
+            ("7 servers + 1 hung", 7, True),
+        ]:
+            runs = [one_run(project, home, count, hung, args.zen_root) for _ in range(args.repeat)]
             prompt = statistics.median(r[0] for r in runs)
             ready = statistics.median(r[1] for r in runs)
             rows.append((label, prompt, ready))

@@ -60,8 +60,9 @@ async def spawn_seconds(root: Path, turn: float, n: int, limit: int) -> float:
             marks[type(event).__name__] = time.monotonic()
 
     with FakeLLM(model(turn, n)) as fake:
-        config = Config(model="fake-model", base_url=fake.base_url, api_key="bench",
-                        parallel_agents_max=limit)
+        config = Config(
+            model="fake-model", base_url=fake.base_url, api_key="bench", parallel_agents_max=limit
+        )
         await Session(config, Workspace(root)).run("explore", emit, yes)
     return marks["ToolCallFinished"] - marks["ToolCallRunning"]
 
@@ -69,8 +70,11 @@ async def spawn_seconds(root: Path, turn: float, n: int, limit: int) -> float:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turn", type=float, default=0.3, help="seconds per sub-agent turn")
-    parser.add_argument("--limits", default=f"{Config().parallel_agents_max},8",
-                        help="parallel_agents_max values to try (comma-separated)")
+    parser.add_argument(
+        "--limits",
+        default=f"{Config().parallel_agents_max},8",
+        help="parallel_agents_max values to try (comma-separated)",
+    )
     args = parser.parse_args()
     limits = [int(x) for x in args.limits.split(",")]
     with tempfile.TemporaryDirectory() as tmp:

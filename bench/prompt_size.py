@@ -33,22 +33,33 @@ def main() -> None:
     root = Path(tempfile.mkdtemp())
     config = load_config(root, {"api_key": "x", "base_url": "http://127.0.0.1:9/v1"}, env={})
     rows = []
-    session = Session(config, make_workspace(config, root),
-                      git_facts="Git: branch main; 2 modified, 1 untracked")
+    session = Session(
+        config, make_workspace(config, root), git_facts="Git: branch main; 2 modified, 1 untracked"
+    )
     agent = session._top_agent()
-    rows.append(("single", "-", *size(agent.messages[0]["content"], agent.registry.schemas(),
-                                     TASK)))
+    rows.append(
+        ("single", "-", *size(agent.messages[0]["content"], agent.registry.schemas(), TASK))
+    )
     for mode in ("delegated", "autonomous", "controlled"):
         session.set_mode("dual")
         session.set_collaboration(mode)
         orch = session._top_agent()
-        rows.append(("orchestrator", mode, *size(orch.messages[0]["content"],
-                                                 orch.registry.schemas(), TASK)))
+        rows.append(
+            (
+                "orchestrator",
+                mode,
+                *size(orch.messages[0]["content"], orch.registry.schemas(), TASK),
+            )
+        )
         names = CODER[mode]
         coder_prompt = system_prompt("coder", session.facts, variant=mode)
-        task = render(load_prompt("coder-task"), task="[goal] rename greet to welcome "
-                      "[files] greet.py [refs] plan:rename", context="", notes="",
-                      memo="plan:rename — rename greet to welcome (orchestrator)")
+        task = render(
+            load_prompt("coder-task"),
+            task="[goal] rename greet to welcome [files] greet.py [refs] plan:rename",
+            context="",
+            notes="",
+            memo="plan:rename — rename greet to welcome (orchestrator)",
+        )
         rows.append(("coder", mode, *size(coder_prompt, session.registry(names).schemas(), task)))
     print(f"{'role':<13}{'mode':<12}{'system':>8}{'tools':>8}{'user':>6}{'total':>8}")
     for role, mode, s, t, u in rows:

@@ -34,21 +34,33 @@ BARE = "from prompt_toolkit import PromptSession\nPromptSession().prompt('bare â
 
 
 def env(home: str) -> dict[str, str]:
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith(("ZEN_", "OPENAI_", "DEEPSEEK_", "MOONSHOT_", "NO_COLOR"))}
-    clean.update(HOME=home, PYTHONPATH=str(ROOT), TERM="xterm-256color",
-                 PROMPT_TOOLKIT_NO_CPR="1")
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ZEN_", "OPENAI_", "DEEPSEEK_", "MOONSHOT_", "NO_COLOR"))
+    }
+    clean.update(HOME=home, PYTHONPATH=str(ROOT), TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
     return clean
 
 
 def spawn(args: list[str], home: str, cwd: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, args, env=env(home), cwd=cwd, dimensions=(40, 120),
-                         timeout=30)
+    return pexpect.spawn(
+        sys.executable, args, env=env(home), cwd=cwd, dimensions=(40, 120), timeout=30
+    )
 
 
 def zen_args(base_url: str) -> list[str]:
-    return ["-m", "zen", "--single", "--base-url", base_url, "--api-key", "bench-key",
-            "--model", "fake-model"]
+    return [
+        "-m",
+        "zen",
+        "--single",
+        "--base-url",
+        base_url,
+        "--api-key",
+        "bench-key",
+        "--model",
+        "fake-model",
+    ]
 
 
 def to_prompt(args: list[str], pattern: Any, home: str, cwd: str) -> tuple[float, Any]:

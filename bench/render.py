@@ -119,8 +119,7 @@ def end_to_end(words: int, repeat: int) -> dict[str, float]:
     answer = long_markdown(words)
 
     async def once(emit: ev.Emit, base_url: str) -> float:
-        client = ChatClient(ModelSettings(model="fake", base_url=base_url, api_key="k"),
-                            retries=0)
+        client = ChatClient(ModelSettings(model="fake", base_url=base_url, api_key="k"), retries=0)
         try:
             start = time.thread_time()
             turn = await client.stream([{"role": "user", "content": "go"}], [], emit, "main")
@@ -141,9 +140,7 @@ def end_to_end(words: int, repeat: int) -> dict[str, float]:
     best_of: dict[str, float] = {}
     with FakeLLM(lambda body: text(answer, chunk=CHUNK)) as fake:
         for name, make in sinks().items():
-            best_of[name] = min(
-                asyncio.run(once(make(), fake.base_url)) for _ in range(repeat)
-            )
+            best_of[name] = min(asyncio.run(once(make(), fake.base_url)) for _ in range(repeat))
     return best_of
 
 
@@ -151,8 +148,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--words", type=int, nargs="*", default=[10_000, 20_000])
-    parser.add_argument("--end-to-end", action="store_true",
-                        help="also stream from the fake server through the real client")
+    parser.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="also stream from the fake server through the real client",
+    )
     args = parser.parse_args()
 
     # warm up: imports (rich.markdown, pygments lexers) are not part of the per-answer cost
@@ -164,8 +164,11 @@ def main() -> None:
     for words in args.words:
         text, chunks = deltas(words)
         cases = {
-            "floor": floor, "raw via rich": raw_rich, "plain log": log(PLAIN),
-            "markdown log": log(STYLED), "one render": one_render(text),
+            "floor": floor,
+            "raw via rich": raw_rich,
+            "plain log": log(PLAIN),
+            "markdown log": log(STYLED),
+            "one render": one_render(text),
         }
         results = {name: best(fn, chunks, args.repeat) for name, fn in cases.items()}
         rows.append((words, len(text), len(chunks), results))
@@ -193,8 +196,10 @@ def main() -> None:
         for words in args.words:
             e2e = end_to_end(words, args.repeat)
             raw, md = e2e["raw print"], e2e["markdown log"]
-            print(f"{words:>7} words: raw print {raw * 1000:.0f} ms, markdown log "
-                  f"{md * 1000:.0f} ms = {md / raw:.2f}x raw")
+            print(
+                f"{words:>7} words: raw print {raw * 1000:.0f} ms, markdown log "
+                f"{md * 1000:.0f} ms = {md / raw:.2f}x raw"
+            )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,9 @@ FILES = 10
 
 def make_workspace(root: Path) -> None:
     for n in range(FILES):
-        body = "".join(f"def f{n}_{i}(x):\n    return x * {i}  # helper {i}\n"
-                       for i in range(60 + 10 * n))
+        body = "".join(
+            f"def f{n}_{i}(x):\n    return x * {i}  # helper {i}\n" for i in range(60 + 10 * n)
+        )
         (root / f"mod{n}.py").write_text(body)
 
 
@@ -101,13 +102,17 @@ def size_and_resume() -> None:
         messages = store.messages(sid)
         raw = len(json.dumps(messages, ensure_ascii=False).encode())
         size = db.stat().st_size
-        print(f"(a) a {TURNS}-turn session: {len(messages)} messages; saving one message "
-              f"takes {statistics.median(appends) * 1000:.2f} ms (median, with the state)")
+        print(
+            f"(a) a {TURNS}-turn session: {len(messages)} messages; saving one message "
+            f"takes {statistics.median(appends) * 1000:.2f} ms (median, with the state)"
+        )
         rows = store.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
         reasons = [b["reason"] for b in store.branches(sid)]
-        print(f"    store on disk {size / 1024:,.0f} KiB; the active conversation as JSON "
-              f"{raw / 1024:,.0f} KiB; {len(reasons) - 1} compactions kept their old "
-              f"branches ({rows} message rows in all)")
+        print(
+            f"    store on disk {size / 1024:,.0f} KiB; the active conversation as JSON "
+            f"{raw / 1024:,.0f} KiB; {len(reasons) - 1} compactions kept their old "
+            f"branches ({rows} message rows in all)"
+        )
         store.close()
 
         loads = []
@@ -119,8 +124,10 @@ def size_and_resume() -> None:
             s.memo(info.id)
             s.close()
             loads.append(time.perf_counter() - t)
-        print(f"(b) resume a {TURNS}-turn session: open + find + load "
-              f"{statistics.median(loads) * 1000:.1f} ms (median of 20)")
+        print(
+            f"(b) resume a {TURNS}-turn session: open + find + load "
+            f"{statistics.median(loads) * 1000:.1f} ms (median of 20)"
+        )
 
         env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
         args = ["--base-url", fake.base_url, "--api-key", "k", "--model", "fake-model"]
@@ -129,16 +136,22 @@ def size_and_resume() -> None:
             times = []
             for _ in range(5):
                 t = time.perf_counter()
-                done = subprocess.run([sys.executable, "-m", "zen", "-p", "one more", *args,
-                                       *extra], cwd=root, env=env, capture_output=True)
+                done = subprocess.run(
+                    [sys.executable, "-m", "zen", "-p", "one more", *args, *extra],
+                    cwd=root,
+                    env=env,
+                    capture_output=True,
+                )
                 times.append(time.perf_counter() - t)
                 assert done.returncode == 0, done.stderr
             return statistics.median(times)
 
         fresh = wall([])
         resumed = wall(["--resume", sid])
-        print(f"    zen -p fresh {fresh:.2f} s, zen -p --resume (200+ turns) {resumed:.2f} s "
-              f"(median of 5, wall)")
+        print(
+            f"    zen -p fresh {fresh:.2f} s, zen -p --resume (200+ turns) {resumed:.2f} s "
+            f"(median of 5, wall)"
+        )
 
 
 # -- (c) the project notes -------------------------------------------------------------------
@@ -160,12 +173,21 @@ def notes_script(body: dict[str, Any]) -> Any:
                 calls.append(call("read-file", {"path": name}))
         return tool_calls(calls, usage="estimate")
     if done_calls == 4:
-        return tool_calls([
-            call("memo", {"action": "write", "key": f"file:{name}",
-                          "content": f"{name}: helpers f*_i(x) returning x*i; nothing else",
-                          "summary": f"{name}: multiply helpers"})
-            for name in wanted
-        ], usage="estimate")
+        return tool_calls(
+            [
+                call(
+                    "memo",
+                    {
+                        "action": "write",
+                        "key": f"file:{name}",
+                        "content": f"{name}: helpers f*_i(x) returning x*i; nothing else",
+                        "summary": f"{name}: multiply helpers",
+                    },
+                )
+                for name in wanted
+            ],
+            usage="estimate",
+        )
     return text("Done: the four modules hold multiply helpers.", usage="estimate")
 
 
@@ -181,10 +203,12 @@ def notes_tokens(persist: bool) -> tuple[int, int]:
         os.environ["HOME"] = str(home)
         per_session = []
         for task in ("what do mod0-mod3 do?", "add a helper to mod2.py like the others"):
+
             async def run(task: str = task) -> int:
                 session = await build_session(home, root, fake.base_url)
                 session.config = session.config.model_copy(
-                    update={"memo": MemoSettings(persist="on" if persist else "off")})
+                    update={"memo": MemoSettings(persist="on" if persist else "off")}
+                )
                 session.config._project_trusted = True  # as `zen trust` would record
                 session.offer_notes()
                 await session.run(task, ev.ignore)
@@ -200,10 +224,13 @@ def notes() -> None:
     off = notes_tokens(False)
     on = notes_tokens(True)
     print("(c) prompt tokens (estimated, bytes/4) over a scripted 2-session task")
-    print(f"    without project notes: session 1 {off[0]:,}, session 2 {off[1]:,}, "
-          f"total {sum(off):,}")
-    print(f"    with project notes:    session 1 {on[0]:,}, session 2 {on[1]:,}, "
-          f"total {sum(on):,} ({(sum(off) - sum(on)) / sum(off):.0%} fewer)")
+    print(
+        f"    without project notes: session 1 {off[0]:,}, session 2 {off[1]:,}, total {sum(off):,}"
+    )
+    print(
+        f"    with project notes:    session 1 {on[0]:,}, session 2 {on[1]:,}, "
+        f"total {sum(on):,} ({(sum(off) - sum(on)) / sum(off):.0%} fewer)"
+    )
 
 
 if __name__ == "__main__":

@@ -26,8 +26,21 @@ from typing import Any
 
 from zen.checkpoints.store import CheckpointStore
 
-WORDS = ["def", "class", "return", "import", "self", "value", "data", "result", "path",
-         "file", "index", "item", "name"]
+WORDS = [
+    "def",
+    "class",
+    "return",
+    "import",
+    "self",
+    "value",
+    "data",
+    "result",
+    "path",
+    "file",
+    "index",
+    "item",
+    "name",
+]
 
 
 def make_workspace(root: Path, files: int) -> None:
@@ -99,12 +112,14 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     for r in results:
-        print(f"{r['files']:,} files ({r['workspace_mb']} MB): first snapshot "
-              f"{r['first_snapshot_s']} s, unchanged {r['unchanged_snapshot_ms']} ms, "
-              f"20 files changed {r['20_files_changed_ms']} ms, per turn (before + after) "
-              f"{r['per_turn_ms']} ms; shadow repo {r['disk_after_first_mb']} MB after the "
-              f"first snapshot, {r['disk_before_gc_mb']} MB before gc, "
-              f"{r['disk_after_gc_mb']} MB after")
+        print(
+            f"{r['files']:,} files ({r['workspace_mb']} MB): first snapshot "
+            f"{r['first_snapshot_s']} s, unchanged {r['unchanged_snapshot_ms']} ms, "
+            f"20 files changed {r['20_files_changed_ms']} ms, per turn (before + after) "
+            f"{r['per_turn_ms']} ms; shadow repo {r['disk_after_first_mb']} MB after the "
+            f"first snapshot, {r['disk_before_gc_mb']} MB before gc, "
+            f"{r['disk_after_gc_mb']} MB after"
+        )
 
 
 if __name__ == "__main__":

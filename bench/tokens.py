@@ -74,9 +74,12 @@ def module(i: int) -> str:
     """About 1,700 tokens of plausible Python with four marked lines to change."""
     lines = [f'"""Module {i}: helpers for part {i} of the service."""', ""]
     for k in range(46):
-        lines += [f"def helper_{i}_{k}(value: int, scale: int = {k + 1}) -> int:",
-                  f"    # step {k}: scale the value and add the part number",
-                  f"    return value * scale + {i}", ""]
+        lines += [
+            f"def helper_{i}_{k}(value: int, scale: int = {k + 1}) -> int:",
+            f"    # step {k}: scale the value and add the part number",
+            f"    return value * scale + {i}",
+            "",
+        ]
     for c, at in enumerate(LINES):
         lines.insert(at - 1, f"LIMIT_{i}_{c} = 10")
     return "\n".join(lines) + "\n"
@@ -95,8 +98,10 @@ def change(path: str, c: int) -> tuple[str, str]:
     return f"LIMIT_{i}_{c} = 10", f"LIMIT_{i}_{c} = 20"
 
 
-NOTE = ("{path}: 46 helpers helper_N_K(value, scale) return value*scale+N; "
-        "LIMIT_N_0..3 = 10 at lines 31, 71, 111, 151.")
+NOTE = (
+    "{path}: 46 helpers helper_N_K(value, scale) return value*scale+N; "
+    "LIMIT_N_0..3 = 10 at lines 31, 71, 111, 151."
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,8 +126,11 @@ def reads(paths: list[str], *, around: int = 0) -> list[Any]:
     """read-file calls: whole files, or only a few lines around each of `around` changes."""
     if not around:
         return [call("read-file", {"path": p}) for p in paths]
-    return [call("read-file", {"path": p, "offset": LINES[c] - 2, "limit": 5})
-            for p in paths for c in range(around)]
+    return [
+        call("read-file", {"path": p, "offset": LINES[c] - 2, "limit": 5})
+        for p in paths
+        for c in range(around)
+    ]
 
 
 def edits(shape: Shape, paths: list[str]) -> list[Reply]:
@@ -131,20 +139,42 @@ def edits(shape: Shape, paths: list[str]) -> list[Reply]:
     for path in paths:
         for c in range(shape.changes):
             old, new = change(path, c)
-            turns.append(tool_calls([call("edit-file", {"path": path, "old_string": old,
-                                                        "new_string": new})]))
+            turns.append(
+                tool_calls(
+                    [call("edit-file", {"path": path, "old_string": old, "new_string": new})]
+                )
+            )
     return turns
 
 
 def notes(paths: list[str]) -> list[Any]:
-    return [call("memo", {"action": "write", "key": f"file:{p}", "content": NOTE.format(path=p),
-                          "summary": f"{p}: helpers, LIMIT at line 31"}) for p in paths]
+    return [
+        call(
+            "memo",
+            {
+                "action": "write",
+                "key": f"file:{p}",
+                "content": NOTE.format(path=p),
+                "summary": f"{p}: helpers, LIMIT at line 31",
+            },
+        )
+        for p in paths
+    ]
 
 
 def summaries(paths: list[str]) -> list[Any]:
-    return [call("memo", {"action": "write", "key": f"file:{p}",
-                          "content": f"{p}: LIMIT raised to 20", "summary": "LIMIT raised to 20"})
-            for p in paths]
+    return [
+        call(
+            "memo",
+            {
+                "action": "write",
+                "key": f"file:{p}",
+                "content": f"{p}: LIMIT raised to 20",
+                "summary": "LIMIT raised to 20",
+            },
+        )
+        for p in paths
+    ]
 
 
 class Script:
@@ -168,16 +198,25 @@ class Script:
         return plan[min(n, len(plan) - 1)]
 
     def main(self, body: dict[str, Any], n: int) -> Reply:
-        return self._explore_then(n, [*edits(self.shape, edited(self.shape)),
-                                      text("Raised every LIMIT to 20.")])
+        return self._explore_then(
+            n, [*edits(self.shape, edited(self.shape)), text("Raised every LIMIT to 20.")]
+        )
 
     def orchestrator(self, body: dict[str, Any], n: int) -> Reply:
         targets = edited(self.shape)
-        task = (f"[goal] raise LIMIT to 20 [files] {' '.join(targets)} "
-                "[requirements] only the LIMIT line [refs] plan:limits")
-        plan = call("memo", {"action": "write", "key": "plan:limits",
-                             "content": "Change LIMIT_N = 10 to LIMIT_N = 20 (line 31) in "
-                                        + ", ".join(targets), "summary": "raise LIMIT to 20"})
+        task = (
+            f"[goal] raise LIMIT to 20 [files] {' '.join(targets)} "
+            "[requirements] only the LIMIT line [refs] plan:limits"
+        )
+        plan = call(
+            "memo",
+            {
+                "action": "write",
+                "key": "plan:limits",
+                "content": "Change LIMIT_N = 10 to LIMIT_N = 20 (line 31) in " + ", ".join(targets),
+                "summary": "raise LIMIT to 20",
+            },
+        )
         delegate = [tool_calls([plan, call("send-to-coder", {"task": task})])]
         if self.mode == "controlled":  # the Coder answers with code; the Orchestrator applies it
             around = self.shape.changes if self.scouts else 0
@@ -186,28 +225,48 @@ class Script:
         delegate.append(text("Raised every LIMIT to 20."))
         if self.scouts:
             want = files(self.shape)[: self.shape.read]
-            groups = [want[i:i + 4] for i in range(0, len(want), 4)]
-            spawn = call("spawn-agents", {"tasks": [
-                {"description": f"scout {k}", "prompt": "Note the structure and LIMIT line of "
-                 + " ".join(g)} for k, g in enumerate(groups)]})
+            groups = [want[i : i + 4] for i in range(0, len(want), 4)]
+            spawn = call(
+                "spawn-agents",
+                {
+                    "tasks": [
+                        {
+                            "description": f"scout {k}",
+                            "prompt": "Note the structure and LIMIT line of " + " ".join(g),
+                        }
+                        for k, g in enumerate(groups)
+                    ]
+                },
+            )
             return ([tool_calls([spawn]), *delegate])[min(n, len(delegate))]
-        return self._explore_then(n, [tool_calls(notes(files(self.shape)[: self.shape.read])),
-                                      *delegate])
+        return self._explore_then(
+            n, [tool_calls(notes(files(self.shape)[: self.shape.read])), *delegate]
+        )
 
     def scout(self, body: dict[str, Any], n: int) -> Reply:
         mine = named_files(first_user(body))
-        plan = [tool_calls(reads(mine)), tool_calls(notes(mine)),
-                text(f"Notes written for {', '.join(mine)}.")]
+        plan = [
+            tool_calls(reads(mine)),
+            tool_calls(notes(mine)),
+            text(f"Notes written for {', '.join(mine)}."),
+        ]
         return plan[min(n, len(plan) - 1)]
 
     def coder(self, body: dict[str, Any], n: int) -> Reply:
         targets = named_files(first_user(body))
         if self.mode == "controlled":
-            return text("\n".join(f"{p}: {change(p, c)[1]}" for p in targets
-                                   for c in range(self.shape.changes)))
+            return text(
+                "\n".join(
+                    f"{p}: {change(p, c)[1]}" for p in targets for c in range(self.shape.changes)
+                )
+            )
         around = self.shape.changes if self.scouts else 0
-        plan = [tool_calls(reads(targets, around=around)), *edits(self.shape, targets),
-                tool_calls(summaries(targets)), text("Raised LIMIT to 20 in every file.")]
+        plan = [
+            tool_calls(reads(targets, around=around)),
+            *edits(self.shape, targets),
+            tool_calls(summaries(targets)),
+            text("Raised LIMIT to 20 in every file."),
+        ]
         return plan[min(n, len(plan) - 1)]
 
 
@@ -236,8 +295,11 @@ class Counter:
 
     def request(self, body: dict[str, Any]) -> None:
         messages = stubbed(body["messages"]) if self.stub else body["messages"]
-        sent = json.dumps({"tools": body.get("tools", []), "messages": messages},
-                          separators=(",", ":"), ensure_ascii=False)
+        sent = json.dumps(
+            {"tools": body.get("tools", []), "messages": messages},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         conversation = json.dumps([body["model"], body["messages"][:2]])
         previous = self.last.get(conversation, "")
         common = len(os.path.commonprefix([previous, sent]))
@@ -257,10 +319,16 @@ class Counter:
 def stubbed(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`messages` with each read-file result whose file has a `file:*` note written later
     replaced by a one-line stub naming the note (issue 18's item 4, measured, not built)."""
-    calls = {c["id"]: json.loads(c["function"]["arguments"]) | {"tool": c["function"]["name"]}
-             for m in messages for c in m.get("tool_calls") or []}
-    noted = {args["key"][len("file:"):] for args in calls.values()
-             if args["tool"] == "memo" and str(args.get("key", "")).startswith("file:")}
+    calls = {
+        c["id"]: json.loads(c["function"]["arguments"]) | {"tool": c["function"]["name"]}
+        for m in messages
+        for c in m.get("tool_calls") or []
+    }
+    noted = {
+        args["key"][len("file:") :]
+        for args in calls.values()
+        if args["tool"] == "memo" and str(args.get("key", "")).startswith("file:")
+    }
     out = []
     for m in messages:
         args = calls.get(m.get("tool_call_id", ""), {})
@@ -298,11 +366,15 @@ async def run(shape: Shape, mode: str, scouts: bool, stub: bool = False) -> dict
             (root / path).write_text(module(int(re.sub(r"\D", "", path))))
         dual = mode != "single"
         config = Config(
-            model=MODELS["orchestrator" if dual else "main"], base_url=fake.base_url,
-            api_key="bench", agent_mode="dual" if dual else "single",
+            model=MODELS["orchestrator" if dual else "main"],
+            base_url=fake.base_url,
+            api_key="bench",
+            agent_mode="dual" if dual else "single",
             collaboration=mode if dual else "delegated",
-            dual_agent={"coder": {"model": MODELS["coder"]},
-                        **({"scout": {"model": MODELS["scout"]}} if scouts else {})},
+            dual_agent={
+                "coder": {"model": MODELS["coder"]},
+                **({"scout": {"model": MODELS["scout"]}} if scouts else {}),
+            },
         )
         session = Session(config, Workspace(root))
         await session.run("Raise every LIMIT to 20 in the modules.", lambda e: None, yes)
@@ -318,16 +390,25 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--cache", type=float, default=0.1, help="cached input price ratio")
-    parser.add_argument("--scouts", default="on,off",
-                        help="dual mode with scouts (on), with the Orchestrator reading (off)")
-    parser.add_argument("--cheap", type=float, default=0.25,
-                        help="price factor of scouts and Coder in the cheap pairing")
+    parser.add_argument(
+        "--scouts",
+        default="on,off",
+        help="dual mode with scouts (on), with the Orchestrator reading (off)",
+    )
+    parser.add_argument(
+        "--cheap",
+        type=float,
+        default=0.25,
+        help="price factor of scouts and Coder in the cheap pairing",
+    )
     args = parser.parse_args()
     args.scouts = [x == "on" for x in args.scouts.split(",")]
     pricings = [("one model", 1.0), (f"cheap x{args.cheap:g}", args.cheap)]
     if not args.json:
-        print(f"{'shape':<12} {'mode':<20} {'prompt':>8} {'cached':>8} {'output':>7} "
-              + " ".join(f"{name:>14}" for name, _ in pricings))
+        print(
+            f"{'shape':<12} {'mode':<20} {'prompt':>8} {'cached':>8} {'output':>7} "
+            + " ".join(f"{name:>14}" for name, _ in pricings)
+        )
     for key in args.shapes.split(","):
         shape = SHAPES[key]
         single = await run(shape, "single", scouts=False)
@@ -338,16 +419,28 @@ async def main() -> None:
             prompt = sum(t.prompt for t in roles.values())
             cached = sum(t.cached for t in roles.values())
             output = sum(t.output for t in roles.values())
-            ratios = [cost(roles, args.cache, f) / cost(single, args.cache, 1.0)
-                      for _, f in pricings]
+            ratios = [
+                cost(roles, args.cache, f) / cost(single, args.cache, 1.0) for _, f in pricings
+            ]
             if args.json:
                 for (name, factor), ratio in zip(pricings, ratios, strict=True):
-                    print(json.dumps({"shape": shape.name, "mode": label, "prices": name,
-                                      "tokens": tokens, "cost": cost(roles, args.cache, factor),
-                                      "ratio_to_single": round(ratio, 3)}))
+                    print(
+                        json.dumps(
+                            {
+                                "shape": shape.name,
+                                "mode": label,
+                                "prices": name,
+                                "tokens": tokens,
+                                "cost": cost(roles, args.cache, factor),
+                                "ratio_to_single": round(ratio, 3),
+                            }
+                        )
+                    )
             else:
-                print(f"{shape.name:<12} {label:<20} {prompt:>8,} {cached:>8,} {output:>7,} "
-                      + " ".join(f"{r:>13.2f}x" for r in ratios))
+                print(
+                    f"{shape.name:<12} {label:<20} {prompt:>8,} {cached:>8,} {output:>7,} "
+                    + " ".join(f"{r:>13.2f}x" for r in ratios)
+                )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ def ctx(tmp_path: Path) -> ToolContext:
 def zen_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment: no provider keys from the developer's shell."""
     env = {
-        k: v for k, v in os.environ.items()
+        k: v
+        for k, v in os.environ.items()
         if not k.startswith(("ZEN_", "OPENAI_", "DEEPSEEK_", "MOONSHOT_"))
     }
     env.update(HOME=str(home), PYTHONPATH=str(ROOT), NO_COLOR="1", **extra)
@@ -72,12 +73,21 @@ class Done:
 def run_zen(home: Path, project: Path) -> Callable[..., Done]:
     """Run `python -m zen ARGS` in `project` as a subprocess, the way a user's shell would."""
 
-    def run(*args: str, stdin: str = "", env: dict[str, str] | None = None,
-            cwd: Path | None = None, timeout: float = 60) -> Done:
+    def run(
+        *args: str,
+        stdin: str = "",
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 60,
+    ) -> Done:
         done = subprocess.run(
             [sys.executable, "-m", "zen", *args],
-            cwd=cwd or project, input=stdin, capture_output=True, text=True,
-            env={**zen_env(home), **(env or {})}, timeout=timeout,
+            cwd=cwd or project,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={**zen_env(home), **(env or {})},
+            timeout=timeout,
         )
         return Done(done.returncode, done.stdout, done.stderr)
 

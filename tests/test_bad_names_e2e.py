@@ -44,12 +44,23 @@ def script(body: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("output_format", ["text", "json"])
-def test_non_utf8_name_is_shown_and_usable(fake_llm, run_zen, project: Path,
-                                           output_format: str) -> None:
+def test_non_utf8_name_is_shown_and_usable(
+    fake_llm, run_zen, project: Path, output_format: str
+) -> None:
     (project / os.fsdecode(b"caf\xe9.txt")).write_text("one latte please\n")
     fake = fake_llm(script)
-    done = run_zen("-p", "find the cafe file", "--output-format", output_format,
-                   "--base-url", fake.base_url, "--api-key", "k", "--model", "m")
+    done = run_zen(
+        "-p",
+        "find the cafe file",
+        "--output-format",
+        output_format,
+        "--base-url",
+        fake.base_url,
+        "--api-key",
+        "k",
+        "--model",
+        "m",
+    )
     assert done.code == 0, done.err
     assert "Traceback" not in done.err
     assert len(fake.requests) == 4

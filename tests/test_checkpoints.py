@@ -26,17 +26,21 @@ def args_for(fake: Any) -> list[str]:
     return ["--base-url", fake.base_url, "--api-key", "k", "--model", "fake-model", "--yes"]
 
 
-SAFE = ["-c", "filter.evil.clean=cat", "-c", "filter.evil.smudge=cat",
-        "-c", "core.fsmonitor=false"]
+SAFE = ["-c", "filter.evil.clean=cat", "-c", "filter.evil.smudge=cat", "-c", "core.fsmonitor=false"]
 """The test's own git commands must not trip the hostile config either."""
 
 
 def git(project: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        **os.environ,
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
     safe = SAFE if args[0] != "config" else []
-    done = subprocess.run(["git", *safe, *args], cwd=project, capture_output=True, text=True,
-                          env=env, check=True)
+    done = subprocess.run(
+        ["git", *safe, *args], cwd=project, capture_output=True, text=True, env=env, check=True
+    )
     return done.stdout
 
 
@@ -49,7 +53,8 @@ def tree_state(folder: Path) -> dict[str, tuple[int, str]]:
             continue
         data = os.readlink(path).encode() if stat.S_ISLNK(st.st_mode) else path.read_bytes()
         state[path.relative_to(folder).as_posix()] = (
-            stat.S_IMODE(st.st_mode), hashlib.sha256(data).hexdigest()
+            stat.S_IMODE(st.st_mode),
+            hashlib.sha256(data).hexdigest(),
         )
     return state
 
@@ -81,18 +86,26 @@ def make_repo(project: Path) -> None:
 
 EDIT_TWO_CREATE_ONE = [
     tool_calls([call("read-file", {"path": "app.py"}), call("read-file", {"path": "run.sh"})]),
-    tool_calls([
-        call("edit-file", {"path": "app.py", "old_string": "a + b", "new_string": "b + a"}),
-        call("edit-file", {"path": "run.sh", "old_string": "hello", "new_string": "bye"}),
-        call("bash", {"command": "printf 'made by bash\\n' > made.txt; "
-                                 "echo changed > ignored/keep.txt.new"}),
-    ]),
+    tool_calls(
+        [
+            call("edit-file", {"path": "app.py", "old_string": "a + b", "new_string": "b + a"}),
+            call("edit-file", {"path": "run.sh", "old_string": "hello", "new_string": "bye"}),
+            call(
+                "bash",
+                {
+                    "command": "printf 'made by bash\\n' > made.txt; "
+                    "echo changed > ignored/keep.txt.new"
+                },
+            ),
+        ]
+    ),
     text("Done."),
 ]
 
 
 def test_rewind_restores_two_edits_and_a_bash_file_exactly(
-        fake_llm, run_zen, project: Path, home: Path) -> None:
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
     make_repo(project)
     # Only the shadow repository's git is under test: zen's git facts stay off.
     (home / ".zen").mkdir()
@@ -134,7 +147,8 @@ def test_rewind_restores_two_edits_and_a_bash_file_exactly(
 
 
 def test_shadow_repository_is_private_and_outside_the_workspace(
-        fake_llm, run_zen, project: Path, home: Path) -> None:
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
     (project / "a.txt").write_text("one\n")
     fake = fake_llm([tool_calls([call("bash", {"command": "echo two > b.txt"})]), text("ok")])
     assert run_zen("-p", "go", *args_for(fake), env={"UMASK": "022"}).code == 0
@@ -148,18 +162,30 @@ def test_shadow_repository_is_private_and_outside_the_workspace(
 
 
 def test_non_git_folder_and_a_conflict_that_is_not_clobbered(
-        fake_llm, run_zen, project: Path) -> None:
+    fake_llm, run_zen, project: Path
+) -> None:
     (project / "notes.txt").write_text("original\n")
     (project / "other.txt").write_text("other\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "notes.txt"}),
-                    call("read-file", {"path": "other.txt"})]),
-        tool_calls([call("edit-file", {"path": "notes.txt", "old_string": "original",
-                                       "new_string": "by zen"}),
-                    call("edit-file", {"path": "other.txt", "old_string": "other",
-                                       "new_string": "zen too"})]),
-        text("ok"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [call("read-file", {"path": "notes.txt"}), call("read-file", {"path": "other.txt"})]
+            ),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {"path": "notes.txt", "old_string": "original", "new_string": "by zen"},
+                    ),
+                    call(
+                        "edit-file",
+                        {"path": "other.txt", "old_string": "other", "new_string": "zen too"},
+                    ),
+                ]
+            ),
+            text("ok"),
+        ]
+    )
     assert run_zen("-p", "edit", *args_for(fake)).code == 0
     (project / "notes.txt").write_text("the user's own edit\n")  # after zen's last turn
 
@@ -180,11 +206,19 @@ def test_non_git_folder_and_a_conflict_that_is_not_clobbered(
 
 def test_big_files_are_skipped_and_never_deleted(fake_llm, run_zen, project: Path) -> None:
     (project / "small.txt").write_text("small\n")
-    fake = fake_llm([
-        tool_calls([call("bash", {"command": "head -c 3000000 /dev/zero > big.bin; "
-                                             "echo more >> small.txt"})]),
-        text("ok"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call(
+                        "bash",
+                        {"command": "head -c 3000000 /dev/zero > big.bin; echo more >> small.txt"},
+                    )
+                ]
+            ),
+            text("ok"),
+        ]
+    )
     assert run_zen("-p", "go", *args_for(fake)).code == 0
     done = run_zen("rewind")
     assert done.code == 0, done.err
@@ -212,14 +246,17 @@ def test_prune_drops_old_checkpoints(fake_llm, run_zen, project: Path, home: Pat
 
 
 def test_dual_mode_reject_restores_files_and_the_next_coder_learns_why(
-        fake_llm, run_zen, project: Path) -> None:
+    fake_llm, run_zen, project: Path
+) -> None:
     (project / "greet.py").write_text("def greet():\n    return 'hi'\n")
     coder_requests: list[dict[str, Any]] = []
     orchestrator_requests: list[dict[str, Any]] = []
     coder = [
-        [tool_calls([call("write-file", {"path": "hello.py", "content": "print('hi')\n"})]),
-         tool_calls([call("bash", {"command": "echo junk > junk.txt"})]),
-         text("Created hello.py.")],
+        [
+            tool_calls([call("write-file", {"path": "hello.py", "content": "print('hi')\n"})]),
+            tool_calls([call("bash", {"command": "echo junk > junk.txt"})]),
+            text("Created hello.py."),
+        ],
         [text("Edited greet.py instead.")],
     ]
 
@@ -235,8 +272,14 @@ def test_dual_mode_reject_restores_files_and_the_next_coder_learns_why(
         if step == 2:
             report = body["messages"][-1]["content"]
             checkpoint = report.split("checkpoint: ")[1].split()[0]
-            return tool_calls([call("revert-coder", {
-                "checkpoint": checkpoint, "why": "no new file wanted; greet.py only"})])
+            return tool_calls(
+                [
+                    call(
+                        "revert-coder",
+                        {"checkpoint": checkpoint, "why": "no new file wanted; greet.py only"},
+                    )
+                ]
+            )
         if step == 3:
             return tool_calls([call("send-to-coder", {"task": "change greet.py only"})])
         return text("Done.")
@@ -246,8 +289,7 @@ def test_dual_mode_reject_restores_files_and_the_next_coder_learns_why(
     assert done.code == 0, done.err
     assert not (project / "hello.py").exists()
     assert not (project / "junk.txt").exists()
-    reverted = [m["content"] for m in orchestrator_requests[2]["messages"]
-                if m["role"] == "tool"]
+    reverted = [m["content"] for m in orchestrator_requests[2]["messages"] if m["role"] == "tool"]
     assert "Restored 2 file(s)" in reverted[-1] and "attempt:1" in reverted[-1]
     second_coder_first = [b for b in coder_requests if len(b["messages"]) == 2][-1]
     task = second_coder_first["messages"][1]["content"]
@@ -265,19 +307,26 @@ def _next(scripts: list[list[Any]], body: dict[str, Any]) -> Any:
 
 
 def test_without_git_the_file_tools_changes_are_still_undone(
-        fake_llm, run_zen, project: Path, tmp_path: Path) -> None:
+    fake_llm, run_zen, project: Path, tmp_path: Path
+) -> None:
     (project / "notes.txt").write_text("original\n")
     os.chmod(project / "notes.txt", 0o640)
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "notes.txt"})]),
-        tool_calls([
-            call("edit-file", {"path": "notes.txt", "old_string": "original",
-                               "new_string": "edited"}),
-            call("write-file", {"path": "sub/new.txt", "content": "new\n"}),
-            call("bash", {"command": "echo by bash > bash.txt"}),
-        ]),
-        text("ok"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "notes.txt"})]),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {"path": "notes.txt", "old_string": "original", "new_string": "edited"},
+                    ),
+                    call("write-file", {"path": "sub/new.txt", "content": "new\n"}),
+                    call("bash", {"command": "echo by bash > bash.txt"}),
+                ]
+            ),
+            text("ok"),
+        ]
+    )
     empty = tmp_path / "no-git-here"
     empty.mkdir()
     no_git = {"PATH": str(empty)}

@@ -60,21 +60,26 @@ def assert_tool_pairs_intact(body: dict[str, Any]) -> None:
 
 
 def restart_message(body: dict[str, Any]) -> str:
-    found = [m["content"] for m in body["messages"]
-             if m["role"] == "user" and str(m["content"]).startswith(RESTART_HEADER)]
+    found = [
+        m["content"]
+        for m in body["messages"]
+        if m["role"] == "user" and str(m["content"]).startswith(RESTART_HEADER)
+    ]
     assert len(found) == 1
     return found[0]
 
 
 def scripted(summary: str) -> Any:
     """Three small runs, then a big read; the summary request answers `summary`."""
-    replies = iter([
-        text("noted", usage="estimate"),
-        text("ok", usage="estimate"),
-        text("fine", usage="estimate"),
-        tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
-        text("read it: the flag goes in main()", usage="estimate"),
-    ])
+    replies = iter(
+        [
+            text("noted", usage="estimate"),
+            text("ok", usage="estimate"),
+            text("fine", usage="estimate"),
+            tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
+            text("read it: the flag goes in main()", usage="estimate"),
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> Reply:
         if is_summary(body):
@@ -85,8 +90,12 @@ def scripted(summary: str) -> Any:
 
 
 async def run_all(session: Session, log: ev.EventLog) -> None:
-    for message in (FIRST, "Keep the help text short.", "Use tabs in cli.py.",
-                    "Now look at big.txt first."):
+    for message in (
+        FIRST,
+        "Keep the help text short.",
+        "Use tabs in cli.py.",
+        "Now look at big.txt first.",
+    ):
         await session.run(message, log)
 
 
@@ -135,12 +144,14 @@ async def test_a_paraphrased_constraint_keeps_the_message(fake_llm, tmp_path: Pa
 async def test_after_compaction_requests_are_append_only_again(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("data line of the big file\n" * 500)
     (tmp_path / "small.txt").write_text("small\n")
-    replies = iter([
-        tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
-        tool_calls([call("read-file", {"path": "small.txt"})], usage="estimate"),
-        tool_calls([call("glob", {"pattern": "*.txt"})], usage="estimate"),
-        text("done", usage="estimate"),
-    ])
+    replies = iter(
+        [
+            tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
+            tool_calls([call("read-file", {"path": "small.txt"})], usage="estimate"),
+            tool_calls([call("glob", {"pattern": "*.txt"})], usage="estimate"),
+            text("done", usage="estimate"),
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> Reply:
         return text(state(FIRST), usage="estimate") if is_summary(body) else next(replies)
@@ -149,7 +160,7 @@ async def test_after_compaction_requests_are_append_only_again(fake_llm, tmp_pat
     session = session_for(fake, tmp_path)
     await session.run(FIRST + " " + "Some background. " * 60, ev.EventLog())
     index = next(i for i, r in enumerate(fake.requests) if is_summary(r))
-    later = fake.requests[index + 1:]
+    later = fake.requests[index + 1 :]
     assert len(later) >= 2
     for before, after in zip(later, later[1:], strict=False):
         dumped = [json.dumps(m, sort_keys=True) for m in before["messages"]]
@@ -159,15 +170,20 @@ async def test_after_compaction_requests_are_append_only_again(fake_llm, tmp_pat
 
 async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha line of the file\n" * 400)
-    overflow = status(400, message="This model's maximum context length is 4096 tokens. "
-                      "However, your messages resulted in 5000 tokens.",
-                      code="context_length_exceeded")
-    replies = iter([
-        tool_calls([call("read-file", {"path": "a.txt"})], usage="estimate"),
-        text("read", usage="estimate"),
-        overflow,
-        text("done after compacting", usage="estimate"),
-    ])
+    overflow = status(
+        400,
+        message="This model's maximum context length is 4096 tokens. "
+        "However, your messages resulted in 5000 tokens.",
+        code="context_length_exceeded",
+    )
+    replies = iter(
+        [
+            tool_calls([call("read-file", {"path": "a.txt"})], usage="estimate"),
+            text("read", usage="estimate"),
+            overflow,
+            text("done after compacting", usage="estimate"),
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> Reply:
         return text(state(CONSTRAINT)) if is_summary(body) else next(replies)
@@ -210,12 +226,14 @@ async def test_a_second_overflow_ends_the_run(fake_llm, tmp_path: Path) -> None:
 async def test_pruning_old_tool_outputs_is_tried_first(fake_llm, tmp_path: Path) -> None:
     for name in ("one", "two", "three"):
         (tmp_path / f"{name}.txt").write_text(f"{name} line of data\n" * 400)
-    replies = iter([
-        tool_calls([call("read-file", {"path": "one.txt"})], usage="estimate"),
-        tool_calls([call("read-file", {"path": "two.txt"})], usage="estimate"),
-        tool_calls([call("read-file", {"path": "three.txt"})], usage="estimate"),
-        text("read them all", usage="estimate"),
-    ])
+    replies = iter(
+        [
+            tool_calls([call("read-file", {"path": "one.txt"})], usage="estimate"),
+            tool_calls([call("read-file", {"path": "two.txt"})], usage="estimate"),
+            tool_calls([call("read-file", {"path": "three.txt"})], usage="estimate"),
+            text("read them all", usage="estimate"),
+        ]
+    )
     fake = fake_llm(lambda body: next(replies), context_window=10_000)
     session = session_for(fake, tmp_path)
     log = ev.EventLog()
@@ -254,14 +272,18 @@ async def test_manual_compact_keeps_roles_alternating(fake_llm, tmp_path: Path) 
 async def test_a_coder_near_its_limit_compacts(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("data line of the big file\n" * 400)
     coder_task = "Append a line 'end' to big.txt. Do not touch any other file."
-    orchestrator = iter([
-        tool_calls([call("send-to-coder", {"task": coder_task})]),
-        text("the coder finished"),
-    ])
-    coder = iter([
-        tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
-        text("appended", usage="estimate"),
-    ])
+    orchestrator = iter(
+        [
+            tool_calls([call("send-to-coder", {"task": coder_task})]),
+            text("the coder finished"),
+        ]
+    )
+    coder = iter(
+        [
+            tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
+            text("appended", usage="estimate"),
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> Reply:
         names = {t["function"]["name"] for t in body.get("tools", [])}
@@ -270,8 +292,9 @@ async def test_a_coder_near_its_limit_compacts(fake_llm, tmp_path: Path) -> None
         return next(orchestrator if "send-to-coder" in names else coder)
 
     fake = fake_llm(reply)
-    session = session_for(fake, tmp_path, agent_mode="dual",
-                          dual_agent={"coder": {"context_window": WINDOW}})
+    session = session_for(
+        fake, tmp_path, agent_mode="dual", dual_agent={"coder": {"context_window": WINDOW}}
+    )
     log = ev.EventLog()
     result = await session.run("append end to big.txt", log)
     assert result.text == "the coder finished"
@@ -318,10 +341,10 @@ async def test_user_words_survive_two_compactions_and_notes_cannot_forge_them(
     assert f"<user-message>\n{FIRST}\n</user-message>" in note
 
 
-async def test_a_later_summary_cannot_drop_an_earlier_instruction(fake_llm, tmp_path: Path
-                                                                  ) -> None:
-    summaries = iter([state(f"Add a --verbose flag to cli.py.\n- {CONSTRAINT}"),
-                      state("Use tabs in cli.py.")])
+async def test_a_later_summary_cannot_drop_an_earlier_instruction(fake_llm, tmp_path: Path) -> None:
+    summaries = iter(
+        [state(f"Add a --verbose flag to cli.py.\n- {CONSTRAINT}"), state("Use tabs in cli.py.")]
+    )
     replies = iter([text("noted"), text("ok"), text("fine"), text("sure"), text("yes")])
 
     def reply(body: dict[str, Any]) -> Reply:
@@ -345,8 +368,9 @@ async def test_a_summary_too_long_is_asked_again_smaller(fake_llm, tmp_path: Pat
     (tmp_path / "big.txt").write_text("data line of the big file\n" * 300)
     overflow = status(400, message="prompt is too long", code="context_length_exceeded")
     summaries = iter([overflow, text(state(CONSTRAINT))])
-    replies = iter([tool_calls([call("read-file", {"path": "big.txt"})]), text("read"),
-                    overflow, text("done")])
+    replies = iter(
+        [tool_calls([call("read-file", {"path": "big.txt"})]), text("read"), overflow, text("done")]
+    )
 
     def reply(body: dict[str, Any]) -> Reply:
         return next(summaries) if is_summary(body) else next(replies)
@@ -364,17 +388,20 @@ async def test_a_summary_too_long_is_asked_again_smaller(fake_llm, tmp_path: Pat
 
 async def test_the_orchestrator_compacts_into_the_shared_memo(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("data line of the big file\n" * 500)
-    replies = iter([
-        tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
-        text("planned", usage="estimate"),
-    ])
+    replies = iter(
+        [
+            tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
+            text("planned", usage="estimate"),
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> Reply:
         return text(state(CONSTRAINT), usage="estimate") if is_summary(body) else next(replies)
 
     fake = fake_llm(reply)
-    session = session_for(fake, tmp_path, agent_mode="dual",
-                          dual_agent={"orchestrator": {"context_window": WINDOW}})
+    session = session_for(
+        fake, tmp_path, agent_mode="dual", dual_agent={"orchestrator": {"context_window": WINDOW}}
+    )
     log = ev.EventLog()
     assert (await session.run(FIRST, log)).text == "planned"
     assert [e.agent for e in log.events if isinstance(e, ev.Compacted)] == ["orchestrator"]

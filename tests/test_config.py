@@ -63,7 +63,10 @@ def test_each_layer_beats_the_one_below(workspace: Path, home: Path) -> None:
     write(workspace, "model: proj-m\nmax_turns: 8\ntemperature: 0.2\n")
     config = load(workspace, home)
     assert (config.model, config.max_turns, config.temperature, config.retries) == (
-        "proj-m", 8, 0.2, 1
+        "proj-m",
+        8,
+        0.2,
+        1,
     )
     assert config.coder_max_turns == 50  # untouched: default
 
@@ -76,11 +79,18 @@ def test_each_layer_beats_the_one_below(workspace: Path, home: Path) -> None:
 
 def test_env_variables_map_to_settings(workspace: Path, home: Path) -> None:
     config = load(
-        workspace, home, ZEN_PROVIDER="DeepSeek", ZEN_BASE_URL="http://h:1/v1",
-        ZEN_API_KEY="zk", ZEN_MODEL="m",
+        workspace,
+        home,
+        ZEN_PROVIDER="DeepSeek",
+        ZEN_BASE_URL="http://h:1/v1",
+        ZEN_API_KEY="zk",
+        ZEN_MODEL="m",
     )
     assert (config.provider, config.base_url, config.api_key, config.model) == (
-        "deepseek", "http://h:1/v1", "zk", "m"
+        "deepseek",
+        "http://h:1/v1",
+        "zk",
+        "m",
     )
 
 
@@ -91,15 +101,20 @@ def test_cli_none_values_are_ignored_and_blank_env_is_unset(workspace: Path, hom
 
 
 def test_nested_mappings_merge_key_wise(workspace: Path, home: Path) -> None:
-    write(home, """
+    write(
+        home,
+        """
 features: {todo: off, mcp: off}
 permissions: {bash: confirm, read-file: auto}
 dual_agent: {coder: {model: user-coder, temperature: 0.3}}
 mcp_servers:
   time: {command: uvx, args: [mcp-server-time], timeout: 5}
 prompts: [a.md, b.md]
-""")
-    write(workspace, """
+""",
+    )
+    write(
+        workspace,
+        """
 features: {mcp: on}
 permissions: {bash: deny}
 dual_agent: {coder: {model: proj-coder}}
@@ -107,12 +122,14 @@ mcp_servers:
   time: {args: [other]}
   docs: {url: "http://127.0.0.1:9/mcp"}
 prompts: [c.md]
-""")
+""",
+    )
     config = load(workspace, home)
     assert (config.features.todo, config.features.mcp) == ("off", "on")
     assert config.permissions == {"bash": "deny", "read-file": "auto"}
     assert (config.dual_agent.coder.model, config.dual_agent.coder.temperature) == (
-        "proj-coder", 0.3
+        "proj-coder",
+        0.3,
     )
     time = config.mcp_servers["time"]
     assert (time.command, time.args, time.timeout) == ("uvx", ["other"], 5)
@@ -128,14 +145,20 @@ def test_null_in_a_higher_layer_restores_the_default(workspace: Path, home: Path
 
 
 def test_yaml_on_off_and_booleans(workspace: Path, home: Path) -> None:
-    write(workspace, """
+    write(
+        workspace,
+        """
 features: {git: on, mcp: off, todo: false, planning_layer: true}
 mcp_servers: {s: {command: x, args: [no], env: {DEBUG: yes}}}
-""")
+""",
+    )
     config = load(workspace, home)
     features = config.features
     assert (features.git, features.mcp, features.todo, features.planning_layer) == (
-        "on", "off", "off", "on"
+        "on",
+        "off",
+        "off",
+        "on",
     )
     assert config.mcp_servers["s"].args == ["no"]
     assert config.mcp_servers["s"].env == {"DEBUG": "yes"}
@@ -150,27 +173,28 @@ def test_missing_home_skips_the_user_layer(workspace: Path) -> None:
 
 
 def test_variables_expand_in_string_values(workspace: Path, home: Path) -> None:
-    write(workspace, """
+    write(
+        workspace,
+        """
 api_key: ${MY_KEY}
 model: $MODEL_NAME-fast
 base_url: "http://${HOST}:8080/v1"
 mcp_servers:
   s: {command: "$$HOME/bin/x", args: ["${MISSING:-fallback}", "${EMPTY:-dflt}", "cost $5"]}
-""")
-    config = load(
-        workspace, home, MY_KEY="sk-1", MODEL_NAME="big", HOST="127.0.0.1", EMPTY=""
+""",
     )
+    config = load(workspace, home, MY_KEY="sk-1", MODEL_NAME="big", HOST="127.0.0.1", EMPTY="")
     assert (config.api_key, config.model, config.base_url) == (
-        "sk-1", "big-fast", "http://127.0.0.1:8080/v1"
+        "sk-1",
+        "big-fast",
+        "http://127.0.0.1:8080/v1",
     )
     server = config.mcp_servers["s"]
     assert (server.command, server.args) == ("$HOME/bin/x", ["fallback", "dflt", "cost $5"])
 
 
 @pytest.mark.parametrize("text", ["api_key: ${NOPE_KEY}\n", "api_key: $NOPE_KEY\n"])
-def test_unset_variable_names_file_key_and_variable(
-    workspace: Path, home: Path, text: str
-) -> None:
+def test_unset_variable_names_file_key_and_variable(workspace: Path, home: Path, text: str) -> None:
     path = write(workspace, text)
     message = error(workspace, home)
     assert message.startswith(f"{path}: api_key: environment variable NOPE_KEY is not set")
@@ -290,7 +314,10 @@ def test_several_problems_stay_on_one_line(workspace: Path, home: Path) -> None:
 def test_default_is_openai_with_openai_key(workspace: Path, home: Path) -> None:
     settings = resolve_model(load(workspace, home, OPENAI_API_KEY="sk-oa"))
     assert (settings.provider, settings.base_url, settings.api_key, settings.model) == (
-        "openai", "https://api.openai.com/v1", "sk-oa", "gpt-4o-mini"
+        "openai",
+        "https://api.openai.com/v1",
+        "sk-oa",
+        "gpt-4o-mini",
     )
 
 
@@ -307,7 +334,10 @@ def test_openai_base_url_is_a_fallback(workspace: Path, home: Path) -> None:
 
 def test_openai_base_url_applies_to_the_openai_preset_too(workspace: Path, home: Path) -> None:
     config = load(
-        workspace, home, ZEN_PROVIDER="openai", OPENAI_BASE_URL="https://gw.example/v1",
+        workspace,
+        home,
+        ZEN_PROVIDER="openai",
+        OPENAI_BASE_URL="https://gw.example/v1",
         OPENAI_API_KEY="sk-oa",
     )
     assert resolve_model(config).base_url == "https://gw.example/v1"
@@ -331,7 +361,9 @@ def test_deepseek_preset(workspace: Path, home: Path) -> None:
     env = {"DEEPSEEK_API_KEY": "sk-ds", "OPENAI_API_KEY": "sk-oa"}
     settings = resolve_model(load(workspace, home, **env))
     assert (settings.provider, settings.base_url, settings.api_key) == (
-        "deepseek", "https://api.deepseek.com", "sk-ds"
+        "deepseek",
+        "https://api.deepseek.com",
+        "sk-ds",
     )
     assert resolve_model(load(workspace, home, ZEN_API_KEY="zk", **env)).api_key == "zk"
     assert resolve_model(load(workspace, home, {"api_key": "ck"}, **env)).api_key == "ck"
@@ -375,13 +407,16 @@ def test_local_endpoints_need_no_key(workspace: Path, home: Path, env: dict[str,
 
 
 def test_dual_agent_partial_override(workspace: Path, home: Path) -> None:
-    write(workspace, """
+    write(
+        workspace,
+        """
 model: main-model
 temperature: 0.7
 max_tokens: 1000
 dual_agent:
   coder: {model: coder-model, temperature: 0.0}
-""")
+""",
+    )
     config = load(workspace, home, OPENAI_API_KEY="sk-oa")
     orchestrator = resolve_model(config, "orchestrator")
     coder = resolve_model(config, "coder")
@@ -392,16 +427,22 @@ dual_agent:
 
 
 def test_a_role_on_another_provider_gets_that_endpoint(workspace: Path, home: Path) -> None:
-    write(home, """
+    write(
+        home,
+        """
 base_url: http://127.0.0.1:9999/v1
 api_key: local-secret
 dual_agent:
   coder: {provider: deepseek, model: deepseek-chat}
-""")
+""",
+    )
     config = load(workspace, home, DEEPSEEK_API_KEY="sk-ds")
     coder = resolve_model(config, "coder")
     assert (coder.provider, coder.base_url, coder.api_key, coder.model) == (
-        "deepseek", "https://api.deepseek.com", "sk-ds", "deepseek-chat"
+        "deepseek",
+        "https://api.deepseek.com",
+        "sk-ds",
+        "deepseek-chat",
     )
     main = resolve_model(config, "orchestrator")
     assert (main.base_url, main.api_key) == ("http://127.0.0.1:9999/v1", "local-secret")
@@ -416,11 +457,14 @@ dual_agent:
 
 
 def test_a_role_with_its_own_base_url_and_key(workspace: Path, home: Path) -> None:
-    write(home, """
+    write(
+        home,
+        """
 provider: deepseek
 dual_agent:
   orchestrator: {base_url: "http://127.0.0.1:1234/v1", api_key: "${LOCAL_KEY:-}"}
-""")
+""",
+    )
     config = load(workspace, home, DEEPSEEK_API_KEY="sk-ds")
     orchestrator = resolve_model(config, "orchestrator")
     assert (orchestrator.base_url, orchestrator.api_key) == ("http://127.0.0.1:1234/v1", None)

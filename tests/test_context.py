@@ -44,16 +44,18 @@ async def test_the_window_is_asked_of_the_server_lazily(fake_llm, tmp_path: Path
 
 async def test_configured_windows_win_and_nothing_is_asked(fake_llm, tmp_path: Path) -> None:
     fake = fake_llm([], context_window=32_768)
-    session = session_for(fake, tmp_path, context_window=50_000,
-                          dual_agent={"coder": {"context_window": 9_000}})
+    session = session_for(
+        fake, tmp_path, context_window=50_000, dual_agent={"coder": {"context_window": 9_000}}
+    )
     assert (await session.context_split()).window.tokens == 50_000
     assert (await session.window("coder").get()).tokens == 9_000
     assert models_asked(fake) == 0
 
 
 async def test_provider_table_and_the_fallback() -> None:
-    deepseek = ModelSettings(provider="deepseek", model="deepseek-chat",
-                             base_url="https://api.deepseek.com", api_key="k")
+    deepseek = ModelSettings(
+        provider="deepseek", model="deepseek-chat", base_url="https://api.deepseek.com", api_key="k"
+    )
     assert WindowResolver(deepseek).known is not None
     assert WindowResolver(deepseek).known.tokens == 128_000  # type: ignore[union-attr]
     # another endpoint with openai's habits is not assumed to be OpenAI's model
@@ -108,8 +110,9 @@ def test_compaction_is_one_line_on_stderr_in_oneshot(fake_llm, run_zen, project:
     assert done.out.strip() == "it is data"
     lines = [line for line in done.err.splitlines() if line.startswith("compacted: ")]
     assert len(lines) == 1, done.err
-    before, after = re.fullmatch(r"compacted: ([\d,]+) → ([\d,]+) tokens \(memo: \d+ keys\)",
-                                 lines[0]).groups()  # type: ignore[union-attr]
+    before, after = re.fullmatch(
+        r"compacted: ([\d,]+) → ([\d,]+) tokens \(memo: \d+ keys\)", lines[0]
+    ).groups()  # type: ignore[union-attr]
     assert int(after.replace(",", "")) < 4000 * 0.8 < int(before.replace(",", ""))
 
 
@@ -185,11 +188,18 @@ async def test_llama_cpp_and_lm_studio_report_their_windows() -> None:
 
     from zen.llm.window import ask_server
 
-    llama = _Server({"/v1/models": {"data": [{"id": "m.gguf", "meta": {"n_ctx_train": 131072}}]},
-                     "/props": {"default_generation_settings": {"n_ctx": 8192}}})
-    studio = _Server({"/v1/models": {"data": [{"id": "qwen"}, {"id": "other"}]},
-                      "/api/v0/models/qwen": {"loaded_context_length": 4096,
-                                              "max_context_length": 32768}})
+    llama = _Server(
+        {
+            "/v1/models": {"data": [{"id": "m.gguf", "meta": {"n_ctx_train": 131072}}]},
+            "/props": {"default_generation_settings": {"n_ctx": 8192}},
+        }
+    )
+    studio = _Server(
+        {
+            "/v1/models": {"data": [{"id": "qwen"}, {"id": "other"}]},
+            "/api/v0/models/qwen": {"loaded_context_length": 4096, "max_context_length": 32768},
+        }
+    )
     slow = _Server({"/v1/models": {"data": [{"id": "m", "max_model_len": 9000}]}}, delay=3)
     try:
         assert await ask_server(ModelSettings(model="m.gguf", base_url=llama.url)) == 8192

@@ -47,28 +47,70 @@ def rename_script() -> Roles:
     return Roles(
         orchestrator=[
             tool_calls([call("read-file", {"path": "greet.py"})]),
-            tool_calls([call("memo", {
-                "action": "write", "key": "plan:rename",
-                "content": "greet(name) in greet.py becomes welcome(name); no other callers",
-                "summary": "rename greet to welcome in greet.py",
-            })]),
-            tool_calls([call("send-to-coder", {
-                "task": "[goal] rename greet to welcome [files] greet.py [refs] plan:rename",
-            })]),
+            tool_calls(
+                [
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "plan:rename",
+                            "content": "greet(name) in greet.py becomes welcome(name); no other callers",  # noqa: E501
+                            "summary": "rename greet to welcome in greet.py",
+                        },
+                    )
+                ]
+            ),
+            tool_calls(
+                [
+                    call(
+                        "send-to-coder",
+                        {
+                            "task": "[goal] rename greet to welcome [files] greet.py [refs] plan:rename",  # noqa: E501
+                        },
+                    )
+                ]
+            ),
             text("Renamed greet() to welcome()."),
         ],
         coder=[
-            tool_calls([call("edit-file", {
-                "path": "greet.py", "old_string": "def greet(", "new_string": "def welcome(",
-            })]),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {
+                            "path": "greet.py",
+                            "old_string": "def greet(",
+                            "new_string": "def welcome(",
+                        },
+                    )
+                ]
+            ),
             tool_calls([call("read-file", {"path": "greet.py"})]),
-            tool_calls([call("edit-file", {
-                "path": "greet.py", "old_string": "def greet(", "new_string": "def welcome(",
-            })]),
-            tool_calls([call("memo", {
-                "action": "write", "key": "file:greet.py",
-                "content": "welcome(name) returns a greeting", "summary": "greeting now welcome()",
-            })]),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {
+                            "path": "greet.py",
+                            "old_string": "def greet(",
+                            "new_string": "def welcome(",
+                        },
+                    )
+                ]
+            ),
+            tool_calls(
+                [
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "file:greet.py",
+                            "content": "welcome(name) returns a greeting",
+                            "summary": "greeting now welcome()",
+                        },
+                    )
+                ]
+            ),
             text("Renamed greet to welcome in greet.py."),
         ],
     )
@@ -92,8 +134,10 @@ def test_delegated(fake_llm, run_zen, project: Path) -> None:
     assert [m["role"] for m in first] == ["system", "user"]
     assert "rename greet to welcome [files] greet.py" in first[1]["content"]
     # plan:* notes come in full, so the Coder need not memo read them.
-    assert "[plan:rename]\ngreet(name) in greet.py becomes welcome(name); no other callers" in (
-        first[1]["content"])
+    assert (
+        "[plan:rename]\ngreet(name) in greet.py becomes welcome(name); no other callers"
+        in (first[1]["content"])
+    )
     assert "rename greet() to welcome() everywhere" not in json.dumps(first)
     # The Orchestrator's read does not count for the Coder.
     refused = tool_results(coder[1])[0]
@@ -153,8 +197,17 @@ def test_per_role_models_and_endpoints(fake_llm, run_zen, project: Path) -> None
         f"  orchestrator: {{model: planner-model, base_url: '{orch_side.base_url}', api_key: a}}\n"
         f"  coder: {{model: cheap-coder, base_url: '{coder_side.base_url}', api_key: b}}\n"
     )
-    done = run_zen("-p", "go", "--output-format", "json", "--base-url", orch_side.base_url,
-                   "--api-key", "k", "--trust")
+    done = run_zen(
+        "-p",
+        "go",
+        "--output-format",
+        "json",
+        "--base-url",
+        orch_side.base_url,
+        "--api-key",
+        "k",
+        "--trust",
+    )
     assert done.code == 0, done.err
     assert [r["model"] for r in orch_side.requests] == ["planner-model", "planner-model"]
     assert [r["model"] for r in coder_side.requests] == ["cheap-coder"]
@@ -166,8 +219,9 @@ def test_coder_turn_limit_is_an_error_result(fake_llm, run_zen, project: Path) -
     (project / "a.txt").write_text("a\n")
     roles = Roles(
         orchestrator=[tool_calls([call("send-to-coder", {"task": "loop"})]), text("gave up")],
-        coder=[tool_calls([call("read-file", {"path": "a.txt", "offset": n})])
-               for n in range(1, 4)],
+        coder=[
+            tool_calls([call("read-file", {"path": "a.txt", "offset": n})]) for n in range(1, 4)
+        ],
     )
     fake = fake_llm(roles)
     (project / ".zen").mkdir()
@@ -197,11 +251,21 @@ def test_coder_starts_from_the_notes_its_task_concerns(fake_llm, run_zen, projec
     roles = Roles(
         orchestrator=[
             tool_calls([call("read-file", {"path": "c.py"})]),  # an auto-memo excerpt
-            tool_calls([note("file:a.py", "A-NOTE: parse() at line 3"),
-                        note("file:b.py", "B-NOTE: unrelated"),
-                        note("plan:fix", "PLAN: rename parse to load")]),
-            tool_calls([call("send-to-coder", {"task": "[goal] rename [files] a.py",
-                                               "context": "see c.py too"})]),
+            tool_calls(
+                [
+                    note("file:a.py", "A-NOTE: parse() at line 3"),
+                    note("file:b.py", "B-NOTE: unrelated"),
+                    note("plan:fix", "PLAN: rename parse to load"),
+                ]
+            ),
+            tool_calls(
+                [
+                    call(
+                        "send-to-coder",
+                        {"task": "[goal] rename [files] a.py", "context": "see c.py too"},
+                    )
+                ]
+            ),
             text("done"),
         ],
         coder=[text("Nothing needed.")],
@@ -218,8 +282,9 @@ def test_coder_starts_from_the_notes_its_task_concerns(fake_llm, run_zen, projec
     assert "file:a.py —" not in rest
 
 
-def test_explore_sub_agents_run_on_the_scout_model(fake_llm, run_zen, home: Path,
-                                                     project: Path) -> None:
+def test_explore_sub_agents_run_on_the_scout_model(
+    fake_llm, run_zen, home: Path, project: Path
+) -> None:
     (project / "a.py").write_text("x = 1\n")
 
     def script(body: dict[str, Any]) -> Reply:
@@ -227,10 +292,19 @@ def test_explore_sub_agents_run_on_the_scout_model(fake_llm, run_zen, home: Path
         if body["model"] == "planner":
             if done:
                 return text("ok")
-            return tool_calls([call("spawn-agents", {"tasks": [
-                {"description": "look", "prompt": "read a.py"},
-                {"description": "fix", "prompt": "edit a.py", "type": "code"},
-            ]})])
+            return tool_calls(
+                [
+                    call(
+                        "spawn-agents",
+                        {
+                            "tasks": [
+                                {"description": "look", "prompt": "read a.py"},
+                                {"description": "fix", "prompt": "edit a.py", "type": "code"},
+                            ]
+                        },
+                    )
+                ]
+            )
         return text("report")
 
     fake = fake_llm(script)
@@ -238,8 +312,18 @@ def test_explore_sub_agents_run_on_the_scout_model(fake_llm, run_zen, home: Path
     (home / ".zen" / "config.yaml").write_text(
         "dual_agent: {scout: {model: cheap-reader}, coder: {model: cheap-coder}}\n"
     )
-    done = run_zen("-p", "go", "--dual", "--base-url", fake.base_url, "--api-key", "k",
-                   "--model", "planner", "--yes")
+    done = run_zen(
+        "-p",
+        "go",
+        "--dual",
+        "--base-url",
+        fake.base_url,
+        "--api-key",
+        "k",
+        "--model",
+        "planner",
+        "--yes",
+    )
     assert done.code == 0, done.err
     by_model = sorted(r["model"] for r in fake.requests)
     assert by_model == ["cheap-coder", "cheap-reader", "planner", "planner"]

@@ -20,8 +20,9 @@ def args_for(fake: Any) -> list[str]:
 def skill(root: Path, name: str, description: str, body: str = BODY) -> Path:
     folder = root / name
     (folder / "scripts").mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n"
-                                     f"{body}\n")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n{body}\n"
+    )
     (folder / "scripts" / "fill.py").write_text("print('filled')\n")
     return folder
 
@@ -30,14 +31,15 @@ def tool_names(body: dict[str, Any]) -> set[str]:
     return {t["function"]["name"] for t in body.get("tools", [])}
 
 
-def test_a_skill_is_one_prompt_line_until_the_model_loads_it(fake_llm, run_zen,
-                                                             home: Path) -> None:
+def test_a_skill_is_one_prompt_line_until_the_model_loads_it(fake_llm, run_zen, home: Path) -> None:
     skill(home / ".zen" / "skills", "pdf-forms", "Fill PDF forms from data")
+
     def load(**extra: str) -> Any:
         return tool_calls([call("skill", {"name": "pdf-forms", **extra})])
 
-    fake = fake_llm([load(), load(file="scripts/fill.py"), load(file="../../config.yaml"),
-                     text("done")])
+    fake = fake_llm(
+        [load(), load(file="scripts/fill.py"), load(file="../../config.yaml"), text("done")]
+    )
     done = run_zen("-p", "fill the form", *args_for(fake))
     assert done.code == 0, done.err
     first = json.dumps(fake.requests[0])
@@ -87,10 +89,15 @@ def test_ten_skills_cost_few_prompt_characters(tmp_path: Path, monkeypatch) -> N
     """The prompt budget for skills: names and one-line descriptions only."""
     monkeypatch.setenv("HOME", str(tmp_path))
     for i in range(10):
-        skill(tmp_path / ".zen" / "skills", f"skill-{i}",
-              "Does one well-described thing for this team's workflow " + "x" * 20, "B" * 5000)
+        skill(
+            tmp_path / ".zen" / "skills",
+            f"skill-{i}",
+            "Does one well-described thing for this team's workflow " + "x" * 20,
+            "B" * 5000,
+        )
     skills = load_skills(tmp_path / "ws", trusted=False)
     facts = PromptFacts(workspace=tmp_path, shell="bash")
     added = len(system_prompt("core", facts, top=skills_index(skills))) - len(
-        system_prompt("core", facts))
+        system_prompt("core", facts)
+    )
     assert len(skills) == 10 and added < 1100, added

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def post(base_url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
     req = urllib.request.Request(
-        base_url + "/chat/completions", json.dumps(body).encode(),
+        base_url + "/chat/completions",
+        json.dumps(body).encode(),
         {"Content-Type": "application/json", "Authorization": "Bearer sk-test"},
     )
     try:
@@ -52,14 +53,14 @@ def events(raw: bytes) -> list[Any]:
 
 
 def stream_body(**extra: Any) -> dict[str, Any]:
-    return {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True,
-            **extra}
+    return {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True, **extra}
 
 
 def test_text_stream_chunks_usage_and_done() -> None:
     with FakeLLM([text("hello world", chunk=4, reasoning="hm", usage=(7, 3), cached=2)]) as fake:
-        code, headers, raw = post(fake.base_url, stream_body(
-            stream_options={"include_usage": True}))
+        code, headers, raw = post(
+            fake.base_url, stream_body(stream_options={"include_usage": True})
+        )
     assert code == 200 and headers["Content-Type"].startswith("text/event-stream")
     evs = events(raw)
     assert evs[-1] == "[DONE]"
@@ -105,15 +106,23 @@ def test_tool_call_shapes_carry_the_arguments(shape: str) -> None:
 
 
 def test_status_reply_is_openai_shaped() -> None:
-    with FakeLLM([status(429, headers={"Retry-After": "3"}),
-                  status(400, code="context_length_exceeded", message="too long")]) as fake:
+    with FakeLLM(
+        [
+            status(429, headers={"Retry-After": "3"}),
+            status(400, code="context_length_exceeded", message="too long"),
+        ]
+    ) as fake:
         code, headers, raw = post(fake.base_url, stream_body())
         assert code == 429 and headers["Retry-After"] == "3"
         assert json.loads(raw)["error"]["type"] == "rate_limit_error"
         code, _, raw = post(fake.base_url, stream_body())
         assert code == 400
-        assert json.loads(raw)["error"] == {"message": "too long", "type": "invalid_request_error",
-                                            "code": "context_length_exceeded", "param": None}
+        assert json.loads(raw)["error"] == {
+            "message": "too long",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+            "param": None,
+        }
 
 
 def test_exhausted_script_fails_loudly() -> None:
@@ -138,8 +147,9 @@ def test_callable_script_sees_the_request() -> None:
 
 
 def test_non_streaming_tool_calls_and_models() -> None:
-    with FakeLLM([tool_calls([call("ls", {"path": "."}, id="x")], text="looking")],
-                 models=("a", "b")) as fake:
+    with FakeLLM(
+        [tool_calls([call("ls", {"path": "."}, id="x")], text="looking")], models=("a", "b")
+    ) as fake:
         _, _, raw = post(fake.base_url, {**stream_body(), "stream": False})
         with urllib.request.urlopen(fake.base_url + "/models", timeout=5) as resp:
             models = json.loads(resp.read())
@@ -164,8 +174,12 @@ def _raw_stream(base_url: str) -> tuple[bytes, bool]:
     """Read a stream with http.client; True when the body ended cleanly."""
     url = urlsplit(base_url)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=5)
-    conn.request("POST", url.path + "/chat/completions", json.dumps(stream_body()),
-                 {"Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        url.path + "/chat/completions",
+        json.dumps(stream_body()),
+        {"Content-Type": "application/json"},
+    )
     resp = conn.getresponse()
     try:
         return resp.read(), True
@@ -188,8 +202,9 @@ def test_cut_drops_the_connection_without_finish() -> None:
 def test_sse_error_chunk() -> None:
     with FakeLLM([sse_error("overloaded", text="hi")]) as fake:
         _, _, raw = post(fake.base_url, stream_body())
-    assert events(raw)[-1] == {"error": {"message": "overloaded", "type": "server_error",
-                                         "code": None, "param": None}}
+    assert events(raw)[-1] == {
+        "error": {"message": "overloaded", "type": "server_error", "code": None, "param": None}
+    }
 
 
 def test_fake_servers_helper_stops_everything() -> None:
@@ -213,14 +228,22 @@ def test_long_markdown_is_deterministic_markdown() -> None:
 def test_main_prints_base_url_and_serves_echo() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.server", "--port", "0", "--scenario", "echo"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None
         base_url = proc.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
-        _, _, raw = post(base_url, {**stream_body(), "stream": False,
-                                    "messages": [{"role": "user", "content": "repeat me"}]})
+        _, _, raw = post(
+            base_url,
+            {
+                **stream_body(),
+                "stream": False,
+                "messages": [{"role": "user", "content": "repeat me"}],
+            },
+        )
         assert json.loads(raw)["choices"][0]["message"]["content"] == "repeat me"
     finally:
         proc.terminate()

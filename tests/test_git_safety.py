@@ -64,8 +64,14 @@ def program(tmp_path: Path, marker: Path, name: str = "evil.sh", then: str = "ca
 
 def plain_git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """What the user's own git does in this repository (the control)."""
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **IDENTITY}, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **IDENTITY},
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def touch_all(repo: Path) -> None:
@@ -99,8 +105,9 @@ async def test_core_fsmonitor_never_runs(fake_llm, repo: Path, marker: Path) -> 
     assert not marker.exists()
 
 
-async def test_a_clean_filter_never_runs_on_status(fake_llm, repo: Path, marker: Path,
-                                                   tmp_path: Path) -> None:
+async def test_a_clean_filter_never_runs_on_status(
+    fake_llm, repo: Path, marker: Path, tmp_path: Path
+) -> None:
     (repo / ".gitattributes").write_text("* filter=evil\n")
     git(repo, "add", ".gitattributes")
     git(repo, "commit", "-q", "-m", "attributes")
@@ -114,17 +121,23 @@ async def test_a_clean_filter_never_runs_on_status(fake_llm, repo: Path, marker:
     touch_all(repo)
 
     assert await git_facts(repo, "auto") == "Git: branch main; clean"
-    await facts_and_tool(fake_llm, repo, "status", "diff", "log -p", "show",
-                         "blame app.py", "stash list")
+    await facts_and_tool(
+        fake_llm, repo, "status", "diff", "log -p", "show", "blame app.py", "stash list"
+    )
     assert not marker.exists()
 
 
-async def test_gpg_program_never_runs_under_show_signature(fake_llm, repo: Path, marker: Path,
-                                                           tmp_path: Path) -> None:
+async def test_gpg_program_never_runs_under_show_signature(
+    fake_llm, repo: Path, marker: Path, tmp_path: Path
+) -> None:
     tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
     commit = subprocess.run(
-        ["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=repo, check=True,
-        input=SIGNED_COMMIT.format(tree=tree), capture_output=True, text=True,
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=repo,
+        check=True,
+        input=SIGNED_COMMIT.format(tree=tree),
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     git(repo, "reset", "-q", "--soft", commit)
     git(repo, "config", "log.showSignature", "true")
@@ -134,8 +147,9 @@ async def test_gpg_program_never_runs_under_show_signature(fake_llm, repo: Path,
     assert marker.exists(), "control: plain git log runs gpg.program"
     marker.unlink()
 
-    fake = await facts_and_tool(fake_llm, repo, "log -1", "show", "log --format=%G? -1",
-                                   "verify-commit HEAD")
+    fake = await facts_and_tool(
+        fake_llm, repo, "log -1", "show", "log --format=%G? -1", "verify-commit HEAD"
+    )
     assert "signed" in results(fake.requests[1])[0]
     assert not marker.exists()
 
@@ -155,8 +169,9 @@ async def test_hooks_aliases_and_credential_helpers_never_run(
     assert marker.exists(), "control: plain git runs the alias"
     marker.unlink()
 
-    fake = await facts_and_tool(fake_llm, repo, "commit -am hooked", "st", "lg",
-                                   "checkout -q -b other")
+    fake = await facts_and_tool(
+        fake_llm, repo, "commit -am hooked", "st", "lg", "checkout -q -b other"
+    )
     commit, st, lg, checkout = results(fake.requests[1])
     assert "hooked" in commit and not st.startswith("git st exited with 0")
     assert not marker.exists()
@@ -176,8 +191,16 @@ async def test_programs_that_cannot_be_switched_off_allow_only_reading(
     assert marker.exists(), "control: plain git diff runs the external diff"
     marker.unlink()
 
-    fake = await facts_and_tool(fake_llm, repo, "diff", "log -p -1", "show",
-                                   "blame app.py", "commit -am x", "diff --ext-diff")
+    fake = await facts_and_tool(
+        fake_llm,
+        repo,
+        "diff",
+        "log -p -1",
+        "show",
+        "blame app.py",
+        "commit -am x",
+        "diff --ext-diff",
+    )
     diff, log, show, blame, commit, ext = results(fake.requests[1])
     assert "-print('v1')\n+print('v2')" in diff
     for refused in (commit, ext):
@@ -214,10 +237,17 @@ async def test_a_work_tree_elsewhere_is_refused(fake_llm, repo: Path, outside: P
 
 async def test_the_users_own_settings_are_kept(repo: Path, tmp_path: Path) -> None:
     config = neutralise(
-        repo=[("filter.lfs.clean", "git-lfs clean -- %f"), ("filter.x.clean", "evil"),
-              ("credential.helper", "evil"), ("core.sshcommand", "evil-ssh")],
-        user=[("filter.lfs.clean", "git-lfs clean -- %f"), ("credential.helper", "store"),
-              ("core.hookspath", "/home/u/hooks")],
+        repo=[
+            ("filter.lfs.clean", "git-lfs clean -- %f"),
+            ("filter.x.clean", "evil"),
+            ("credential.helper", "evil"),
+            ("core.sshcommand", "evil-ssh"),
+        ],
+        user=[
+            ("filter.lfs.clean", "git-lfs clean -- %f"),
+            ("credential.helper", "store"),
+            ("core.hookspath", "/home/u/hooks"),
+        ],
     )
     overrides = list(config.overrides)
     assert ("core.hooksPath", "/home/u/hooks") in overrides
@@ -279,16 +309,27 @@ def test_escapes_are_confirm_level(repo: Path, outside: Path) -> None:
     ctx = ToolContext(Workspace(repo), "main", *_stores())
     for args in escapes(outside):
         assert tool.level_for(GitParams(args=args), ctx) == "confirm", args
-    for args in ["status -sb", "status --porcelain=v1 -uno", "diff HEAD~1 -- app.py",
-                 "diff --cached --stat", "log --oneline -n 5", "log -5 --format=%H%x09%s",
-                 "log -S print --since=2.weeks app.py", "show HEAD:app.py", "show HEAD~1..HEAD",
-                 "blame -L 1,2 app.py", "blame -w -M app.py", "log --author 'A B' --grep=x",
-                 ["diff", "--word-diff", "--", "app.py"], "diff -U3 main", "log --all --graph"]:
+    for args in [
+        "status -sb",
+        "status --porcelain=v1 -uno",
+        "diff HEAD~1 -- app.py",
+        "diff --cached --stat",
+        "log --oneline -n 5",
+        "log -5 --format=%H%x09%s",
+        "log -S print --since=2.weeks app.py",
+        "show HEAD:app.py",
+        "show HEAD~1..HEAD",
+        "blame -L 1,2 app.py",
+        "blame -w -M app.py",
+        "log --author 'A B' --grep=x",
+        ["diff", "--word-diff", "--", "app.py"],
+        "diff -U3 main",
+        "log --all --graph",
+    ]:
         assert tool.level_for(GitParams(args=args), ctx) == "auto", args
 
 
-async def test_escapes_reach_nothing_without_approval(fake_llm, repo: Path,
-                                                      outside: Path) -> None:
+async def test_escapes_reach_nothing_without_approval(fake_llm, repo: Path, outside: Path) -> None:
     (repo / "link").symlink_to(outside / "a")
     attacks = escapes(outside)[:7]
     fake = fake_llm([tool_calls([call("git", {"args": a}) for a in attacks]), text("ok")])

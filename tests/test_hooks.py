@@ -44,10 +44,16 @@ def test_pre_tool_use_exit_2_blocks_bash_and_the_model_reads_why(
     fake_llm, run_zen, home: Path, project: Path, tmp_path: Path
 ) -> None:
     seen = tmp_path / "seen.json"
-    block = hook_script(tmp_path, "block", f"open({str(seen)!r}, 'w').write(json.dumps(data))\n"
-                        "sys.stderr.write('no rm in this repo'); sys.exit(2)\n")
-    configure(home, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-                                                                   "command": block}]}]})
+    block = hook_script(
+        tmp_path,
+        "block",
+        f"open({str(seen)!r}, 'w').write(json.dumps(data))\n"
+        "sys.stderr.write('no rm in this repo'); sys.exit(2)\n",
+    )
+    configure(
+        home,
+        {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": block}]}]},
+    )
     fake = fake_llm([tool_calls([call("bash", {"command": "touch made"})]), text("ok")])
     done = run_zen("-p", "go", "--yes", *args_for(fake))
     assert done.code == 0, done.err
@@ -63,19 +69,32 @@ def test_pre_tool_use_rewrites_the_input_and_post_tool_use_sees_the_output(
     fake_llm, run_zen, home: Path, project: Path, tmp_path: Path
 ) -> None:
     post = tmp_path / "post.json"
-    rewrite = hook_script(tmp_path, "rewrite", "print(json.dumps({'hookSpecificOutput': {"
-                          "'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', "
-                          "'updatedInput': {'command': 'echo rewritten > out.txt; echo hi'}}}))\n")
-    record = hook_script(tmp_path, "record", f"open({str(post)!r}, 'w').write(json.dumps(data))\n"
-                         "print(json.dumps({'decision': 'block', "
-                         "'reason': 'lint found 2 issues'}))\n")
-    configure(home, {
-        "PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": rewrite}]}],
-        "PostToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command",
-                                                            "command": record}]}],
-    })
-    fake = fake_llm([tool_calls([call("bash", {"command": "echo original > out.txt"})]),
-                     text("ok")])
+    rewrite = hook_script(
+        tmp_path,
+        "rewrite",
+        "print(json.dumps({'hookSpecificOutput': {"
+        "'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', "
+        "'updatedInput': {'command': 'echo rewritten > out.txt; echo hi'}}}))\n",
+    )
+    record = hook_script(
+        tmp_path,
+        "record",
+        f"open({str(post)!r}, 'w').write(json.dumps(data))\n"
+        "print(json.dumps({'decision': 'block', "
+        "'reason': 'lint found 2 issues'}))\n",
+    )
+    configure(
+        home,
+        {
+            "PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": rewrite}]}],
+            "PostToolUse": [
+                {"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": record}]}
+            ],
+        },
+    )
+    fake = fake_llm(
+        [tool_calls([call("bash", {"command": "echo original > out.txt"})]), text("ok")]
+    )
     # No --yes: the hook's `allow` is what lets bash run in -p.
     done = run_zen("-p", "go", *args_for(fake))
     assert done.code == 0, done.err
@@ -86,10 +105,13 @@ def test_pre_tool_use_rewrites_the_input_and_post_tool_use_sees_the_output(
     assert "[PostToolUse hook] lint found 2 issues" in results(fake.requests[1])[0]
 
 
-def test_stop_hook_sends_the_agent_back_once(fake_llm, run_zen, home: Path,
-                                             tmp_path: Path) -> None:
-    keep_going = hook_script(tmp_path, "stop", "if not data['stop_hook_active']:\n"
-                             "    sys.stderr.write('tests are not run yet'); sys.exit(2)\n")
+def test_stop_hook_sends_the_agent_back_once(fake_llm, run_zen, home: Path, tmp_path: Path) -> None:
+    keep_going = hook_script(
+        tmp_path,
+        "stop",
+        "if not data['stop_hook_active']:\n"
+        "    sys.stderr.write('tests are not run yet'); sys.exit(2)\n",
+    )
     configure(home, {"Stop": [{"hooks": [{"type": "command", "command": keep_going}]}]})
     fake = fake_llm([text("done too early"), text("ran the tests, done")])
     done = run_zen("-p", "go", *args_for(fake))
@@ -99,11 +121,16 @@ def test_stop_hook_sends_the_agent_back_once(fake_llm, run_zen, home: Path,
     assert last["role"] == "user" and "tests are not run yet" in last["content"]
 
 
-def test_user_prompt_submit_adds_context_and_can_block(fake_llm, run_zen, home: Path,
-                                                       tmp_path: Path) -> None:
-    gate = hook_script(tmp_path, "gate", "if 'secret' in data['prompt']:\n"
-                       "    sys.stderr.write('no secrets'); sys.exit(2)\n"
-                       "print('branch: main')\n")
+def test_user_prompt_submit_adds_context_and_can_block(
+    fake_llm, run_zen, home: Path, tmp_path: Path
+) -> None:
+    gate = hook_script(
+        tmp_path,
+        "gate",
+        "if 'secret' in data['prompt']:\n"
+        "    sys.stderr.write('no secrets'); sys.exit(2)\n"
+        "print('branch: main')\n",
+    )
     configure(home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": gate}]}]})
     fake = fake_llm([text("ok")])
     assert run_zen("-p", "hello", *args_for(fake)).code == 0
@@ -117,10 +144,19 @@ def test_a_hook_that_hangs_is_killed_reported_and_decides_nothing(
     fake_llm, run_zen, home: Path, project: Path, tmp_path: Path
 ) -> None:
     pid_file = tmp_path / "pid"
-    hang = hook_script(tmp_path, "hang", f"import os, time\nopen({str(pid_file)!r}, 'w')"
-                       ".write(str(os.getpid()))\ntime.sleep(60)\n")
-    configure(home, {"PreToolUse": [{"matcher": "*", "hooks": [
-        {"type": "command", "command": hang, "timeout": 1}]}]})
+    hang = hook_script(
+        tmp_path,
+        "hang",
+        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n",
+    )
+    configure(
+        home,
+        {
+            "PreToolUse": [
+                {"matcher": "*", "hooks": [{"type": "command", "command": hang, "timeout": 1}]}
+            ]
+        },
+    )
     fake = fake_llm([tool_calls([call("bash", {"command": "echo ran > ran.txt"})]), text("ok")])
     started = time.monotonic()
     done = run_zen("-p", "go", "--yes", *args_for(fake))
@@ -137,15 +173,29 @@ def test_claude_settings_hooks_run_unchanged_in_a_trusted_folder_only(
 ) -> None:
     seen = tmp_path / "seen.txt"
     # A hook written for Claude Code: reads tool_input.file_path, matches "Write|Edit".
-    script = hook_script(tmp_path, "cc", f"open({str(seen)!r}, 'a').write("
-                         "data['tool_name'] + ' ' + data['tool_input']['file_path'] + '\\n')\n")
+    script = hook_script(
+        tmp_path,
+        "cc",
+        f"open({str(seen)!r}, 'a').write("
+        "data['tool_name'] + ' ' + data['tool_input']['file_path'] + '\\n')\n",
+    )
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PostToolUse": [
-        {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": script}]}]}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUse": [
+                        {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": script}]}
+                    ]
+                }
+            }
+        )
+    )
 
     def write() -> Any:
-        return tool_calls([call("write-file", {"path": "new.txt", "content": "x\n",
-                                               "overwrite": True})])
+        return tool_calls(
+            [call("write-file", {"path": "new.txt", "content": "x\n", "overwrite": True})]
+        )
 
     fake = fake_llm([write(), text("ok"), write(), text("ok")])
     assert run_zen("-p", "go", "--yes", *args_for(fake)).code == 0
@@ -159,10 +209,16 @@ def test_claude_settings_hooks_run_unchanged_in_a_trusted_folder_only(
 async def test_the_user_approves_the_input_as_the_hooks_left_it(
     ctx: ToolContext, tmp_path: Path
 ) -> None:
-    rewrite = hook_script(tmp_path, "rw", "print(json.dumps({'hookSpecificOutput': "
-                          "{'updatedInput': {'command': 'echo B > b.txt'}}}))\n")
-    hooks, problems = parse_hooks({"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": rewrite}]}]}, "test")
+    rewrite = hook_script(
+        tmp_path,
+        "rw",
+        "print(json.dumps({'hookSpecificOutput': "
+        "{'updatedInput': {'command': 'echo B > b.txt'}}}))\n",
+    )
+    hooks, problems = parse_hooks(
+        {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": rewrite}]}]},
+        "test",
+    )
     assert problems == []
     ctx.hooks = Hooks(hooks, ctx.workspace.root, "s1")
     asked: list[ApprovalRequest] = []
@@ -172,37 +228,62 @@ async def test_the_user_approves_the_input_as_the_hooks_left_it(
         return Approval("yes")
 
     registry = ToolRegistry([builtin_tools()["bash"]])
-    result = await registry.call(ToolCall("c1", "bash", '{"command": "echo A > a.txt"}'), ctx,
-                                 approver)
+    result = await registry.call(
+        ToolCall("c1", "bash", '{"command": "echo A > a.txt"}'), ctx, approver
+    )
     assert result.ok, result.output
     assert asked[0].args["command"] == "echo B > b.txt"
     assert (ctx.workspace.root / "b.txt").exists() and not (ctx.workspace.root / "a.txt").exists()
 
 
 def test_bad_hook_entries_are_named_and_dead_matchers_warned() -> None:
-    hooks, problems = parse_hooks({
-        "PreToolUse": [{"matcher": "Bassh", "hooks": [{"type": "command", "command": "true"}]},
-                       {"matcher": "(", "hooks": []}],
-        "BeforeEverything": [],
-        "Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],
-    }, "~/.zen/config.yaml")
+    hooks, problems = parse_hooks(
+        {
+            "PreToolUse": [
+                {"matcher": "Bassh", "hooks": [{"type": "command", "command": "true"}]},
+                {"matcher": "(", "hooks": []},
+            ],
+            "BeforeEverything": [],
+            "Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],
+        },
+        "~/.zen/config.yaml",
+    )
     assert len(hooks) == 1
     assert any("matcher '(' is not a regex" in p for p in problems)
     assert any("unknown hook event 'BeforeEverything'" in p for p in problems)
     assert any("Stop hooks need type: command" in p for p in problems)
     warnings = unmatched(hooks, list(builtin_tools()))
     assert len(warnings) == 1 and "'Bassh'" in warnings[0]
-    assert unmatched(parse_hooks({"PreToolUse": [{"matcher": "Edit|mcp__x__.*", "hooks": [
-        {"type": "command", "command": "true"}]}]}, "c")[0], list(builtin_tools())) == []
+    assert (
+        unmatched(
+            parse_hooks(
+                {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Edit|mcp__x__.*",
+                            "hooks": [{"type": "command", "command": "true"}],
+                        }
+                    ]
+                },
+                "c",
+            )[0],
+            list(builtin_tools()),
+        )
+        == []
+    )
 
 
 def test_session_start_adds_context_and_subagent_stop_fires_for_the_coder(
     fake_llm, run_zen, home: Path, tmp_path: Path
 ) -> None:
     events = tmp_path / "events.txt"
-    log = hook_script(tmp_path, "log", f"open({str(events)!r}, 'a').write("
-                      "data['hook_event_name'] + '\\n')\n"
-                      "if data['hook_event_name'] == 'SessionStart': print('on branch main')\n")
+    log = hook_script(
+        tmp_path,
+        "log",
+        f"open({str(events)!r}, 'a').write("
+        "data['hook_event_name'] + '\\n')\n"
+        "if data['hook_event_name'] == 'SessionStart': print('on branch main')\n",
+    )
     entry = [{"hooks": [{"type": "command", "command": log}]}]
     configure(home, {"SessionStart": entry, "SubagentStop": entry, "Stop": entry})
 

@@ -18,8 +18,17 @@ ZEN = Path(__file__).resolve().parent.parent / "zen"
 
 LAYERS: list[tuple[str, ...]] = [
     # base: no zen imports above it
-    ("__init__", "events", "exits", "paths", "prompts", "redaction", "terminal_safe",
-     "yaml_limits", "providers"),
+    (
+        "__init__",
+        "events",
+        "exits",
+        "paths",
+        "prompts",
+        "redaction",
+        "terminal_safe",
+        "yaml_limits",
+        "providers",
+    ),
     ("config", "trust", "extensions"),
     ("stores",),
     ("llm",),
@@ -63,8 +72,10 @@ def imports_of(path: Path, root: Path = ZEN.parent) -> list[str]:
 
 
 def test_every_module_belongs_to_a_layer() -> None:
-    units = {unit_of(".".join(p.relative_to(ZEN.parent).with_suffix("").parts))
-             for p in ZEN.rglob("*.py")}
+    units = {
+        unit_of(".".join(p.relative_to(ZEN.parent).with_suffix("").parts))
+        for p in ZEN.rglob("*.py")
+    }
     assert units <= set(RANK), f"add to LAYERS: {sorted(units - set(RANK))}"
 
 
@@ -85,8 +96,9 @@ def test_the_checker_sees_relative_lazy_and_upward_imports(tmp_path: Path) -> No
     """The planted imports the old test missed are found."""
     planted = tmp_path / "zen" / "stores" / "probe.py"
     planted.parent.mkdir(parents=True)
-    planted.write_text("def f():\n    from ..agent import loop\n    from . import memo\n"
-                       "    import zen.ui.shell\n")
+    planted.write_text(
+        "def f():\n    from ..agent import loop\n    from . import memo\n    import zen.ui.shell\n"
+    )
     assert imports_of(planted, tmp_path) == ["zen.agent", "zen.stores", "zen.ui.shell"]
 
 
@@ -99,8 +111,9 @@ def test_version_loads_nothing_heavy() -> None:
         "heavy = {'openai', 'mcp', 'rich', 'prompt_toolkit', 'pydantic', 'yaml', 'pathlib'}\n"
         "print(sorted(heavy & set(sys.modules)))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ZEN.parent, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ZEN.parent, check=True
+    )
     assert done.stdout.strip().endswith("[]"), done.stdout
 
 

@@ -13,10 +13,20 @@ from zen.events import ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallSta
 from zen.llm.accumulator import StreamAccumulator
 
 
-def chunk(delta: dict[str, Any] | None = None, finish: str | None = None,
-          usage: dict[str, Any] | None = None, *, choices: bool = True) -> dict[str, Any]:
-    data: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk", "created": 0,
-                            "model": "m", "choices": []}
+def chunk(
+    delta: dict[str, Any] | None = None,
+    finish: str | None = None,
+    usage: dict[str, Any] | None = None,
+    *,
+    choices: bool = True,
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [],
+    }
     if choices:
         data["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish}]
     if usage is not None:
@@ -24,8 +34,9 @@ def chunk(delta: dict[str, Any] | None = None, finish: str | None = None,
     return data
 
 
-def tc(index: int | None = None, id: Any = None, name: str | None = None,
-       args: str | None = None) -> dict[str, Any]:
+def tc(
+    index: int | None = None, id: Any = None, name: str | None = None, args: str | None = None
+) -> dict[str, Any]:
     """One tool-call delta; keys left out when None, as providers leave them out."""
     out: dict[str, Any] = {}
     if index is not None:
@@ -54,8 +65,13 @@ def summary(acc: StreamAccumulator) -> list[tuple[str, str, str]]:
 
 
 def test_text_and_events() -> None:
-    acc, events = run(chunk({"role": "assistant", "content": ""}), chunk({"content": "Hel"}),
-                      chunk({"content": "lo"}), chunk({}, "stop"), agent="coder")
+    acc, events = run(
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "Hel"}),
+        chunk({"content": "lo"}),
+        chunk({}, "stop"),
+        agent="coder",
+    )
     assert events == [TextDelta("coder", "Hel"), TextDelta("coder", "lo")]
     turn = acc.finish()
     assert (turn.content, turn.tool_calls, turn.finish_reason) == ("Hello", [], "stop")
@@ -97,8 +113,10 @@ def test_whole_calls_one_per_chunk_ollama() -> None:
         calls(tc(1, "call_2", "grep", '{"pattern": "x"}')),
         chunk({}, "tool_calls"),
     )
-    assert summary(acc) == [("call_1", "read-file", '{"path": "a.py"}'),
-                            ("call_2", "grep", '{"pattern": "x"}')]
+    assert summary(acc) == [
+        ("call_1", "read-file", '{"path": "a.py"}'),
+        ("call_2", "grep", '{"pattern": "x"}'),
+    ]
     assert events[0] == ToolCallStarted("main", "call_1", "read-file")
     assert events[1] == ToolCallArgsDelta("main", "call_1", "read-file", '{"path": "a.py"}')
 
@@ -115,18 +133,26 @@ def test_no_index_fragments_keyed_by_position_then_id() -> None:
 
 
 def test_no_index_several_calls_in_one_delta_list() -> None:
-    acc, _ = run(calls(tc(None, "a", "x", "{}"), tc(None, "b", "y", '{"k": 1}')),
-                 chunk({}, "tool_calls"))
+    acc, _ = run(
+        calls(tc(None, "a", "x", "{}"), tc(None, "b", "y", '{"k": 1}')), chunk({}, "tool_calls")
+    )
     assert summary(acc) == [("a", "x", "{}"), ("b", "y", '{"k": 1}')]
 
 
 def test_parallel_calls_all_at_index_zero() -> None:
-    whole, _ = run(calls(tc(0, "a", "x", '{"i": 1}')), calls(tc(0, "b", "x", '{"i": 2}')),
-                   calls(tc(0, "c", "y", "{}")), chunk({}, "tool_calls"))
+    whole, _ = run(
+        calls(tc(0, "a", "x", '{"i": 1}')),
+        calls(tc(0, "b", "x", '{"i": 2}')),
+        calls(tc(0, "c", "y", "{}")),
+        chunk({}, "tool_calls"),
+    )
     assert summary(whole) == [("a", "x", '{"i": 1}'), ("b", "x", '{"i": 2}'), ("c", "y", "{}")]
     fragments, _ = run(
-        calls(tc(0, "a", "x", "")), calls(tc(0, args='{"i": 1}')),
-        calls(tc(0, "b", "x", "")), calls(tc(0, args='{"i"')), calls(tc(0, args=": 2}")),
+        calls(tc(0, "a", "x", "")),
+        calls(tc(0, args='{"i": 1}')),
+        calls(tc(0, "b", "x", "")),
+        calls(tc(0, args='{"i"')),
+        calls(tc(0, args=": 2}")),
         chunk({}, "tool_calls"),
     )
     assert summary(fragments) == [("a", "x", '{"i": 1}'), ("b", "x", '{"i": 2}')]
@@ -142,8 +168,9 @@ def test_fresh_id_mid_call_keeps_first_id() -> None:
 
 
 def test_empty_string_id_on_continuation_vllm() -> None:
-    acc, _ = run(calls(tc(0, "a", "x", "")), calls(tc(0, "", args='{"k": 1}')),
-                 chunk({}, "tool_calls"))
+    acc, _ = run(
+        calls(tc(0, "a", "x", "")), calls(tc(0, "", args='{"k": 1}')), chunk({}, "tool_calls")
+    )
     assert summary(acc) == [("a", "x", '{"k": 1}')]
 
 
@@ -159,17 +186,25 @@ def test_lmstudio_empty_names_are_ignored() -> None:
 
 
 def test_name_resent_every_chunk_is_not_appended() -> None:
-    acc, events = run(calls(tc(0, "a", "grep", '{"q"')), calls(tc(0, "a", "grep", ': 1}')),
-                      chunk({}, "tool_calls"))
+    acc, events = run(
+        calls(tc(0, "a", "grep", '{"q"')),
+        calls(tc(0, "a", "grep", ": 1}")),
+        chunk({}, "tool_calls"),
+    )
     assert summary(acc) == [("a", "grep", '{"q": 1}')]
     assert sum(isinstance(e, ToolCallStarted) for e in events) == 1
 
 
 def test_name_arriving_late_announces_with_buffered_args() -> None:
-    acc, events = run(calls(tc(0, "a", None, '{"q": ')), calls(tc(0, name="grep", args="1}")),
-                      chunk({}, "tool_calls"))
-    assert events == [ToolCallStarted("main", "a", "grep"),
-                      ToolCallArgsDelta("main", "a", "grep", '{"q": 1}')]
+    acc, events = run(
+        calls(tc(0, "a", None, '{"q": ')),
+        calls(tc(0, name="grep", args="1}")),
+        chunk({}, "tool_calls"),
+    )
+    assert events == [
+        ToolCallStarted("main", "a", "grep"),
+        ToolCallArgsDelta("main", "a", "grep", '{"q": 1}'),
+    ]
     assert summary(acc) == [("a", "grep", '{"q": 1}')]
 
 
@@ -180,8 +215,9 @@ def test_int_ids_become_strings() -> None:
 
 
 def test_missing_ids_are_synthesized() -> None:
-    acc, _ = run(calls(tc(0, None, "x", "{}")), calls(tc(1, "", "y", "{}")),
-                 chunk({}, "tool_calls"))
+    acc, _ = run(
+        calls(tc(0, None, "x", "{}")), calls(tc(1, "", "y", "{}")), chunk({}, "tool_calls")
+    )
     assert summary(acc) == [("call_0", "x", "{}"), ("call_1", "y", "{}")]
 
 
@@ -197,12 +233,16 @@ def test_stop_with_tool_calls_is_still_a_tool_turn() -> None:
 
 
 def test_text_before_tool_calls() -> None:
-    acc, events = run(chunk({"content": "Let me look."}), calls(tc(0, "a", "ls", "{}")),
-                      chunk({}, "tool_calls"))
+    acc, events = run(
+        chunk({"content": "Let me look."}), calls(tc(0, "a", "ls", "{}")), chunk({}, "tool_calls")
+    )
     turn = acc.finish()
     assert turn.content == "Let me look." and len(turn.tool_calls) == 1
-    assert [type(e).__name__ for e in events] == ["TextDelta", "ToolCallStarted",
-                                                  "ToolCallArgsDelta"]
+    assert [type(e).__name__ for e in events] == [
+        "TextDelta",
+        "ToolCallStarted",
+        "ToolCallArgsDelta",
+    ]
 
 
 def test_empty_slot_is_dropped() -> None:
@@ -211,10 +251,15 @@ def test_empty_slot_is_dropped() -> None:
 
 
 def test_usage_only_final_chunk_with_empty_choices() -> None:
-    usage = {"prompt_tokens": 120, "completion_tokens": 8, "total_tokens": 128,
-             "prompt_tokens_details": {"cached_tokens": 64}}
-    acc, events = run(chunk({"content": "ok"}), chunk({}, "stop"),
-                      chunk(usage=usage, choices=False))
+    usage = {
+        "prompt_tokens": 120,
+        "completion_tokens": 8,
+        "total_tokens": 128,
+        "prompt_tokens_details": {"cached_tokens": 64},
+    }
+    acc, events = run(
+        chunk({"content": "ok"}), chunk({}, "stop"), chunk(usage=usage, choices=False)
+    )
     u = acc.finish().usage
     assert (u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.requests) == (120, 8, 64, 1)
     assert events == [TextDelta("main", "ok")]
@@ -229,8 +274,13 @@ def test_usage_last_one_wins_and_may_ride_on_a_choice() -> None:
 
 
 def test_deepseek_cache_hit_tokens() -> None:
-    usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105,
-             "prompt_cache_hit_tokens": 80, "prompt_cache_miss_tokens": 20}
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 5,
+        "total_tokens": 105,
+        "prompt_cache_hit_tokens": 80,
+        "prompt_cache_miss_tokens": 20,
+    }
     acc, _ = run(chunk({"content": "x"}, "stop"), chunk(usage=usage, choices=False))
     assert acc.finish().usage.cached_tokens == 80
 
@@ -242,12 +292,19 @@ def test_no_usage_at_all() -> None:
 
 
 def test_reasoning_content_and_reasoning_alias() -> None:
-    acc, events = run(chunk({"reasoning_content": "think ", "content": None}),
-                      chunk({"reasoning": "more"}), chunk({"content": "answer"}), chunk({}, "stop"))
+    acc, events = run(
+        chunk({"reasoning_content": "think ", "content": None}),
+        chunk({"reasoning": "more"}),
+        chunk({"content": "answer"}),
+        chunk({}, "stop"),
+    )
     turn = acc.finish()
     assert (turn.reasoning, turn.content) == ("think more", "answer")
-    assert events == [ReasoningDelta("main", "think "), ReasoningDelta("main", "more"),
-                      TextDelta("main", "answer")]
+    assert events == [
+        ReasoningDelta("main", "think "),
+        ReasoningDelta("main", "more"),
+        TextDelta("main", "answer"),
+    ]
 
 
 def test_incomplete_stream_is_flagged() -> None:

@@ -32,17 +32,27 @@ from zen.llm.client import (
 from zen.llm.types import LLMError
 
 USER = [{"role": "user", "content": "hi"}]
-TOOLS = [{"type": "function",
-          "function": {"name": "read-file", "description": "Read a file.",
-                       "parameters": {"type": "object",
-                                      "properties": {"path": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read-file",
+            "description": "Read a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
 NOW = {"Retry-After": "0"}
 
 
-def client(fake: FakeLLM, retries: int = 4, deadlines: Deadlines | None = None,
-           **settings: Any) -> ChatClient:
-    return ChatClient(ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
-                      retries=retries, deadlines=deadlines or Deadlines(5, 30, 30, 30))
+def client(
+    fake: FakeLLM, retries: int = 4, deadlines: Deadlines | None = None, **settings: Any
+) -> ChatClient:
+    return ChatClient(
+        ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
+        retries=retries,
+        deadlines=deadlines or Deadlines(5, 30, 30, 30),
+    )
 
 
 async def test_text_streams_as_events_tagged_with_the_agent() -> None:
@@ -50,8 +60,12 @@ async def test_text_streams_as_events_tagged_with_the_agent() -> None:
     with FakeLLM([text("hello world", chunk=4, usage=(12, 3), cached=8)]) as fake:
         turn = await client(fake, api_key="sk-abc").stream(USER, [], log, "coder")
     assert turn.content == "hello world" and turn.tool_calls == [] and turn.finish_reason == "stop"
-    assert log.events == [TextDelta("coder", "hell"), TextDelta("coder", "o wo"),
-                          TextDelta("coder", "rld"), Usage("coder", 12, 3, 8)]
+    assert log.events == [
+        TextDelta("coder", "hell"),
+        TextDelta("coder", "o wo"),
+        TextDelta("coder", "rld"),
+        Usage("coder", 12, 3, 8),
+    ]
     u = turn.usage
     assert (u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.requests) == (12, 3, 8, 1)
     body = fake.requests[0]
@@ -63,37 +77,54 @@ async def test_text_streams_as_events_tagged_with_the_agent() -> None:
 
 async def test_tool_calls_and_their_events() -> None:
     log = EventLog()
-    reply = tool_calls([call("read-file", {"path": "a.py"}, id="c1"), call("ls", {}, id="c2")],
-                       text="Looking.", chunk=5)
+    reply = tool_calls(
+        [call("read-file", {"path": "a.py"}, id="c1"), call("ls", {}, id="c2")],
+        text="Looking.",
+        chunk=5,
+    )
     with FakeLLM([reply]) as fake:
         turn = await client(fake).stream(USER, TOOLS, log, "main")
     assert fake.requests[0]["tools"] == TOOLS
     assert turn.content == "Looking." and turn.finish_reason == "tool_calls"
     assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [
-        ("c1", "read-file", '{"path": "a.py"}'), ("c2", "ls", "{}")]
+        ("c1", "read-file", '{"path": "a.py"}'),
+        ("c2", "ls", "{}"),
+    ]
     started = [e for e in log.events if isinstance(e, ToolCallStarted)]
-    assert started == [ToolCallStarted("main", "c1", "read-file"),
-                       ToolCallStarted("main", "c2", "ls")]
-    args = "".join(e.delta for e in log.events
-                   if isinstance(e, ToolCallArgsDelta) and e.call_id == "c1")
+    assert started == [
+        ToolCallStarted("main", "c1", "read-file"),
+        ToolCallStarted("main", "c2", "ls"),
+    ]
+    args = "".join(
+        e.delta for e in log.events if isinstance(e, ToolCallArgsDelta) and e.call_id == "c1"
+    )
     assert args == '{"path": "a.py"}'
 
 
 @pytest.mark.parametrize("shape", ["whole", "no_index", "lmstudio", "index0"])
 async def test_provider_tool_call_shapes_over_http(shape: str) -> None:
-    reply = tool_calls([call("read-file", {"path": "a.py"}), call("grep", {"q": "x"})],
-                       shape=shape, finish_reason="stop")  # type: ignore[arg-type]
+    reply = tool_calls(
+        [call("read-file", {"path": "a.py"}), call("grep", {"q": "x"})],
+        shape=shape,
+        finish_reason="stop",
+    )  # type: ignore[arg-type]
     with FakeLLM([reply]) as fake:
         turn = await client(fake).stream(USER, TOOLS, EventLog(), "main")
     assert [(c.name, c.arguments) for c in turn.tool_calls] == [
-        ("read-file", '{"path": "a.py"}'), ("grep", '{"q": "x"}')]
+        ("read-file", '{"path": "a.py"}'),
+        ("grep", '{"q": "x"}'),
+    ]
     assert len({c.id for c in turn.tool_calls}) == 2
 
 
 async def test_reasoning_is_kept_apart_from_content() -> None:
     log = EventLog()
-    with FakeLLM([text("answer", reasoning="let me think"),
-                  text("b", reasoning="via alias", reasoning_key="reasoning")]) as fake:
+    with FakeLLM(
+        [
+            text("answer", reasoning="let me think"),
+            text("b", reasoning="via alias", reasoning_key="reasoning"),
+        ]
+    ) as fake:
         c = client(fake, provider="deepseek")
         turn = await c.stream(USER, [], log, "main")
         alias = await c.stream(USER, [], EventLog(), "main")
@@ -145,8 +176,9 @@ async def test_temperature_and_max_tokens_only_when_configured() -> None:
 
 async def test_429_with_retry_after_then_success() -> None:
     log = EventLog()
-    with FakeLLM([status(429, headers=NOW), status(429, headers={"retry-after-ms": "10"}),
-                  text("ok")]) as fake:
+    with FakeLLM(
+        [status(429, headers=NOW), status(429, headers={"retry-after-ms": "10"}), text("ok")]
+    ) as fake:
         turn = await client(fake).stream(USER, [], log, "main")
     assert turn.content == "ok" and len(fake.requests) == 3
     retries = [e for e in log.events if isinstance(e, Retrying)]
@@ -184,20 +216,31 @@ async def test_cut_tool_call_is_not_kept() -> None:
     assert [c.id for c in turn.tool_calls] == ["x"] and turn.content == ""
 
 
-@pytest.mark.parametrize(("reply", "words"), [
-    (status(401, message="Incorrect API key provided: sk-xx"),
-     ["authentication failed", "HTTP 401", "Incorrect API key", "check your API key"]),
-    (status(403, message="forbidden"), ["authentication failed", "HTTP 403"]),
-    (status(404, message="model not found"),
-     ["'fake-model' not found at http://127.0.0.1:", "HTTP 404", "model not found"]),
-    (status(400, message="messages[3]: bad role"), ["rejected", "HTTP 400", "bad role"]),
-    (status(429, code="insufficient_quota", message="You exceeded your current quota"),
-     ["quota", "HTTP 429"]),
-    (status(429, headers={"Retry-After": "3600"}), ["wait 3600 s", "HTTP 429"]),
-    (status(500, body="<html>Bad Gateway</html>", headers={"x-should-retry": "false"}),
-     ["HTTP 500", "Bad Gateway"]),
-    (sse_error("model overloaded", text="half"), ["mid-stream", "model overloaded"]),
-])
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (
+            status(401, message="Incorrect API key provided: sk-xx"),
+            ["authentication failed", "HTTP 401", "Incorrect API key", "check your API key"],
+        ),
+        (status(403, message="forbidden"), ["authentication failed", "HTTP 403"]),
+        (
+            status(404, message="model not found"),
+            ["'fake-model' not found at http://127.0.0.1:", "HTTP 404", "model not found"],
+        ),
+        (status(400, message="messages[3]: bad role"), ["rejected", "HTTP 400", "bad role"]),
+        (
+            status(429, code="insufficient_quota", message="You exceeded your current quota"),
+            ["quota", "HTTP 429"],
+        ),
+        (status(429, headers={"Retry-After": "3600"}), ["wait 3600 s", "HTTP 429"]),
+        (
+            status(500, body="<html>Bad Gateway</html>", headers={"x-should-retry": "false"}),
+            ["HTTP 500", "Bad Gateway"],
+        ),
+        (sse_error("model overloaded", text="half"), ["mid-stream", "model overloaded"]),
+    ],
+)
 async def test_errors_retrying_cannot_fix(reply: Any, words: list[str]) -> None:
     with FakeLLM([reply]) as fake, pytest.raises(LLMError) as info:
         await client(fake).stream(USER, [], EventLog(), "main")
@@ -208,12 +251,19 @@ async def test_errors_retrying_cannot_fix(reply: Any, words: list[str]) -> None:
     assert len(fake.requests) == 1
 
 
-@pytest.mark.parametrize("reply", [
-    status(400, code="context_length_exceeded", message="This model's maximum context length is "
-           "128000 tokens. However, your messages resulted in 130000 tokens."),
-    status(400, message="prompt is too long: 210000 tokens > 200000 maximum"),
-    status(400, message="the request exceeds the available context size, try increasing it"),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        status(
+            400,
+            code="context_length_exceeded",
+            message="This model's maximum context length is "
+            "128000 tokens. However, your messages resulted in 130000 tokens.",
+        ),
+        status(400, message="prompt is too long: 210000 tokens > 200000 maximum"),
+        status(400, message="the request exceeds the available context size, try increasing it"),
+    ],
+)
 async def test_context_overflow(reply: Any) -> None:
     with FakeLLM([reply]) as fake, pytest.raises(ContextLengthError, match="model's context"):
         await client(fake).stream(USER, [], EventLog(), "main")
@@ -231,13 +281,17 @@ def test_overflow_phrases_and_the_throttling_guard() -> None:
 
 async def test_retries_exhausted() -> None:
     log = EventLog()
-    script = [status(500, message="boom", headers=NOW), status(502, headers=NOW),
-              status(503, message="overloaded", headers=NOW)]
+    script = [
+        status(500, message="boom", headers=NOW),
+        status(502, headers=NOW),
+        status(503, message="overloaded", headers=NOW),
+    ]
     with FakeLLM(script) as fake, pytest.raises(LLMError) as info:
         await client(fake, retries=2).stream(USER, [], log, "main")
     assert len(fake.requests) == 3
-    assert str(info.value) == ("model request failed after 3 attempts: "
-                               "server error (HTTP 503: overloaded)")
+    assert str(info.value) == (
+        "model request failed after 3 attempts: server error (HTTP 503: overloaded)"
+    )
     assert [e.attempt for e in log.events if isinstance(e, Retrying)] == [1, 2]
 
 
@@ -262,7 +316,8 @@ async def test_timeout_is_reported() -> None:
     timed_out = r"after 1 attempt: no answer within 0.2 s of the request \(first_byte_timeout\)"
     with FakeLLM([text("slow", delay=1.0)]) as fake, pytest.raises(LLMError, match=timed_out):
         await client(fake, retries=0, deadlines=Deadlines(5, 0.2, 5, 5)).stream(
-            USER, [], EventLog(), "main")
+            USER, [], EventLog(), "main"
+        )
 
 
 async def test_cancellation_propagates_and_hangs_up() -> None:
@@ -304,6 +359,7 @@ def test_openai_is_not_imported_by_the_module() -> None:
 
     code = "import sys, zen.llm.client; print('openai' in sys.modules)"
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=root)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
     assert out.stdout.strip() == "False"

@@ -30,32 +30,49 @@ from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import LLMError
 
 USER = [{"role": "user", "content": "hi"}]
-TOOLS = [{"type": "function",
-          "function": {"name": "read-file", "description": "Read a file.",
-                       "parameters": {"type": "object",
-                                      "properties": {"path": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read-file",
+            "description": "Read a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
 FAST = Deadlines(connect=5, first_byte=5, idle=5, total=10, notice=0.1)
 
 
-def client(fake: FakeLLM, retries: int = 4, deadlines: Deadlines = FAST,
-           **settings: Any) -> ChatClient:
-    return ChatClient(ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
-                      retries=retries, deadlines=deadlines)
+def client(
+    fake: FakeLLM, retries: int = 4, deadlines: Deadlines = FAST, **settings: Any
+) -> ChatClient:
+    return ChatClient(
+        ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
+        retries=retries,
+        deadlines=deadlines,
+    )
 
 
 def good_stream(content: str = "hello") -> bytes:
-    return sse(chunk_json({"role": "assistant", "content": content}),
-               chunk_json({}, "stop"), "[DONE]")
+    return sse(
+        chunk_json({"role": "assistant", "content": content}), chunk_json({}, "stop"), "[DONE]"
+    )
 
 
 # --- SSE fields without data are ignored, as the spec says -----------------------------------
+
 
 async def test_sse_fields_without_data_are_ignored() -> None:
     def data(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return b"data: " + json.dumps(chunk_json(delta, finish)).encode()
 
-    first = (b"retry: 10\n\n" b"event: ping\n\n" b"data: \n\n" b": keep-alive\n\n"
-             b"id: 7\nevent: message\n" + data({"content": "hel"}) + b"\r\n\r\n")
+    first = (
+        b"retry: 10\n\n"
+        b"event: ping\n\n"
+        b"data: \n\n"
+        b": keep-alive\n\n"
+        b"id: 7\nevent: message\n" + data({"content": "hel"}) + b"\r\n\r\n"
+    )
     second = data({"content": "lo"}) + b"\r\r" + data({}, "stop") + b"\n\ndata: [DONE]"
     with FakeLLM([raw(first, second)]) as fake:
         turn = await client(fake).stream(USER, [], EventLog(), "main")
@@ -75,8 +92,11 @@ MALFORMED = {
     "delta a string": sse(chunk_json("x")),  # type: ignore[arg-type]
     "tool_calls an object": sse(chunk_json({"tool_calls": {}})),
     "function a string": sse(chunk_json({"tool_calls": [{"index": 0, "function": "x"}]})),
-    "arguments a number": sse(chunk_json(
-        {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "n", "arguments": 5}}]})),
+    "arguments a number": sse(
+        chunk_json(
+            {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "n", "arguments": 5}}]}
+        )
+    ),
     "content a list": sse(chunk_json({"content": [{"type": "text", "text": "hi"}]})),
     "usage a string": sse(chunk_json({"content": "a"}, "stop", usage="x")),
     "prompt_tokens text": sse(chunk_json({}, "stop", usage={"prompt_tokens": "many"})),
@@ -134,16 +154,25 @@ async def test_error_object_in_the_stream_is_one_line() -> None:
 
 
 async def test_json_answer_to_a_streamed_request_is_used() -> None:
-    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant",
-                                                             "content": "whole"},
-                                    "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
+    body = json.dumps(
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "whole"},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+        }
+    ).encode()
     with FakeLLM([raw(body, content_type="application/json")]) as fake:
         turn = await client(fake).stream(USER, [], EventLog(), "main")
     assert (turn.content, turn.usage.prompt_tokens, turn.usage.estimated) == ("whole", 3, False)
 
 
 # --- empty streams ---------------------------------------------------------------------------
+
 
 async def test_empty_stream_is_its_own_error_retried_once() -> None:
     with FakeLLM([raw(), raw(), raw()]) as fake, pytest.raises(LLMError) as info:
@@ -160,7 +189,10 @@ async def test_stream_tools_false_sends_tools_unstreamed_with_tool_choice() -> N
         again = await c.stream(USER, [], EventLog(), "main")
     first, second = fake.requests
     assert (first["stream"], first["tool_choice"], "stream_options" in first) == (
-        False, "auto", False)
+        False,
+        "auto",
+        False,
+    )
     assert second["stream"] is True and "tool_choice" not in second
     assert [(c.name, c.arguments) for c in turn.tool_calls] == [("read-file", '{"path": "a.py"}')]
     assert turn.usage.estimated and turn.usage.prompt_tokens > 0
@@ -172,8 +204,12 @@ async def test_llamacpp_like_server_drops_streamed_tools_which_the_preset_avoids
     with FakeLLM(script) as fake:
         plain = ChatClient(ModelSettings(model="m", base_url=fake.base_url), deadlines=FAST)
         dropped = await plain.stream(USER, TOOLS, EventLog(), "main")
-        preset = ChatClient(ModelSettings(model="m", base_url=fake.base_url, provider="llamacpp",
-                                          stream_tools=False), deadlines=FAST)
+        preset = ChatClient(
+            ModelSettings(
+                model="m", base_url=fake.base_url, provider="llamacpp", stream_tools=False
+            ),
+            deadlines=FAST,
+        )
         honoured = await preset.stream(USER, TOOLS, EventLog(), "main")
     assert not dropped.tool_calls and "tool_choice" not in fake.requests[0]
     assert [c.name for c in honoured.tool_calls] == ["read-file"]
@@ -181,12 +217,15 @@ async def test_llamacpp_like_server_drops_streamed_tools_which_the_preset_avoids
 
 # --- deadlines -------------------------------------------------------------------------------
 
+
 async def test_silent_server_gives_up_after_first_byte_deadline_and_one_retry() -> None:
     log = EventLog()
     d = Deadlines(connect=5, first_byte=0.5, idle=5, total=10, notice=0.1)
     start = time.monotonic()
-    expected = (r"after 2 attempts: no answer within 0.5 s of the "
-                r"request \(first_byte_timeout\)")
+    expected = (
+        r"after 2 attempts: no answer within 0.5 s of the "
+        r"request \(first_byte_timeout\)"
+    )
     with (
         FakeLLM([text("late", delay=3), text("late", delay=3)]) as fake,
         pytest.raises(LLMError, match=expected),
@@ -240,7 +279,8 @@ async def test_connection_refused_fails_fast_naming_the_url() -> None:
     start = time.monotonic()
     with pytest.raises(LLMError) as info:
         await ChatClient(ModelSettings(model="m", base_url=url), retries=4).stream(
-            USER, [], EventLog(), "main")
+            USER, [], EventLog(), "main"
+        )
     assert time.monotonic() - start < 3
     assert f"after 2 attempts: could not connect to {url}" in str(info.value)
 
@@ -293,10 +333,12 @@ async def test_lone_surrogate_escapes_in_arguments_never_reach_a_tool(tmp_path: 
 
     ctx = ToolContext(Workspace(tmp_path), "main", ReadTracker(), MemoStore(), TodoStore())
     registry = ToolRegistry(list(builtin_tools().values()))
-    for name, args in [("read-file", '{"path": "a\\ud800.txt"}'),
-                       ("grep", '{"pattern": "\\udc80"}'),
-                       ("glob", "[" * 100_000),
-                       ("memo", '{"action": "write", "key": "k\\ud83d", "content": "x"}')]:
+    for name, args in [
+        ("read-file", '{"path": "a\\ud800.txt"}'),
+        ("grep", '{"pattern": "\\udc80"}'),
+        ("glob", "[" * 100_000),
+        ("memo", '{"action": "write", "key": "k\\ud83d", "content": "x"}'),
+    ]:
         result = await registry.call(ToolCall("c", name, args), ctx, refuse_all)
         result.output.encode("utf-8")
         result.summary.encode("utf-8")
@@ -305,8 +347,7 @@ async def test_lone_surrogate_escapes_in_arguments_never_reach_a_tool(tmp_path: 
 async def test_a_server_that_drops_the_tools_is_called_out_once() -> None:
     from zen.events import Notice
 
-    big = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "name": f"t{i}"}}
-           for i in range(20)]
+    big = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "name": f"t{i}"}} for i in range(20)]
     log = EventLog()
     with FakeLLM([text("no tools here", usage=(271, 5))] * 2) as fake:
         c = client(fake)

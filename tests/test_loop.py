@@ -26,11 +26,18 @@ def session_for(fake, root: Path) -> Session:
 async def test_results_come_back_in_call_order(fake_llm, tmp_path: Path) -> None:
     for name in "abc":
         (tmp_path / f"{name}.txt").write_text(name * 3 + "\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "a.txt"}), call("bash", {"command": "echo b"}),
-                    call("read-file", {"path": "c.txt"})]),
-        text("done"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("read-file", {"path": "a.txt"}),
+                    call("bash", {"command": "echo b"}),
+                    call("read-file", {"path": "c.txt"}),
+                ]
+            ),
+            text("done"),
+        ]
+    )
     result = await session_for(fake, tmp_path).run("go", EventLog(), yes)
     assert result.text == "done"
     tools = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
@@ -40,10 +47,12 @@ async def test_results_come_back_in_call_order(fake_llm, tmp_path: Path) -> None
 
 
 async def test_cancelling_mid_tool_closes_every_call(fake_llm, tmp_path: Path) -> None:
-    fake = fake_llm([
-        tool_calls([call("bash", {"command": "sleep 30"}), call("glob", {"pattern": "*"})]),
-        text("after the interruption"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("bash", {"command": "sleep 30"}), call("glob", {"pattern": "*"})]),
+            text("after the interruption"),
+        ]
+    )
     session = session_for(fake, tmp_path)
     log = EventLog()
     task = asyncio.create_task(session.run("go", log, yes))
@@ -74,13 +83,16 @@ async def test_switching_modes_keeps_the_conversation_and_its_reads(
     fake_llm, tmp_path: Path
 ) -> None:
     (tmp_path / "a.txt").write_text("one\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "a.txt"})]),
-        text("read it"),
-        tool_calls([call("edit-file", {"path": "a.txt", "old_string": "one",
-                                       "new_string": "two"})]),
-        text("edited"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "a.txt"})]),
+            text("read it"),
+            tool_calls(
+                [call("edit-file", {"path": "a.txt", "old_string": "one", "new_string": "two"})]
+            ),
+            text("edited"),
+        ]
+    )
     session = session_for(fake, tmp_path)
     await session.run("read a.txt", EventLog(), yes)
     session.set_mode("dual")
@@ -91,6 +103,8 @@ async def test_switching_modes_keeps_the_conversation_and_its_reads(
     third = fake.requests[2]
     assert "send-to-coder" in {t["function"]["name"] for t in third["tools"]}
     assert [m["content"] for m in third["messages"] if m["role"] == "user"] == [
-        "read a.txt", "now change it"]
+        "read a.txt",
+        "now change it",
+    ]
     session.clear()
     assert session.history == [] and not session._top_reads.seen

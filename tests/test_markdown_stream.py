@@ -86,8 +86,10 @@ def test_chunking_never_changes_the_blocks(sizes: list[int]) -> None:
     assert split(ANSWER, sizes) == BLOCKS
 
 
-@given(st.text(alphabet="ab -*#`~>|1.\n ", max_size=300),
-       st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=8))
+@given(
+    st.text(alphabet="ab -*#`~>|1.\n ", max_size=300),
+    st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=8),
+)
 @settings(max_examples=300, deadline=None)
 def test_any_text_any_chunking_same_blocks_nothing_lost(text: str, sizes: list[int]) -> None:
     whole = split(text, [max(1, len(text))])

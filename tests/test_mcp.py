@@ -246,9 +246,7 @@ def test_mcp_json_of_other_clients_is_understood(
     assert mcp_level({"mcp__*": "deny"}, "cline", "mcp__cline__read_thing", True) == "deny"
 
 
-def test_unset_variable_in_zen_config_skips_only_that_server(
-    tmp_path: Path, home: Path
-) -> None:
+def test_unset_variable_in_zen_config_skips_only_that_server(tmp_path: Path, home: Path) -> None:
     (tmp_path / ".zen").mkdir()
     (tmp_path / ".zen" / "config.yaml").write_text(
         "mcp_servers:\n"
@@ -618,8 +616,9 @@ async def test_hung_call_and_unparseable_reply_end_at_the_servers_timeout(
     await manager.start(timeout=20)
     try:
         began = time.monotonic()
-        hung = await call(manager, "mcp__fake__count", tmp_path, path=str(tmp_path / "c"),
-                          seconds=60)
+        hung = await call(
+            manager, "mcp__fake__count", tmp_path, path=str(tmp_path / "c"), seconds=60
+        )
         assert 1.4 < time.monotonic() - began < 4
         assert not hung.ok
         assert "did not answer count within 1.5s" in hung.output and "timeout" in hung.output

@@ -45,15 +45,28 @@ def tool_results(body: dict[str, Any]) -> list[str]:
 
 def test_mcp_tools_called_end_to_end(fake_llm, run_zen, project: Path, http_server) -> None:
     configure(project, http_server)
-    fake = fake_llm([
-        tool_calls([
-            call("mcp__time__get_current_time", {"timezone": "UTC"}),
-            call("mcp__docs__echo", {"text": "hello docs"}),
-        ]),
-        text("It is time."),
-    ])
-    done = run_zen("-p", "what time is it", "--yes", "--trust", "--base-url", fake.base_url,
-                   "--api-key", "k", env={"DOCS_TOKEN": TOKEN})
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("mcp__time__get_current_time", {"timezone": "UTC"}),
+                    call("mcp__docs__echo", {"text": "hello docs"}),
+                ]
+            ),
+            text("It is time."),
+        ]
+    )
+    done = run_zen(
+        "-p",
+        "what time is it",
+        "--yes",
+        "--trust",
+        "--base-url",
+        fake.base_url,
+        "--api-key",
+        "k",
+        env={"DOCS_TOKEN": TOKEN},
+    )
     assert done.code == 0, done.err
     assert done.out.strip() == "It is time."
     offered = tool_names(fake.requests[0])
@@ -65,16 +78,31 @@ def test_mcp_tools_called_end_to_end(fake_llm, run_zen, project: Path, http_serv
     assert "hello docs" in echo
 
 
-def test_mcp_tools_need_confirmation_by_default(fake_llm, run_zen, project: Path,
-                                                http_server) -> None:
+def test_mcp_tools_need_confirmation_by_default(
+    fake_llm, run_zen, project: Path, http_server
+) -> None:
     configure(project, http_server, "permissions: {mcp__docs: auto}\n")
-    fake = fake_llm([
-        tool_calls([call("mcp__time__get_current_time", {"timezone": "UTC"}),
-                    call("mcp__docs__echo", {"text": "free"})]),
-        text("ok"),
-    ])
-    done = run_zen("-p", "time", "--trust", "--base-url", fake.base_url, "--api-key", "k",
-                   env={"DOCS_TOKEN": TOKEN})
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("mcp__time__get_current_time", {"timezone": "UTC"}),
+                    call("mcp__docs__echo", {"text": "free"}),
+                ]
+            ),
+            text("ok"),
+        ]
+    )
+    done = run_zen(
+        "-p",
+        "time",
+        "--trust",
+        "--base-url",
+        fake.base_url,
+        "--api-key",
+        "k",
+        env={"DOCS_TOKEN": TOKEN},
+    )
     assert done.code == 7, done.err  # the run went on; the refusal is reported at the end
     clock, echo = tool_results(fake.requests[1])
     assert "needs confirmation" in clock
@@ -84,17 +112,25 @@ def test_mcp_tools_need_confirmation_by_default(fake_llm, run_zen, project: Path
 def test_mcp_feature_off_starts_nothing(fake_llm, run_zen, project: Path, http_server) -> None:
     configure(project, http_server, "features: {mcp: off}\n")
     fake = fake_llm([text("ok")])
-    done = run_zen("-p", "hi", "--trust", "--base-url", fake.base_url, "--api-key", "k",
-                   env={"DOCS_TOKEN": TOKEN})
+    done = run_zen(
+        "-p",
+        "hi",
+        "--trust",
+        "--base-url",
+        fake.base_url,
+        "--api-key",
+        "k",
+        env={"DOCS_TOKEN": TOKEN},
+    )
     assert done.code == 0, done.err
     assert not any(name.startswith("mcp__") for name in tool_names(fake.requests[0]))
     assert "broken" not in done.err
 
 
 def test_mcp_json_of_another_agent_works(fake_llm, run_zen, project: Path) -> None:
-    (project / ".mcp.json").write_text(json.dumps(
-        {"mcpServers": {"clock": {"command": str(TIME_SERVER)}}}
-    ))
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"clock": {"command": str(TIME_SERVER)}}})
+    )
     fake = fake_llm([text("ok"), text("ok")])
     done = run_zen("-p", "hi", "--base-url", fake.base_url, "--api-key", "k")
     assert done.code == 0 and "ignored .mcp.json" in done.err

@@ -28,14 +28,24 @@ def args_for(fake: Any) -> list[str]:
 
 def test_adds_a_function_next_to_another(fake_llm, run_zen, project: Path) -> None:
     (project / "calc.py").write_text(CALC)
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "calc.py"})]),
-        tool_calls([call("edit-file", {
-            "path": "calc.py", "old_string": "    return a + b\n",
-            "new_string": "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
-        })]),
-        text("Added sub() next to add()."),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "calc.py"})]),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {
+                            "path": "calc.py",
+                            "old_string": "    return a + b\n",
+                            "new_string": "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",  # noqa: E501
+                        },
+                    )
+                ]
+            ),
+            text("Added sub() next to add()."),
+        ]
+    )
     done = run_zen("-p", "add a sub() next to add() in calc.py", "--yes", *args_for(fake))
     assert done.code == 0, done.err
     assert done.out.strip() == "Added sub() next to add()."
@@ -47,10 +57,12 @@ def test_adds_a_function_next_to_another(fake_llm, run_zen, project: Path) -> No
 
 def test_confirm_level_refused_without_yes(fake_llm, run_zen, project: Path) -> None:
     (project / "calc.py").write_text(CALC)
-    fake = fake_llm([
-        tool_calls([call("bash", {"command": "touch created-by-bash"})]),
-        text("I could not run it."),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("bash", {"command": "touch created-by-bash"})]),
+            text("I could not run it."),
+        ]
+    )
     done = run_zen("-p", "run it", *args_for(fake))
     assert done.code == 7, done.err  # refused for want of approval: said, and its own code
     assert not (project / "created-by-bash").exists()
@@ -60,14 +72,21 @@ def test_confirm_level_refused_without_yes(fake_llm, run_zen, project: Path) -> 
 
 def test_guards_reach_the_model(fake_llm, run_zen, project: Path) -> None:
     (project / "calc.py").write_text(CALC)
-    fake = fake_llm([
-        tool_calls([
-            call("edit-file", {"path": "calc.py", "old_string": "a + b", "new_string": "b + a"}),
-            call("write-file", {"path": "calc.py", "content": "oops\n"}),
-            call("read-file", {"path": "../outside.txt"}),
-        ]),
-        text("ok"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {"path": "calc.py", "old_string": "a + b", "new_string": "b + a"},
+                    ),
+                    call("write-file", {"path": "calc.py", "content": "oops\n"}),
+                    call("read-file", {"path": "../outside.txt"}),
+                ]
+            ),
+            text("ok"),
+        ]
+    )
     done = run_zen("-p", "try things", "--yes", *args_for(fake))
     assert done.code == 0, done.err
     assert (project / "calc.py").read_text() == CALC
@@ -78,15 +97,19 @@ def test_guards_reach_the_model(fake_llm, run_zen, project: Path) -> None:
 
 
 def test_bad_tool_calls_become_readable_errors(fake_llm, run_zen) -> None:
-    fake = fake_llm([
-        tool_calls([
-            call("read-file", '{"path": "a.py"'),
-            call("no-such-tool", {}),
-            call("read-file", {}),
-            call("read-file", {"path": 3}),
-        ]),
-        text("recovered"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("read-file", '{"path": "a.py"'),
+                    call("no-such-tool", {}),
+                    call("read-file", {}),
+                    call("read-file", {"path": 3}),
+                ]
+            ),
+            text("recovered"),
+        ]
+    )
     done = run_zen("-p", "go", *args_for(fake))
     assert done.code == 0, done.err
     assert done.out.strip() == "recovered"
@@ -99,11 +122,13 @@ def test_bad_tool_calls_become_readable_errors(fake_llm, run_zen) -> None:
 
 def test_every_request_extends_the_last_byte_for_byte(fake_llm, run_zen, project: Path) -> None:
     (project / "a.txt").write_text("hello\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "a.txt"})]),
-        tool_calls([call("glob", {"pattern": "*.txt"})]),
-        text("done"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "a.txt"})]),
+            tool_calls([call("glob", {"pattern": "*.txt"})]),
+            text("done"),
+        ]
+    )
     assert run_zen("-p", "look", *args_for(fake)).code == 0
     first, second, third = fake.requests
     for before, after in ((first, second), (second, third)):
@@ -131,10 +156,12 @@ def test_same_call_three_times_is_called_looping(fake_llm, run_zen, project: Pat
 
 
 def test_json_output(fake_llm, run_zen, project: Path) -> None:
-    fake = fake_llm([
-        tool_calls([call("write-file", {"path": "new.txt", "content": "x\n"})], usage=(100, 7)),
-        text("wrote it", usage=(120, 3)),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("write-file", {"path": "new.txt", "content": "x\n"})], usage=(100, 7)),
+            text("wrote it", usage=(120, 3)),
+        ]
+    )
     done = run_zen("-p", "write", "--yes", "--output-format", "json", *args_for(fake))
     assert done.code == 0, done.err
     result = json.loads(done.out)
@@ -181,8 +208,12 @@ def test_auth_error_is_one_line_exit_1(fake_llm, run_zen) -> None:
 
 
 def test_max_turns_exit_3(fake_llm, run_zen) -> None:
-    fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})]),
-                     tool_calls([call("glob", {"pattern": "*.py"})])])
+    fake = fake_llm(
+        [
+            tool_calls([call("glob", {"pattern": "*"})]),
+            tool_calls([call("glob", {"pattern": "*.py"})]),
+        ]
+    )
     done = run_zen("-p", "go", "--max-turns", "2", *args_for(fake))
     assert done.code == 3
     assert "max" in done.err.lower()
@@ -209,7 +240,10 @@ def test_ctrl_c_stops_cleanly(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm([text("a slow answer " * 200, chunk=2, chunk_delay=0.02)])
     proc = subprocess.Popen(
         [sys.executable, "-m", "zen", "-p", "go", *args_for(fake)],
-        cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=project,
+        env=zen_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     deadline = time.time() + 20
@@ -242,11 +276,17 @@ def test_allowed_roots_extend_the_workspace(fake_llm, run_zen, project: Path) ->
     (project.parent / "private.txt").write_text("keep out\n")
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text(f"allowed_roots: ['{shared}']\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": str(shared / "api.md")}),
-                    call("read-file", {"path": "../private.txt"})]),
-        text("ok"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("read-file", {"path": str(shared / "api.md")}),
+                    call("read-file", {"path": "../private.txt"}),
+                ]
+            ),
+            text("ok"),
+        ]
+    )
     assert run_zen("-p", "read", "--trust", *args_for(fake)).code == 0
     allowed, refused = tool_messages(fake.requests[1])
     assert "the shared api" in allowed
@@ -263,10 +303,12 @@ def priced(home: Path) -> None:
 
 def test_json_has_cost_and_duration(fake_llm, run_zen, home: Path) -> None:
     priced(home)
-    fake = fake_llm([
-        tool_calls([call("glob", {"pattern": "*"})], usage=(1000, 0), cached=500),
-        text("done", usage=(0, 100)),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("glob", {"pattern": "*"})], usage=(1000, 0), cached=500),
+            text("done", usage=(0, 100)),
+        ]
+    )
     done = run_zen("-p", "go", "--output-format", "json", *args_for(fake))
     assert done.code == 0, done.err
     result = json.loads(done.out)
@@ -282,18 +324,28 @@ def test_cost_is_null_when_the_price_is_unknown(fake_llm, run_zen) -> None:
     assert json.loads(done.out)["cost_usd"] == 0  # a server on this machine costs nothing
     # the same server under a name zen does not know as local: no price, so null
     remote = fake.base_url.replace("127.0.0.1", "[::ffff:127.0.0.1]")
-    done = run_zen("-p", "go", "--output-format", "json", "--base-url", remote,
-                   "--api-key", "k", "--model", "fake-model")
+    done = run_zen(
+        "-p",
+        "go",
+        "--output-format",
+        "json",
+        "--base-url",
+        remote,
+        "--api-key",
+        "k",
+        "--model",
+        "fake-model",
+    )
     assert done.code == 0, done.err
     assert json.loads(done.out)["cost_usd"] is None
 
 
 def test_max_budget_stops_the_run(fake_llm, run_zen, home: Path) -> None:
     priced(home)
-    fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})], usage=(2000, 0))] * 5
-                    + [text("never")])
-    done = run_zen("-p", "go", "--max-budget-usd", "3", "--output-format", "json",
-                   *args_for(fake))
+    fake = fake_llm(
+        [tool_calls([call("glob", {"pattern": "*"})], usage=(2000, 0))] * 5 + [text("never")]
+    )
+    done = run_zen("-p", "go", "--max-budget-usd", "3", "--output-format", "json", *args_for(fake))
     assert done.code == 8, done.err
     result = json.loads(done.out)
     assert result["is_error"] and result["stop"] == "max_budget"
@@ -312,9 +364,13 @@ def test_piped_stdin_is_context_for_the_task(fake_llm, run_zen) -> None:
 def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm([text("fine")])
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zen", "-p", "go", *args_for(fake)], cwd=project,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=zen_env(home), text=True,
+        [sys.executable, "-m", "zen", "-p", "go", *args_for(fake)],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=zen_env(home),
+        text=True,
     )
     try:
         started = time.monotonic()
@@ -329,27 +385,31 @@ def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) 
 
 
 def test_refused_calls_get_their_own_exit_code(fake_llm, run_zen, project: Path) -> None:
-    fake = fake_llm([
-        tool_calls([call("bash", {"command": "touch made"})]),
-        tool_calls([call("glob", {"pattern": "*"})]),  # the run goes on after the refusal
-        text("could not run it"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("bash", {"command": "touch made"})]),
+            tool_calls([call("glob", {"pattern": "*"})]),  # the run goes on after the refusal
+            text("could not run it"),
+        ]
+    )
     done = run_zen("-p", "run it", "--output-format", "json", *args_for(fake))
     assert done.code == 7, done.err
     assert not (project / "made").exists() and len(fake.requests) == 3
     result = json.loads(done.out)
     assert result["permission_denials"] == [
-        {"tool": "bash", "agent": "main", "args": {"command": "touch made"}}]
+        {"tool": "bash", "agent": "main", "args": {"command": "touch made"}}
+    ]
     assert "--yes" in done.err and "permissions" in done.err
 
 
 def test_model_flag_says_which_roles_keep_their_own(fake_llm, run_zen, home: Path) -> None:
     (home / ".zen").mkdir(exist_ok=True)
-    (home / ".zen" / "config.yaml").write_text(
-        "dual_agent:\n  coder:\n    model: coder-model\n")
+    (home / ".zen" / "config.yaml").write_text("dual_agent:\n  coder:\n    model: coder-model\n")
     fake = fake_llm([text("ok")])
     done = run_zen("-p", "go", "--dual", *args_for(fake))
     assert done.code == 0, done.err
-    assert "--model fake-model applies to every role without its own model; coder keeps " \
-           "coder-model" in done.err
+    assert (
+        "--model fake-model applies to every role without its own model; coder keeps "
+        "coder-model" in done.err
+    )
     assert fake.requests[0]["model"] == "fake-model"

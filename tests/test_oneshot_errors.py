@@ -57,8 +57,14 @@ def test_json_ends_with_an_object_on_bad_config_and_flags(run_zen, project: Path
 
 
 def run_bytes(argv: list[bytes], home: Path, cwd: Path, stdin: bytes = b"") -> Any:
-    return subprocess.run([sys.executable.encode(), b"-m", b"zen", *argv], input=stdin,
-                          capture_output=True, env=zen_env(home), cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable.encode(), b"-m", b"zen", *argv],
+        input=stdin,
+        capture_output=True,
+        env=zen_env(home),
+        cwd=cwd,
+        timeout=60,
+    )
 
 
 def test_task_bytes_that_are_not_utf8(fake_llm, home: Path, project: Path) -> None:
@@ -74,8 +80,10 @@ def test_task_bytes_that_are_not_utf8(fake_llm, home: Path, project: Path) -> No
 
 @pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
 def test_lone_surrogate_from_the_model_is_printed(fake_llm, run_zen, fmt: str) -> None:
-    body = sse(b'{"choices":[{"index":0,"delta":{"content":"hi \\ud83d there"},'
-               b'"finish_reason":"stop"}]}', "[DONE]")
+    body = sse(
+        b'{"choices":[{"index":0,"delta":{"content":"hi \\ud83d there"},"finish_reason":"stop"}]}',
+        "[DONE]",
+    )
     fake = fake_llm([raw(body)])
     done = run_zen("-p", "go", "--output-format", fmt, *args_for(fake))
     assert done.code == 0 and "Traceback" not in done.err, done.err
@@ -116,8 +124,12 @@ def test_a_slow_first_token_is_said_once_on_stderr(fake_llm, run_zen) -> None:
 
 
 def test_an_answer_cut_at_max_tokens_is_marked(fake_llm, run_zen) -> None:
-    fake = fake_llm([text("the first half", finish_reason="length"),
-                     text("the first half", finish_reason="length")])
+    fake = fake_llm(
+        [
+            text("the first half", finish_reason="length"),
+            text("the first half", finish_reason="length"),
+        ]
+    )
     done = run_zen("-p", "go", *args_for(fake))
     assert done.code == 5
     assert done.out.strip() == f"the first half\n\n{CUT_MARK}"
@@ -128,8 +140,9 @@ def test_an_answer_cut_at_max_tokens_is_marked(fake_llm, run_zen) -> None:
 
 
 def test_a_tool_call_cut_at_max_tokens_is_not_run(fake_llm, run_zen, project: Path) -> None:
-    cut = tool_calls([call("write-file", {"path": "big.txt", "content": "x" * 50})],
-                     finish_reason="length")
+    cut = tool_calls(
+        [call("write-file", {"path": "big.txt", "content": "x" * 50})], finish_reason="length"
+    )
     fake = fake_llm([cut, text("ok, smaller steps")])
     done = run_zen("-p", "go", "--yes", *args_for(fake))
     assert done.code == 0, done.err
@@ -142,13 +155,19 @@ def test_llamacpp_preset_end_to_end(fake_llm, run_zen, project: Path) -> None:
     (project / "notes.md").write_text("hello\n")
     script = llamacpp([tool_calls([call("glob", {"pattern": "*.md"})]), text("found notes.md")])
     fake = fake_llm(script)
-    done = run_zen("-p", "list", "--provider", "llamacpp", "--output-format", "json",
-                   *args_for(fake, model=False))
+    done = run_zen(
+        "-p",
+        "list",
+        "--provider",
+        "llamacpp",
+        "--output-format",
+        "json",
+        *args_for(fake, model=False),
+    )
     assert done.code == 0, done.err
     obj = last_json(done.out)
     assert obj["result"] == "found notes.md"
     assert obj["usage"]["main"]["estimated"] is True and obj["usage"]["main"]["prompt_tokens"]
     assert "using llamacpp's default model local-model" in done.err
     first = fake.requests[0]
-    assert (first["stream"], first["tool_choice"], first["model"]) == (False, "auto",
-                                                                       "local-model")
+    assert (first["stream"], first["tool_choice"], first["model"]) == (False, "auto", "local-model")

@@ -60,8 +60,11 @@ def printing_server() -> dict[str, Any]:
         "import os, sys; sys.stderr.write('env: ' + repr(dict(os.environ)) + '\\n'); "
         "sys.stderr.flush(); os.execv(sys.argv[1], sys.argv[1:])"
     )
-    return {"command": command, "args": ["-c", wrapper, command, *args],
-            "env": {"SERVICE_TOKEN": MCP_SECRET}}
+    return {
+        "command": command,
+        "args": ["-c", wrapper, command, *args],
+        "env": {"SERVICE_TOKEN": MCP_SECRET},
+    }
 
 
 def test_a_run_a_shell_and_an_mcp_start_leave_everything_private(
@@ -103,8 +106,9 @@ def test_wider_existing_state_is_tightened_once_with_a_notice(
     (home / ".zen" / "logs" / "mcp.log").write_text("old\n")
     os.chmod(home / ".zen" / "logs" / "mcp.log", 0o644)
     command, args = stdio_command()
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"s": {
-        "command": command, "args": args}}}))
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"s": {"command": command, "args": args}}})
+    )
     fake = fake_llm([text("ok"), text("ok")])
     done = run_zen("-p", "hi", "--trust", "--base-url", fake.base_url, "--api-key", "k")
     assert done.code == 0, done.err
@@ -120,8 +124,7 @@ def test_a_401_echoing_the_key_shows_it_nowhere(
 ) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": printing_server()}}))
     fake = fake_llm([status(401, message=f"Incorrect API key provided: {API_KEY}")])
-    done = run_zen("-p", "hi", "--trust", "--base-url", fake.base_url,
-                   env={"ZEN_API_KEY": API_KEY})
+    done = run_zen("-p", "hi", "--trust", "--base-url", fake.base_url, env={"ZEN_API_KEY": API_KEY})
     assert done.code == 1
     assert "authentication failed" in done.err and redact(API_KEY) in done.err
     assert API_KEY not in done.err and API_KEY not in done.out
@@ -155,13 +158,23 @@ def test_a_key_printed_by_a_tool_is_not_saved_under_zen_home(
 ) -> None:
     from tests.fakes.server import call, tool_calls
 
-    fake = fake_llm([tool_calls([call("bash", {"command": "echo key=$DEEPSEEK_API_KEY"})]),
-                     text("done")])
-    done = run_zen("-p", "show it", "--yes", "--base-url", fake.base_url, "--api-key", "k",
-                   env={"DEEPSEEK_API_KEY": API_KEY})
+    fake = fake_llm(
+        [tool_calls([call("bash", {"command": "echo key=$DEEPSEEK_API_KEY"})]), text("done")]
+    )
+    done = run_zen(
+        "-p",
+        "show it",
+        "--yes",
+        "--base-url",
+        fake.base_url,
+        "--api-key",
+        "k",
+        env={"DEEPSEEK_API_KEY": API_KEY},
+    )
     assert done.code == 0, done.err
     assert API_KEY in json.dumps(fake.requests[1])  # the model did see the tool's output
-    saved = "\n".join(p.read_bytes().decode("utf-8", "replace")
-                      for p in (home / ".zen").rglob("*") if p.is_file())
+    saved = "\n".join(
+        p.read_bytes().decode("utf-8", "replace") for p in (home / ".zen").rglob("*") if p.is_file()
+    )
     assert API_KEY not in saved and API_KEY not in done.err
     assert f"key={redact(API_KEY)}" in saved  # the session was saved, with the key redacted

@@ -21,8 +21,15 @@ from tests.fakes.server import text
 pexpect = pytest.importorskip("pexpect")
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 
-NOT_BEFORE_PROMPT = ("openai", "httpx2", "markdown_it", "rich.markdown", "rich.syntax",
-                     "pygments", "mcp")
+NOT_BEFORE_PROMPT = (
+    "openai",
+    "httpx2",
+    "markdown_it",
+    "rich.markdown",
+    "rich.syntax",
+    "pygments",
+    "mcp",
+)
 WATCHER = textwrap.dedent(f"""
     import os, sys
     WATCHED = {NOT_BEFORE_PROMPT!r}
@@ -48,9 +55,22 @@ def test_prompt_first_then_first_answer_modules_in_background(
     env = zen_env(home, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
     child = pexpect.spawn(
         sys.executable,
-        [str(script), "--single", "--base-url", fake.base_url, "--api-key", "test-key",
-         "--model", "fake-model", "-C", str(project)],
-        env=env, cwd=str(project), dimensions=(30, 100), timeout=30,
+        [
+            str(script),
+            "--single",
+            "--base-url",
+            fake.base_url,
+            "--api-key",
+            "test-key",
+            "--model",
+            "fake-model",
+            "-C",
+            str(project),
+        ],
+        env=env,
+        cwd=str(project),
+        dimensions=(30, 100),
+        timeout=30,
     )
     try:
         child.expect(PROMPT)

@@ -44,16 +44,18 @@ class Shout(Tool):
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(Workspace(tmp_path), "main", ReadTracker(), MemoStore(), TodoStore(),
-                       max_tool_output=500)
+    return ToolContext(
+        Workspace(tmp_path), "main", ReadTracker(), MemoStore(), TodoStore(), max_tool_output=500
+    )
 
 
 def registry(**permissions: str) -> ToolRegistry:
     return ToolRegistry([Shout(), *builtin_tools().values()], permissions)  # type: ignore[arg-type]
 
 
-async def run(reg: ToolRegistry, ctx: ToolContext, name: str, args: str,
-              approver: Approver | None = None) -> ToolResult:
+async def run(
+    reg: ToolRegistry, ctx: ToolContext, name: str, args: str, approver: Approver | None = None
+) -> ToolResult:
     return await reg.call(ToolCall("c1", name, args), ctx, approver or Approver())
 
 
@@ -62,15 +64,17 @@ async def test_unknown_tool_lists_the_real_ones(ctx: ToolContext) -> None:
     assert not result.ok and "unknown tool 'shoot'" in result.output and "shout" in result.output
 
 
-@pytest.mark.parametrize(("args", "expected"), [
-    ('{"text": ', "not valid JSON"),
-    ("[1, 2]", "must be a JSON object"),
-    ("{}", "text: Field required"),
-    ('{"text": 5}', "text: Input should be a valid string"),
-    ('{"text": "a", "loud": true}', "loud: unknown parameter"),
-])
-async def test_bad_arguments_say_what_was_wrong(ctx: ToolContext, args: str,
-                                                expected: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ('{"text": ', "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ("{}", "text: Field required"),
+        ('{"text": 5}', "text: Input should be a valid string"),
+        ('{"text": "a", "loud": true}', "loud: unknown parameter"),
+    ],
+)
+async def test_bad_arguments_say_what_was_wrong(ctx: ToolContext, args: str, expected: str) -> None:
     result = await run(registry(), ctx, "shout", args)
     assert not result.ok and expected in result.output
 

@@ -46,9 +46,9 @@ def screen(raw: str, cols: int = COLS, rows: int = 12) -> tuple[list[str], pyte.
     """Every line a person sees, scrollback first (the tty turns \\n into \\r\\n)."""
     scr = pyte.HistoryScreen(cols, rows, history=10_000)
     pyte.Stream(scr).feed(raw.replace("\n", "\r\n"))
-    rows_ = [
-        "".join(line[x].data for x in range(cols)).rstrip() for line in scr.history.top
-    ] + [line.rstrip() for line in scr.display]
+    rows_ = ["".join(line[x].data for x in range(cols)).rstrip() for line in scr.history.top] + [
+        line.rstrip() for line in scr.display
+    ]
     while rows_ and not rows_[-1]:
         rows_.pop()
     return rows_, scr
@@ -67,8 +67,9 @@ def a_run() -> list[ev.Event]:
         *[ev.ToolCallArgsDelta("main", "c1", "edit-file", "x" * 10) for _ in range(5)],
         ev.TurnEnded("main", 1, "", 1),
         ev.ToolCallRunning("main", "c1", "edit-file", {"path": "app.py"}, detail="app.py"),
-        ev.ToolCallFinished("main", "c1", "edit-file", {"path": "app.py"}, True, "+1 -1", "",
-                            diff, detail="app.py"),
+        ev.ToolCallFinished(
+            "main", "c1", "edit-file", {"path": "app.py"}, True, "+1 -1", "", diff, detail="app.py"
+        ),
         ev.MemoWritten("main", "plan:fix", "swap old() for new()"),
         ev.TurnStarted("main", 2),
         *stream("main", "Done.\n\n```python\nnew()\n```\n"),
@@ -192,13 +193,16 @@ def test_live_updates_are_throttled_and_the_last_one_is_drawn_by_a_timer() -> No
 
 def test_a_retry_drops_the_partial_text_and_does_not_repeat_printed_blocks() -> None:
     r, sink = renderer(STYLED, interval=0)
-    feed(r, [
-        ev.TurnStarted("main", 1),
-        *stream("main", "First paragraph.\n\nSecond para"),
-        ev.Retrying("main", 1, 0.5, "connection dropped"),
-        *stream("main", "First paragraph.\n\nSecond paragraph, complete.\n"),
-        ev.TurnEnded("main", 1, "", 0),
-    ])
+    feed(
+        r,
+        [
+            ev.TurnStarted("main", 1),
+            *stream("main", "First paragraph.\n\nSecond para"),
+            ev.Retrying("main", 1, 0.5, "connection dropped"),
+            *stream("main", "First paragraph.\n\nSecond paragraph, complete.\n"),
+            ev.TurnEnded("main", 1, "", 0),
+        ],
+    )
     r.end_run()
     lines, _ = screen(sink.getvalue(), rows=30)
     assert lines == [
@@ -212,13 +216,16 @@ def test_a_retry_drops_the_partial_text_and_does_not_repeat_printed_blocks() -> 
 
 def test_a_retry_that_answers_differently_prints_the_new_answer() -> None:
     r, sink = renderer(PIPE)
-    feed(r, [
-        ev.TurnStarted("main", 1),
-        *stream("main", "Old start.\n\n"),
-        ev.Retrying("main", 1, 0.5, "HTTP 502"),
-        *stream("main", "New start.\n"),
-        ev.TurnEnded("main", 1, "", 0),
-    ])
+    feed(
+        r,
+        [
+            ev.TurnStarted("main", 1),
+            *stream("main", "Old start.\n\n"),
+            ev.Retrying("main", 1, 0.5, "HTTP 502"),
+            *stream("main", "New start.\n"),
+            ev.TurnEnded("main", 1, "", 0),
+        ],
+    )
     r.end_run()
     assert sink.getvalue().count("Old start.") == 1
     assert "New start." in sink.getvalue()
@@ -226,25 +233,44 @@ def test_a_retry_that_answers_differently_prints_the_new_answer() -> None:
 
 def test_coder_activity_is_indented_under_its_send_to_coder_line() -> None:
     r, sink = renderer(STYLED, interval=0)
-    feed(r, [
-        ev.TurnStarted("orchestrator", 1),
-        ev.ToolCallStarted("orchestrator", "o1", "send-to-coder"),
-        ev.TurnEnded("orchestrator", 1, "", 1),
-        ev.ToolCallRunning("orchestrator", "o1", "send-to-coder", {"task": "add a flag"},
-                           detail="add a flag"),
-        ev.TurnStarted("coder", 1),
-        *stream("coder", "Reading first."),
-        ev.TurnEnded("coder", 1, "Reading first.", 1),
-        ev.ToolCallRunning("coder", "k1", "read-file", {"path": "cli.py"}, detail="cli.py"),
-        ev.ToolCallFinished("coder", "k1", "read-file", {"path": "cli.py"}, True, "read 9 lines",
-                            "", detail="cli.py"),
-        ev.MemoWritten("coder", "file:cli.py", "argparse entry point"),
-        ev.TurnStarted("coder", 2),
-        *stream("coder", "Added --name to cli.py and tested it."),
-        ev.TurnEnded("coder", 2, "", 0),
-        ev.ToolCallFinished("orchestrator", "o1", "send-to-coder", {"task": "add a flag"}, True,
-                            "1 file(s) changed", "report"),
-    ])
+    feed(
+        r,
+        [
+            ev.TurnStarted("orchestrator", 1),
+            ev.ToolCallStarted("orchestrator", "o1", "send-to-coder"),
+            ev.TurnEnded("orchestrator", 1, "", 1),
+            ev.ToolCallRunning(
+                "orchestrator", "o1", "send-to-coder", {"task": "add a flag"}, detail="add a flag"
+            ),
+            ev.TurnStarted("coder", 1),
+            *stream("coder", "Reading first."),
+            ev.TurnEnded("coder", 1, "Reading first.", 1),
+            ev.ToolCallRunning("coder", "k1", "read-file", {"path": "cli.py"}, detail="cli.py"),
+            ev.ToolCallFinished(
+                "coder",
+                "k1",
+                "read-file",
+                {"path": "cli.py"},
+                True,
+                "read 9 lines",
+                "",
+                detail="cli.py",
+            ),
+            ev.MemoWritten("coder", "file:cli.py", "argparse entry point"),
+            ev.TurnStarted("coder", 2),
+            *stream("coder", "Added --name to cli.py and tested it."),
+            ev.TurnEnded("coder", 2, "", 0),
+            ev.ToolCallFinished(
+                "orchestrator",
+                "o1",
+                "send-to-coder",
+                {"task": "add a flag"},
+                True,
+                "1 file(s) changed",
+                "report",
+            ),
+        ],
+    )
     r.end_run()
     lines, _ = screen(sink.getvalue(), rows=30)
     assert lines == [
@@ -261,27 +287,46 @@ def test_diffs_are_coloured_and_cut_to_a_few_lines() -> None:
         f"-old {i}\n+new {i}\n" for i in range(9)
     )
     r, sink = renderer(STYLED, interval=0)
-    r(ev.ToolCallFinished("main", "c", "edit-file", {"path": "x"}, True, "+9 -9", "", diff,
-                          detail="x"))
+    r(
+        ev.ToolCallFinished(
+            "main", "c", "edit-file", {"path": "x"}, True, "+9 -9", "", diff, detail="x"
+        )
+    )
     lines, scr = screen(sink.getvalue(), rows=20)
-    assert lines[1:] == ["  -old 0", "  +new 0", "  -old 1", "  +new 1", "  -old 2", "  +new 2",
-                         "  … 12 more changed lines"]
+    assert lines[1:] == [
+        "  -old 0",
+        "  +new 0",
+        "  -old 1",
+        "  +new 1",
+        "  -old 2",
+        "  +new 2",
+        "  … 12 more changed lines",
+    ]
     assert scr.buffer[1][2].fg == "red" and scr.buffer[2][2].fg == "green"
     assert scr.buffer[0][0].fg == "green"  # ✓
-    r(ev.ToolCallFinished("main", "d", "bash", {"command": "false"}, False, "exit 1", "",
-                          detail="false"))
+    r(
+        ev.ToolCallFinished(
+            "main", "d", "bash", {"command": "false"}, False, "exit 1", "", detail="false"
+        )
+    )
     _, scr = screen(sink.getvalue(), rows=20)
     assert scr.buffer[8][0].data == "✗" and scr.buffer[8][0].fg == "red"
 
 
 def test_reasoning_is_folded_to_three_italic_lines() -> None:
     r, sink = renderer(STYLED, interval=0)
-    feed(r, [
-        ev.TurnStarted("main", 1),
-        *[ev.ReasoningDelta("main", "step by step we consider the problem ") for _ in range(40)],
-        *stream("main", "Answer.\n"),
-        ev.TurnEnded("main", 1, "", 0),
-    ])
+    feed(
+        r,
+        [
+            ev.TurnStarted("main", 1),
+            *[
+                ev.ReasoningDelta("main", "step by step we consider the problem ")
+                for _ in range(40)
+            ],
+            *stream("main", "Answer.\n"),
+            ev.TurnEnded("main", 1, "", 0),
+        ],
+    )
     lines, scr = screen(sink.getvalue(), rows=20)
     assert lines[0].startswith("thinking: step by step")
     assert lines[2].endswith("…") and lines[3] == "" and lines[4] == "Answer."
@@ -348,8 +393,9 @@ class Script:
         return answer
 
 
-def request(tool: str = "bash", preview: str = "rm -rf build", agent: str = "main"
-            ) -> ApprovalRequest:
+def request(
+    tool: str = "bash", preview: str = "rm -rf build", agent: str = "main"
+) -> ApprovalRequest:
     return ApprovalRequest(agent, tool, {"command": preview}, preview)
 
 
@@ -376,8 +422,9 @@ async def test_yes_approves_everything_and_ctrl_c_cancels_the_run() -> None:
     assert (await ShellApprover(r, Script(), yes=True)(request())).decision == "yes"
     interrupted: list[bool] = []
     with pytest.raises(asyncio.CancelledError):
-        await ShellApprover(r, Script(KeyboardInterrupt),
-                            interrupt=lambda: interrupted.append(True))(request())
+        await ShellApprover(
+            r, Script(KeyboardInterrupt), interrupt=lambda: interrupted.append(True)
+        )(request())
     # The whole run is cancelled, not just this call: a sub-agent's task group would
     # otherwise swallow the CancelledError and the run would go on.
     assert interrupted == [True]
@@ -411,8 +458,7 @@ def test_an_output_that_cannot_encode_the_markers_replaces_them() -> None:
     stream = io.TextIOWrapper(raw, encoding="cp1252")
     tolerate_encoding(stream)
     r = LogRenderer(make_console(PIPE, file=stream, width=COLS), PIPE)
-    r(ev.ToolCallFinished("main", "c", "bash", {"command": "ls"}, True, "exit 0", "",
-                          detail="ls"))
+    r(ev.ToolCallFinished("main", "c", "bash", {"command": "ls"}, True, "exit 0", "", detail="ls"))
     stream.flush()
     assert raw.getvalue() == b"? bash ls \x97 exit 0\n"
 
@@ -429,8 +475,11 @@ def test_no_posix_only_api_is_touched_at_import_time() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:  # module level only
             names = (
-                [a.name for a in node.names] if isinstance(node, ast.Import)
-                else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
             )
             assert not {n.split(".")[0] for n in names} & posix_only, f"{path.name}: {names}"
         for node in ast.walk(tree):
@@ -440,13 +489,24 @@ def test_no_posix_only_api_is_touched_at_import_time() -> None:
 
 def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() -> None:
     r, sink = renderer(STYLED, interval=0)
-    feed(r, [
-        ev.TurnStarted("main", 1),
-        *stream("main", "Clear \x1b[2J the screen\r\n\nnext\n"),
-        ev.TurnEnded("main", 1, "", 1),
-        ev.ToolCallFinished("main", "c", "bash", {"command": "printf '\x1b[1A'"}, True,
-                            "exit 0 \x07", "", detail="printf '\x1b[1A'"),
-    ])
+    feed(
+        r,
+        [
+            ev.TurnStarted("main", 1),
+            *stream("main", "Clear \x1b[2J the screen\r\n\nnext\n"),
+            ev.TurnEnded("main", 1, "", 1),
+            ev.ToolCallFinished(
+                "main",
+                "c",
+                "bash",
+                {"command": "printf '\x1b[1A'"},
+                True,
+                "exit 0 \x07",
+                "",
+                detail="printf '\x1b[1A'",
+            ),
+        ],
+    )
     r.end_run()
     for seq in CONTROL.findall(sink.getvalue()):
         assert seq.endswith("m") or seq == "\x1b[2K", repr(seq)
@@ -475,19 +535,43 @@ def test_a_command_shows_the_tail_of_its_output_and_show_has_it_all() -> None:
 
     r, sink = renderer(STYLED, interval=0)
     output = "\n".join(f"line {n}" for n in range(1, 21)) + "\nexit 0"
-    feed(r, [
-        ev.ToolCallRunning("main", "c1", "bash", {"command": "seq"}, detail="seq"),
-        ev.ToolCallFinished("main", "c1", "bash", {"command": "seq"}, True, "exit 0", output,
-                            detail="seq"),
-        ev.ToolCallFinished("main", "c2", "bash", {"command": "false"}, False, "exit 1",
-                            "boom\nexit 1", detail="false"),
-        ev.ToolCallFinished("main", "c3", "read-file", {"path": "a"}, True, "read 20 lines",
-                            "secret contents", detail="a"),
-    ])
+    feed(
+        r,
+        [
+            ev.ToolCallRunning("main", "c1", "bash", {"command": "seq"}, detail="seq"),
+            ev.ToolCallFinished(
+                "main", "c1", "bash", {"command": "seq"}, True, "exit 0", output, detail="seq"
+            ),
+            ev.ToolCallFinished(
+                "main",
+                "c2",
+                "bash",
+                {"command": "false"},
+                False,
+                "exit 1",
+                "boom\nexit 1",
+                detail="false",
+            ),
+            ev.ToolCallFinished(
+                "main",
+                "c3",
+                "read-file",
+                {"path": "a"},
+                True,
+                "read 20 lines",
+                "secret contents",
+                detail="a",
+            ),
+        ],
+    )
     lines, _ = screen(sink.getvalue(), rows=40)
     assert lines == [
         "✓ bash seq — exit 0",
-        "  line 16", "  line 17", "  line 18", "  line 19", "  line 20",
+        "  line 16",
+        "  line 17",
+        "  line 18",
+        "  line 19",
+        "  line 20",
         "  … 15 more lines above (/show)",
         "✗ bash false — exit 1",
         "  boom",
@@ -497,8 +581,7 @@ def test_a_command_shows_the_tail_of_its_output_and_show_has_it_all() -> None:
     ctx = CommandContext(None, r, None)  # type: ignore[arg-type]
     run_command(ctx, "/show 3")
     lines, _ = screen(sink.getvalue(), rows=60)
-    assert lines[-22:] == ["✓ bash seq — exit 0", *(f"line {n}" for n in range(1, 21)),
-                           "exit 0"]
+    assert lines[-22:] == ["✓ bash seq — exit 0", *(f"line {n}" for n in range(1, 21)), "exit 0"]
     run_command(ctx, "/show 9")
     assert "/show 1 to /show 3" in sink.getvalue()
 
@@ -509,15 +592,36 @@ async def test_an_approved_diff_is_shown_once_and_a_memo_write_is_one_line() -> 
     approver = ShellApprover(r, _answers("y"))
     args = {"path": "app.py", "old": "old()", "new": "new()"}
     await approver(ApprovalRequest("main", "edit-file", args, diff))
-    feed(r, [
-        ev.ToolCallFinished("main", "c1", "edit-file", dict(args), True, "+1 -1", "ok", diff,
-                            detail="app.py"),
-        ev.ToolCallFinished("main", "c2", "edit-file", {"path": "b.py"}, True, "+1 -1", "ok",
-                            diff, detail="b.py"),
-        ev.MemoWritten("main", "plan:x", "the plan"),
-        ev.ToolCallFinished("main", "c3", "memo", {"action": "write", "key": "plan:x"}, True,
-                            "plan:x: the plan", "wrote plan:x", detail="write plan:x"),
-    ])
+    feed(
+        r,
+        [
+            ev.ToolCallFinished(
+                "main", "c1", "edit-file", dict(args), True, "+1 -1", "ok", diff, detail="app.py"
+            ),
+            ev.ToolCallFinished(
+                "main",
+                "c2",
+                "edit-file",
+                {"path": "b.py"},
+                True,
+                "+1 -1",
+                "ok",
+                diff,
+                detail="b.py",
+            ),
+            ev.MemoWritten("main", "plan:x", "the plan"),
+            ev.ToolCallFinished(
+                "main",
+                "c3",
+                "memo",
+                {"action": "write", "key": "plan:x"},
+                True,
+                "plan:x: the plan",
+                "wrote plan:x",
+                detail="write plan:x",
+            ),
+        ],
+    )
     lines, _ = screen(sink.getvalue(), rows=40)
     assert sum(line.strip() == "+new()" for line in lines) == 2  # preview once, b.py once
     assert lines[-1] == "memo plan:x — the plan"
@@ -534,10 +638,9 @@ def _answers(*answers: str):  # type: ignore[no-untyped-def]
 
 
 def test_the_status_line_has_cache_hits_cost_and_context() -> None:
-    assert status_line({"main": (10_000, 500, 8_000)}, 2.0, cost=0.0123,
-                       context=(12_300, 128_000)) == (
-        "main 10.0k in (80% cached) / 500 out · $0.0123 · context 12.3k/128.0k (10%) · 2.0s"
-    )
+    assert status_line(
+        {"main": (10_000, 500, 8_000)}, 2.0, cost=0.0123, context=(12_300, 128_000)
+    ) == ("main 10.0k in (80% cached) / 500 out · $0.0123 · context 12.3k/128.0k (10%) · 2.0s")
     assert "cost unknown" in status_line({"main": (10, 5, 0)}, 1.0, cost=None)
 
 
@@ -547,25 +650,43 @@ def test_prices_come_from_config_then_local_then_the_table() -> None:
 
     table = price_for("gpt-4o-mini", "https://api.openai.com/v1")
     assert table is not None and table.cost(1_000_000, 1_000_000, 500_000) == pytest.approx(
-        0.5 * 0.15 + 0.5 * 0.075 + 0.60)
+        0.5 * 0.15 + 0.5 * 0.075 + 0.60
+    )
     assert price_for("openai/gpt-4o-mini", "https://openrouter.ai/api/v1") == table
     assert price_for("qwen2.5-coder", "http://localhost:11434/v1").cost(10**6, 10**6) == 0
     assert price_for("mystery", "https://example.com/v1") is None
-    mine = price_for("mystery", "https://example.com/v1", {"mystery": ModelPrice(input=1,
-                                                                                  output=2)})
+    mine = price_for(
+        "mystery", "https://example.com/v1", {"mystery": ModelPrice(input=1, output=2)}
+    )
     assert mine is not None and mine.cost(10**6, 10**6, 10**6) == 3.0
 
 
 def test_a_changed_todo_list_is_drawn_as_a_block() -> None:
     r, sink = renderer(STYLED, interval=0)
     plan = "[x] 1. read the code\n[~] 2. fix the bug\n[ ] 3. run the tests"
-    feed(r, [
-        ev.ToolCallFinished("main", "c1", "todo", {"action": "update", "id": 2,
-                                                   "status": "in_progress"}, True, "1/3 done",
-                            plan, detail="update"),
-        ev.ToolCallFinished("main", "c2", "todo", {"action": "list"}, True, "1/3 done", plan,
-                            detail="list"),
-    ])
+    feed(
+        r,
+        [
+            ev.ToolCallFinished(
+                "main",
+                "c1",
+                "todo",
+                {"action": "update", "id": 2, "status": "in_progress"},
+                True,
+                "1/3 done",
+                plan,
+                detail="update",
+            ),
+            ev.ToolCallFinished(
+                "main", "c2", "todo", {"action": "list"}, True, "1/3 done", plan, detail="list"
+            ),
+        ],
+    )
     lines, _ = screen(sink.getvalue(), rows=20)
-    assert lines == ["todo 1/3 done", "  [x] 1. read the code", "  [~] 2. fix the bug",
-                     "  [ ] 3. run the tests", "✓ todo list — 1/3 done"]
+    assert lines == [
+        "todo 1/3 done",
+        "  [x] 1. read the code",
+        "  [~] 2. fix the bug",
+        "  [ ] 3. run the tests",
+        "✓ todo list — 1/3 done",
+    ]

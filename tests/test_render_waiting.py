@@ -9,8 +9,14 @@ from zen.ui.format import status_line, tokens
 
 def test_waiting_shows_on_the_live_line_and_leaves_no_trace() -> None:
     r, sink = renderer(STYLED, width=100, interval=0)
-    feed(r, [ev.TurnStarted("main", 1), ev.Waiting("main", "the model's first token", 2.0, 300),
-              ev.Waiting("main", "the model's first token", 12.4, 300)])
+    feed(
+        r,
+        [
+            ev.TurnStarted("main", 1),
+            ev.Waiting("main", "the model's first token", 2.0, 300),
+            ev.Waiting("main", "the model's first token", 12.4, 300),
+        ],
+    )
     lines, _ = screen(sink.getvalue(), cols=100)
     assert lines == ["main › waiting for the model's first token: 12s (gives up at 300s)"]
     feed(r, [ev.Waiting("main", "retry", 3.0, 8.0)])
@@ -21,7 +27,10 @@ def test_waiting_shows_on_the_live_line_and_leaves_no_trace() -> None:
 
 
 def test_estimated_tokens_are_marked() -> None:
-    assert (tokens(1234, estimated=True), tokens(950, True), tokens(950)) == ("~1.2k", "~950",
-                                                                              "950")
+    assert (tokens(1234, estimated=True), tokens(950, True), tokens(950)) == (
+        "~1.2k",
+        "~950",
+        "950",
+    )
     line = status_line({"main": (1234, 56, 0), "coder": (2000, 10, 0)}, 1.0, {"main"})
     assert line == "main ~1.2k in / ~56 out · coder 2.0k in / 10 out · 1.0s"

@@ -60,40 +60,62 @@ def wait_for(condition: Any, timeout: float = 20) -> bool:
 # -- one-shot runs ------------------------------------------------------------------------------
 
 
-def test_continue_carries_the_conversation_memo_and_todos(fake_llm, run_zen, project: Path,
-                                                          home: Path) -> None:
+def test_continue_carries_the_conversation_memo_and_todos(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
     (project / "a.py").write_text("print('a')\n")
-    fake = fake_llm([
-        tool_calls([
-            call("read-file", {"path": "a.py"}),
-            call("memo", {"action": "write", "key": "plan:x", "content": "the plan",
-                          "summary": "a plan"}),
-            call("todo", {"action": "add", "items": ["first step", "second step"]}),
-        ]),
-        text("First answer."),
-        text("Second answer."),
-        tool_calls([call("memo", {"action": "read", "key": "plan:x"}),
-                    call("todo", {"action": "list"})]),
-        text("Third."),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("read-file", {"path": "a.py"}),
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "plan:x",
+                            "content": "the plan",
+                            "summary": "a plan",
+                        },
+                    ),
+                    call("todo", {"action": "add", "items": ["first step", "second step"]}),
+                ]
+            ),
+            text("First answer."),
+            text("Second answer."),
+            tool_calls(
+                [
+                    call("memo", {"action": "read", "key": "plan:x"}),
+                    call("todo", {"action": "list"}),
+                ]
+            ),
+            text("Third."),
+        ]
+    )
     first = run_zen("-p", "look at a.py", "--output-format", "json", *args_for(fake))
     assert first.code == 0, first.err
     sid = result_of(first.out)["session_id"]
     assert sid
 
-    second = run_zen("-p", "and now?", "--continue", "--output-format", "json",
-                     *args_for(fake))
+    second = run_zen("-p", "and now?", "--continue", "--output-format", "json", *args_for(fake))
     assert second.code == 0, second.err
     assert result_of(second.out)["session_id"] == sid
     last = fake.requests[-1]
     assert user_texts(last)[-2:] == ["look at a.py", "and now?"]
-    assert roles(last) == ["system", "user", "assistant", "tool", "tool", "tool", "assistant",
-                           "user"]
+    assert roles(last) == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "tool",
+        "assistant",
+        "user",
+    ]
     # the earlier conversation is repeated byte for byte (prefix caches keep working)
     assert last["messages"][:6] == fake.requests[1]["messages"]
 
-    third = run_zen("-p", "what was the plan?", "--output-format", "json", *args_for(fake),
-                    "-c")
+    third = run_zen("-p", "what was the plan?", "--output-format", "json", *args_for(fake), "-c")
     assert third.code == 0, third.err
     memo, todos = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"][-2:]
     assert "the plan" in memo
@@ -117,8 +139,15 @@ def test_resume_by_id_picks_that_session(fake_llm, run_zen) -> None:
     a = result_of(run_zen("-p", "task A", "--output-format", "json", *args_for(fake)).out)
     b = result_of(run_zen("-p", "task B", "--output-format", "json", *args_for(fake)).out)
     assert a["session_id"] != b["session_id"]
-    done = run_zen("-p", "more on A", "--resume", a["session_id"][:6], "--output-format",
-                   "json", *args_for(fake))
+    done = run_zen(
+        "-p",
+        "more on A",
+        "--resume",
+        a["session_id"][:6],
+        "--output-format",
+        "json",
+        *args_for(fake),
+    )
     assert done.code == 0, done.err
     assert result_of(done.out)["session_id"] == a["session_id"]
     assert user_texts(fake.requests[-1]) == ["task A", "more on A"]
@@ -150,19 +179,25 @@ def test_a_failed_request_leaves_no_duplicate_user_message(fake_llm, run_zen) ->
     assert all(user_texts(r) == ["do it"] for r in fake.requests)
 
 
-def test_kill_9_mid_run_keeps_every_completed_message(fake_llm, run_zen, project: Path,
-                                                      home: Path) -> None:
+def test_kill_9_mid_run_keeps_every_completed_message(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
     (project / "a.py").write_text("A = 1\n")
     (project / "b.py").write_text("B = 2\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "a.py"})]),
-        tool_calls([call("read-file", {"path": "b.py"})], text="Now b."),
-        text("never sent", delay=60),
-        text("Resumed."),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "a.py"})]),
+            tool_calls([call("read-file", {"path": "b.py"})], text="Now b."),
+            text("never sent", delay=60),
+            text("Resumed."),
+        ]
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zen", "-p", "read both", *args_for(fake)], cwd=project,
-        env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "zen", "-p", "read both", *args_for(fake)],
+        cwd=project,
+        env=zen_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         assert wait_for(lambda: len(fake.requests) == 3)
@@ -174,8 +209,15 @@ def test_kill_9_mid_run_keeps_every_completed_message(fake_llm, run_zen, project
     assert done.code == 0, done.err
     assert done.out.strip() == "Resumed."
     sent = fake.requests[-1]["messages"]
-    assert roles(fake.requests[-1]) == ["system", "user", "assistant", "tool", "assistant",
-                                        "tool", "user"]
+    assert roles(fake.requests[-1]) == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "user",
+    ]
     assert sent[1:6] == fake.requests[2]["messages"][1:6]
     assert "A = 1" in sent[3]["content"] and "B = 2" in sent[5]["content"]
     assert sent[-1]["content"] == "go on"
@@ -191,9 +233,20 @@ def test_two_processes_at_once(fake_llm, run_zen, project: Path, home: Path) -> 
     fake = fake_llm(script)
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "zen", "-p", f"task {n}", "--output-format", "json",
-             *args_for(fake)],
-            cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-m",
+                "zen",
+                "-p",
+                f"task {n}",
+                "--output-format",
+                "json",
+                *args_for(fake),
+            ],
+            cwd=project,
+            env=zen_env(home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         for n in range(3)
@@ -221,12 +274,16 @@ def test_two_processes_at_once(fake_llm, run_zen, project: Path, home: Path) -> 
         assert info.owner == ""  # released at exit
 
 
-def test_a_session_open_elsewhere_is_not_written_twice(fake_llm, run_zen, project: Path,
-                                                       home: Path) -> None:
+def test_a_session_open_elsewhere_is_not_written_twice(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
     fake = fake_llm([text("slow", delay=60), text("x")])
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zen", "-p", "slow one", *args_for(fake)], cwd=project,
-        env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "zen", "-p", "slow one", *args_for(fake)],
+        cwd=project,
+        env=zen_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         assert wait_for(lambda: len(fake.requests) == 1)
@@ -240,19 +297,25 @@ def test_a_session_open_elsewhere_is_not_written_twice(fake_llm, run_zen, projec
     assert len(fake.requests) == 1
 
 
-def test_dual_mode_keeps_the_coders_transcript(fake_llm, run_zen, project: Path,
-                                               home: Path) -> None:
+def test_dual_mode_keeps_the_coders_transcript(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
     (project / "greet.py").write_text("def greet(name):\n    return f'Hi {name}'\n")
     fake = fake_llm(rename_script())
-    done = run_zen("-p", "rename greet to welcome", "--dual", "--output-format", "json",
-                   *base_args(fake))
+    done = run_zen(
+        "-p", "rename greet to welcome", "--dual", "--output-format", "json", *base_args(fake)
+    )
     assert done.code == 0, done.err
     sid = result_of(done.out)["session_id"]
     store = store_at(home)
     (coder,) = store.children(sid)
     assert coder.agent == "coder"
-    parent_calls = [c["id"] for m in store.messages(sid) for c in m.get("tool_calls") or []
-                    if c["function"]["name"] == "send-to-coder"]
+    parent_calls = [
+        c["id"]
+        for m in store.messages(sid)
+        for c in m.get("tool_calls") or []
+        if c["function"]["name"] == "send-to-coder"
+    ]
     assert coder.parent_call == parent_calls[0]
     coder_roles = [m["role"] for m in store.messages(coder.id)]
     assert coder_roles[0] == "user" and coder_roles.count("assistant") == 5
@@ -276,8 +339,15 @@ def test_export_redacts_secrets_unless_asked(fake_llm, run_zen, project: Path) -
     assert "[redacted" in exported.out
     lines = [json.loads(line) for line in exported.out.splitlines()]
     assert [e["type"] for e in lines] == [
-        "Session", "UserMessage", "TurnStarted", "TurnEnded", "ToolCallRunning",
-        "ToolCallFinished", "TurnStarted", "TextDelta", "TurnEnded",
+        "Session",
+        "UserMessage",
+        "TurnStarted",
+        "TurnEnded",
+        "ToolCallRunning",
+        "ToolCallFinished",
+        "TurnStarted",
+        "TextDelta",
+        "TurnEnded",
     ]
     raw = run_zen("sessions", "export", sid, "--raw-tool-outputs")
     finished = [json.loads(line) for line in raw.out.splitlines()][5]
@@ -288,7 +358,8 @@ def test_export_redacts_secrets_unless_asked(fake_llm, run_zen, project: Path) -
 def test_rm_deletes_a_session_and_its_blobs(fake_llm, run_zen, home: Path) -> None:
     fake = fake_llm([text("x" * 2000)])
     sid = result_of(run_zen("-p", "long", "--output-format", "json", *args_for(fake)).out)[
-        "session_id"]
+        "session_id"
+    ]
     assert run_zen("sessions", "rm", sid).code == 0
     assert run_zen("sessions", "show", sid).code == 2
     db = sqlite3.connect(home / ".zen" / "sessions.db")
@@ -306,15 +377,27 @@ def notes_in(request: dict[str, Any]) -> str:
 
 def test_project_notes_across_three_sessions(fake_llm, run_zen, project: Path) -> None:
     (project / "a.py").write_text("def a():\n    return 1\n")
-    fake = fake_llm([
-        tool_calls([call("memo", {"action": "write", "key": "file:a.py",
-                                  "content": "a() returns 1; nothing else in the file",
-                                  "summary": "a() returns 1"})]),
-        text("noted"),
-        tool_calls([call("memo", {"action": "read", "key": "file:a.py"})]),
-        text("seen"),
-        text("third"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "file:a.py",
+                            "content": "a() returns 1; nothing else in the file",
+                            "summary": "a() returns 1",
+                        },
+                    )
+                ]
+            ),
+            text("noted"),
+            tool_calls([call("memo", {"action": "read", "key": "file:a.py"})]),
+            text("seen"),
+            text("third"),
+        ]
+    )
     assert run_zen("-p", "study a.py", *args_for(fake)).code == 0
     assert notes_in(fake.requests[0]) == ""
 
@@ -335,13 +418,20 @@ def test_project_notes_across_three_sessions(fake_llm, run_zen, project: Path) -
 def test_project_notes_off_and_outside_files(fake_llm, run_zen, project: Path) -> None:
     (project / "a.py").write_text("x = 1\n")
     (project.parent / "outside.py").write_text("y = 1\n")
-    fake = fake_llm([
-        tool_calls([
-            call("memo", {"action": "write", "key": "file:a.py", "content": "x is 1"}),
-            call("memo", {"action": "write", "key": "file:../outside.py", "content": "y"}),
-        ]),
-        text("ok"), text("ok"), text("ok"), text("ok"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call("memo", {"action": "write", "key": "file:a.py", "content": "x is 1"}),
+                    call("memo", {"action": "write", "key": "file:../outside.py", "content": "y"}),
+                ]
+            ),
+            text("ok"),
+            text("ok"),
+            text("ok"),
+            text("ok"),
+        ]
+    )
     assert run_zen("-p", "one", *args_for(fake)).code == 0
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text("memo:\n  persist: off\n")
@@ -364,8 +454,9 @@ def session_for(fake: Any, root: Path, store: SessionStore | None = None) -> Ses
 
 
 def test_an_interrupted_answer_stays_marked(fake_llm, tmp_path: Path) -> None:
-    fake = fake_llm([text("Partial answer that goes on and on " * 20, chunk=8,
-                          chunk_delay=0.05), text("ok")])
+    fake = fake_llm(
+        [text("Partial answer that goes on and on " * 20, chunk=8, chunk_delay=0.05), text("ok")]
+    )
     store = SessionStore(tmp_path / "s.db")
     session = session_for(fake, tmp_path, store)
 
@@ -386,7 +477,11 @@ def test_an_interrupted_answer_stays_marked(fake_llm, tmp_path: Path) -> None:
     assert sent[2]["content"].startswith("Partial answer")
     assert sent[2]["content"].endswith("[interrupted by the user]")
     assert [m["role"] for m in store.messages(session.id or "")] == [
-        "user", "assistant", "user", "assistant"]
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
 
 
 def test_four_failed_requests_then_one_user_message(fake_llm, tmp_path: Path) -> None:
@@ -407,15 +502,20 @@ def test_four_failed_requests_then_one_user_message(fake_llm, tmp_path: Path) ->
 
 
 def test_clear_starts_a_new_session_and_resume_restores_everything(
-        fake_llm, tmp_path: Path) -> None:
+    fake_llm, tmp_path: Path
+) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_text("A = 1\n")
     (root / "b.py").write_text("B = 1\n")
-    fake = fake_llm([
-        tool_calls([call("read-file", {"path": "a.py"}), call("read-file", {"path": "b.py"})]),
-        text("read"), text("new one"), text("back"),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "a.py"}), call("read-file", {"path": "b.py"})]),
+            text("read"),
+            text("new one"),
+            text("back"),
+        ]
+    )
     store = SessionStore(tmp_path / "s.db")
     session = session_for(fake, root, store)
 
@@ -482,8 +582,7 @@ def test_migrations_and_a_newer_schema(tmp_path: Path) -> None:
         SessionStore(path)
 
 
-def test_an_unusable_store_is_a_warning_and_the_run_goes_on(fake_llm, run_zen,
-                                                           home: Path) -> None:
+def test_an_unusable_store_is_a_warning_and_the_run_goes_on(fake_llm, run_zen, home: Path) -> None:
     (home / ".zen").mkdir(mode=0o700)
     (home / ".zen" / "sessions.db").write_bytes(b"this is not a database" * 100)
     fake = fake_llm([text("still works")])
@@ -507,7 +606,8 @@ def test_store_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
 
 
 async def test_compaction_restarts_the_stored_conversation_on_a_branch(
-        fake_llm, tmp_path: Path) -> None:
+    fake_llm, tmp_path: Path
+) -> None:
     from tests.test_compaction import FIRST, WINDOW, run_all, scripted
     from tests.test_compaction import state as summary_of
     from zen.app import make_workspace
@@ -516,8 +616,9 @@ async def test_compaction_restarts_the_stored_conversation_on_a_branch(
     root = tmp_path / "ws"
     root.mkdir()
     (root / "big.txt").write_text("data line of the big file\n" * 500)
-    fake = fake_llm(scripted(summary_of(f"Add a --verbose flag to cli.py.\n- {FIRST}")),
-                    context_window=WINDOW)
+    fake = fake_llm(
+        scripted(summary_of(f"Add a --verbose flag to cli.py.\n- {FIRST}")), context_window=WINDOW
+    )
     config = load_config(root, {"base_url": fake.base_url, "api_key": "k"}, env={})
     store = SessionStore(tmp_path / "s.db")
     session = Session(config, make_workspace(config, root), store=store)
@@ -537,8 +638,7 @@ async def test_compaction_restarts_the_stored_conversation_on_a_branch(
     assert again.memo.read("task:next") is not None  # compaction's memo keys were saved
 
 
-async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_path: Path
-                                                                 ) -> None:
+async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_path: Path) -> None:
     fake = fake_llm([text("one"), text("two"), text("three"), text("other two")])
     store = SessionStore(tmp_path / "s.db")
     session = session_for(fake, tmp_path, store)
@@ -551,7 +651,11 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     assert user_texts(fake.requests[-1]) == ["first", "second, differently"]
     assert session.id is not None
     assert [m["content"] for m in store.messages(session.id)] == [
-        "first", "one", "second, differently", "other two"]
+        "first",
+        "one",
+        "second, differently",
+        "other two",
+    ]
     undone = [m["content"] for m in store.messages(session.id, branch=0)]
     assert undone == ["first", "one", "second", "two", "third", "three"]
     with pytest.raises(ValueError):

@@ -29,7 +29,8 @@ def store_for(ws: Path, tmp_path: Path) -> CheckpointStore:
 
 
 async def test_user_git_config_and_environment_are_ignored(
-        ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marker = tmp_path / "RAN"
     home = tmp_path / "home"
     (home / ".config" / "git").mkdir(parents=True)
@@ -58,8 +59,7 @@ async def test_user_git_config_and_environment_are_ignored(
     store.close()
 
 
-async def test_a_folder_replaced_by_a_symlink_is_restored_inside(
-        ws: Path, tmp_path: Path) -> None:
+async def test_a_folder_replaced_by_a_symlink_is_restored_inside(ws: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (ws / "d").mkdir()
@@ -106,8 +106,12 @@ def test_two_processes_snapshot_one_workspace_at_once(ws: Path, tmp_path: Path) 
             store.close()
         asyncio.run(main())
     """)
-    procs = [subprocess.Popen([sys.executable, "-c", script, name], cwd=ROOT,
-                              stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, name], cwd=ROOT, stderr=subprocess.PIPE, text=True
+        )
+        for name in ("a", "b")
+    ]
     for proc in procs:
         _out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err

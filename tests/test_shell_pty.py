@@ -36,17 +36,38 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a
 class Zen:
     """A `zen` shell on a pty. `task()` types a line and waits for the next prompt."""
 
-    def __init__(self, fake: FakeLLM, project: Path, home: Path, *args: str,
-                 env: dict[str, str] | None = None, state: str = "single") -> None:
+    def __init__(
+        self,
+        fake: FakeLLM,
+        project: Path,
+        home: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        state: str = "single",
+    ) -> None:
         environment = zen_env(home, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
         environment.pop("NO_COLOR")
         environment.update(env or {})
         self.raw = io.BytesIO()
         self.child = pexpect.spawn(
             sys.executable,
-            ["-m", "zen", "--base-url", fake.base_url, "--api-key", "test-key",
-             "--model", "fake-model", "-C", str(project), *args],
-            env=environment, cwd=str(project), dimensions=(ROWS, COLS), timeout=30,
+            [
+                "-m",
+                "zen",
+                "--base-url",
+                fake.base_url,
+                "--api-key",
+                "test-key",
+                "--model",
+                "fake-model",
+                "-C",
+                str(project),
+                *args,
+            ],
+            env=environment,
+            cwd=str(project),
+            dimensions=(ROWS, COLS),
+            timeout=30,
         )
         self.child.logfile_read = self.raw
         if state:  # "": something comes before the prompt (a question)
@@ -81,9 +102,9 @@ class Zen:
         """Scrollback and screen, as a person would see them."""
         scr = pyte.HistoryScreen(COLS, ROWS, history=100_000)
         pyte.ByteStream(scr).feed(self.raw.getvalue())
-        rows = [
-            "".join(line[x].data for x in range(COLS)).rstrip() for line in scr.history.top
-        ] + [line.rstrip() for line in scr.display]
+        rows = ["".join(line[x].data for x in range(COLS)).rstrip() for line in scr.history.top] + [
+            line.rstrip() for line in scr.display
+        ]
         return rows
 
     def agent_output(self) -> bytes:
@@ -116,8 +137,12 @@ def assert_clean(zen: Zen) -> None:
     for params, final, other in CSI.findall(out):
         if other:
             raise AssertionError(f"escape ESC {other!r} in the agent output")
-        ok = final == b"m" or (final == b"K" and params == b"2") or (
-            params.startswith(b"?") and final in b"hl"  # mode switches move nothing
+        ok = (
+            final == b"m"
+            or (final == b"K" and params == b"2")
+            or (
+                params.startswith(b"?") and final in b"hl"  # mode switches move nothing
+            )
         )
         assert ok, f"cursor control ESC[{params.decode()}{final.decode()} in the agent output"
     assert not re.search("[⠁-⣿◐◓◑◒]", out.decode("utf-8", "replace"))
@@ -159,10 +184,12 @@ def test_a_task_streams_its_answer_once_and_nothing_moves_the_cursor(shell: Any)
 
 
 def test_a_declined_call_sends_the_feedback_to_the_model(shell: Any, project: Path) -> None:
-    zen, fake = shell([
-        tool_calls([call("bash", {"command": "touch made-by-bash"})]),
-        text("Understood, I will use Python."),
-    ])
+    zen, fake = shell(
+        [
+            tool_calls([call("bash", {"command": "touch made-by-bash"})]),
+            text("Understood, I will use Python."),
+        ]
+    )
     zen.type("make the file\r")
     zen.expect("allow?")
     zen.type("n\r")
@@ -180,13 +207,15 @@ def test_a_declined_call_sends_the_feedback_to_the_model(shell: Any, project: Pa
 
 
 def test_always_stops_further_questions_for_that_tool(shell: Any) -> None:
-    zen, fake = shell([
-        tool_calls([call("bash", {"command": "echo one"})]),
-        tool_calls([call("bash", {"command": "echo two"})]),
-        text("Both ran."),
-        tool_calls([call("bash", {"command": "echo three"})]),
-        text("Again."),
-    ])
+    zen, fake = shell(
+        [
+            tool_calls([call("bash", {"command": "echo one"})]),
+            tool_calls([call("bash", {"command": "echo two"})]),
+            text("Both ran."),
+            tool_calls([call("bash", {"command": "echo three"})]),
+            text("Again."),
+        ]
+    )
     zen.type("run them\r")
     zen.expect("allow?")
     zen.type("a\r")
@@ -256,11 +285,15 @@ def wait_for(condition: Any, timeout: float = 15) -> bool:
 
 
 def test_ctrl_c_stops_a_slow_stream_and_a_running_command(shell: Any) -> None:
-    zen, fake = shell([
-        text("word " * 3000, chunk=5, chunk_delay=0.01),
-        tool_calls([call("bash", {"command": "sleep 31.337"})]),
-        text("Still here."),
-    ], "--yes", state="single·yes")
+    zen, fake = shell(
+        [
+            text("word " * 3000, chunk=5, chunk_delay=0.01),
+            tool_calls([call("bash", {"command": "sleep 31.337"})]),
+            text("Still here."),
+        ],
+        "--yes",
+        state="single·yes",
+    )
     zen.type("write a lot\r")
     zen.expect("word word word")
     zen.type("\x03")
@@ -277,8 +310,12 @@ def test_ctrl_c_stops_a_slow_stream_and_a_running_command(shell: Any) -> None:
     zen.task("are you there?", state="single·yes")
     last = fake.requests[-1]
     assert user_texts(last) == ["write a lot", "run the command", "are you there?"]
-    calls = [c["id"] for m in last["messages"] if m["role"] == "assistant"
-             for c in m.get("tool_calls") or []]
+    calls = [
+        c["id"]
+        for m in last["messages"]
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or []
+    ]
     answered = [m["tool_call_id"] for m in last["messages"] if m["role"] == "tool"]
     assert calls and calls == answered  # no dangling tool call
     lines = zen.lines()
@@ -320,19 +357,27 @@ def test_multi_line_input_and_pasted_text_arrive_whole(shell: Any) -> None:
     zen, fake = shell([text("one"), text("two")])
     zen.task("first line\x1b\rsecond line")
     zen.task("\x1b[200~pasted one\npasted two\x1b[201~")
-    assert user_texts(fake.requests[1]) == [
-        "first line\nsecond line", "pasted one\npasted two"
-    ]
+    assert user_texts(fake.requests[1]) == ["first line\nsecond line", "pasted one\npasted two"]
 
 
 def test_mentions_attach_files_inside_the_workspace_only(shell: Any, project: Path) -> None:
     (project / "app.py").write_text("print('from app')\n")
     (project.parent / "secret.txt").write_text("top secret\n")
-    zen, fake = shell([
-        tool_calls([call("edit-file", {"path": "app.py", "old_string": "from app",
-                                       "new_string": "from zen"})]),
-        text("It prints a greeting; now from zen."),
-    ], "--yes", state="single·yes")
+    zen, fake = shell(
+        [
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {"path": "app.py", "old_string": "from app", "new_string": "from zen"},
+                    )
+                ]
+            ),
+            text("It prints a greeting; now from zen."),
+        ],
+        "--yes",
+        state="single·yes",
+    )
     zen.type("@ap")
     zen.expect("app.py")  # the completion menu
     zen.type("\t")
@@ -349,12 +394,25 @@ def test_mentions_attach_files_inside_the_workspace_only(shell: Any, project: Pa
 
 
 def test_slash_commands(shell: Any, home: Path) -> None:
-    zen, fake = shell([
-        tool_calls([call("memo", {"action": "write", "key": "plan", "content": "step one",
-                                  "summary": "the plan"})]),
-        text("Planned."),
-        text("Other model."),
-    ])
+    zen, fake = shell(
+        [
+            tool_calls(
+                [
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "plan",
+                            "content": "step one",
+                            "summary": "the plan",
+                        },
+                    )
+                ]
+            ),
+            text("Planned."),
+            text("Other model."),
+        ]
+    )
     zen.type("/he")
     zen.expect("this list")  # the completion menu shows each command's summary
     zen.type("\t")
@@ -388,8 +446,7 @@ def test_slash_commands(shell: Any, home: Path) -> None:
 
 def test_no_color_keeps_the_layout_without_colours(shell: Any) -> None:
     long = "word " * 30  # wider than the terminal: wrapped between words, not inside them
-    zen, _ = shell([text(f"Some **bold** words.\n\n- a list\n\n{long}\n")],
-                   env={"NO_COLOR": "1"})
+    zen, _ = shell([text(f"Some **bold** words.\n\n- a list\n\n{long}\n")], env={"NO_COLOR": "1"})
     zen.task("hi")
     out = zen.agent_output()
     assert not re.search(rb"\x1b\[(?:[0-9]+;)*(?:3[0-9]|4[0-9]|9[0-7])(?:;[0-9]+)*m", out)
@@ -400,9 +457,13 @@ def test_no_color_keeps_the_layout_without_colours(shell: Any) -> None:
 
 
 def test_simple_mode_reads_plain_lines(shell: Any) -> None:
-    zen, fake = shell([
-        tool_calls([call("bash", {"command": "echo simple"})]), text("Done simply."),
-    ], "--simple")
+    zen, fake = shell(
+        [
+            tool_calls([call("bash", {"command": "echo simple"})]),
+            text("Done simply."),
+        ],
+        "--simple",
+    )
     zen.type("do it\r")
     zen.expect("allow?")
     zen.type("y\r")
@@ -417,9 +478,21 @@ def test_simple_mode_reads_plain_lines(shell: Any) -> None:
 def test_piped_input_and_output_are_plain(fake_llm: Any, project: Path, home: Path) -> None:
     fake = fake_llm([text("Piped **answer**.")])
     done = subprocess.run(
-        [sys.executable, "-m", "zen", "--base-url", fake.base_url, "--api-key", "k",
-         "-C", str(project)],
-        input="hello there\n/usage\n", capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "zen",
+            "--base-url",
+            fake.base_url,
+            "--api-key",
+            "k",
+            "-C",
+            str(project),
+        ],
+        input="hello there\n/usage\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={**zen_env(home, TERM="xterm-256color"), "NO_COLOR": ""},
     )
     assert done.returncode == 0, done.stderr
@@ -429,19 +502,23 @@ def test_piped_input_and_output_are_plain(fake_llm: Any, project: Path, home: Pa
     assert user_texts(fake.requests[0]) == ["hello there"]
 
 
-def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(
-    shell: Any, project: Path
-) -> None:
+def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(shell: Any, project: Path) -> None:
     import json
 
     from tests.fakes.mcp_servers import stdio_command
 
     command, args = stdio_command()
     (project / ".zen").mkdir()
-    (project / ".zen" / "config.yaml").write_text(json.dumps({"mcp_servers": {
-        "demo": {"command": command, "args": args},
-        "broken": {"command": "zen-no-such-command"},
-    }}))
+    (project / ".zen" / "config.yaml").write_text(
+        json.dumps(
+            {
+                "mcp_servers": {
+                    "demo": {"command": command, "args": args},
+                    "broken": {"command": "zen-no-such-command"},
+                }
+            }
+        )
+    )
     zen, _ = shell([], "--trust")
     zen.expect("warning: MCP server broken is not available")  # once start-up is over
     zen.task("/mcp")
@@ -472,19 +549,30 @@ def test_a_dumb_terminal_gets_no_escape_sequences_at_all(shell: Any) -> None:
 
 
 def test_a_command_shows_its_output_tail_and_show_has_it_all(shell: Any) -> None:
-    zen, _ = shell([
-        tool_calls([call("bash", {"command": "seq 1 12"})]), text("Counted."),
-    ], "--yes", state="single·yes")
+    zen, _ = shell(
+        [
+            tool_calls([call("bash", {"command": "seq 1 12"})]),
+            text("Counted."),
+        ],
+        "--yes",
+        state="single·yes",
+    )
     zen.task("count", state="single·yes")
     lines = zen.lines()
     once(lines, "✓ bash seq 1 12 — exit 0")
     at = lines.index("✓ bash seq 1 12 — exit 0")
-    assert lines[at + 1:at + 7] == ["  8", "  9", "  10", "  11", "  12",
-                                    "  … 7 more lines above (/show)"]
+    assert lines[at + 1 : at + 7] == [
+        "  8",
+        "  9",
+        "  10",
+        "  11",
+        "  12",
+        "  … 7 more lines above (/show)",
+    ]
     zen.task("/show", state="single·yes")
     lines = zen.lines()
     at = len(lines) - 1 - lines[::-1].index("✓ bash seq 1 12 — exit 0")
-    assert lines[at + 1:at + 13] == [str(n) for n in range(1, 13)]
+    assert lines[at + 1 : at + 13] == [str(n) for n in range(1, 13)]
     assert zen.exit() == 0
 
 
@@ -492,14 +580,33 @@ def test_an_approved_edit_shows_its_diff_once_and_a_memo_write_one_line(
     shell: Any, project: Path
 ) -> None:
     (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    zen, _ = shell([
-        tool_calls([call("read-file", {"path": "calc.py"})]),
-        tool_calls([call("edit-file", {"path": "calc.py", "old_string": "a + b",
-                                       "new_string": "a + b  # sum"})]),
-        tool_calls([call("memo", {"action": "write", "key": "plan", "content": "did it",
-                                  "summary": "the plan"})]),
-        text("Edited."),
-    ])
+    zen, _ = shell(
+        [
+            tool_calls([call("read-file", {"path": "calc.py"})]),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {"path": "calc.py", "old_string": "a + b", "new_string": "a + b  # sum"},
+                    )
+                ]
+            ),
+            tool_calls(
+                [
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "plan",
+                            "content": "did it",
+                            "summary": "the plan",
+                        },
+                    )
+                ]
+            ),
+            text("Edited."),
+        ]
+    )
     zen.type("edit it\r")
     zen.expect("allow?")
     zen.type("y\r")
@@ -555,8 +662,7 @@ def test_stream_drops_never_print_a_block_twice(shell: Any, drops: int) -> None:
 
 def test_model_shows_and_switches_every_role_in_dual(shell: Any, home: Path) -> None:
     (home / ".zen").mkdir(exist_ok=True)
-    (home / ".zen" / "config.yaml").write_text(
-        "dual_agent:\n  coder:\n    model: coder-model\n")
+    (home / ".zen" / "config.yaml").write_text("dual_agent:\n  coder:\n    model: coder-model\n")
     zen, fake = shell([text("ok")], "--dual", state="dual·delegated")
     out = zen.task("/model", state="dual·delegated")
     assert "coder: coder-model at " in out and "(its own)" in out
@@ -570,16 +676,32 @@ def test_model_shows_and_switches_every_role_in_dual(shell: Any, home: Path) -> 
     assert zen.exit() == 0
 
 
-def test_print_mode_on_a_terminal_streams_as_it_goes(fake_llm: Any, project: Path,
-                                                     home: Path) -> None:
-    fake = fake_llm([
-        tool_calls([call("glob", {"pattern": "*"})]),
-        text("streamed " * 200 + "END", chunk=9, chunk_delay=0.01),
-    ])
+def test_print_mode_on_a_terminal_streams_as_it_goes(
+    fake_llm: Any, project: Path, home: Path
+) -> None:
+    fake = fake_llm(
+        [
+            tool_calls([call("glob", {"pattern": "*"})]),
+            text("streamed " * 200 + "END", chunk=9, chunk_delay=0.01),
+        ]
+    )
     child = pexpect.spawn(
-        sys.executable, ["-m", "zen", "-p", "go", "--base-url", fake.base_url, "--api-key",
-                         "k", "--model", "fake-model"],
-        env=zen_env(home, TERM="xterm-256color"), cwd=str(project), dimensions=(ROWS, COLS),
+        sys.executable,
+        [
+            "-m",
+            "zen",
+            "-p",
+            "go",
+            "--base-url",
+            fake.base_url,
+            "--api-key",
+            "k",
+            "--model",
+            "fake-model",
+        ],
+        env=zen_env(home, TERM="xterm-256color"),
+        cwd=str(project),
+        dimensions=(ROWS, COLS),
         timeout=30,
     )
     child.expect("✓ glob".encode())
@@ -613,8 +735,11 @@ def test_a_hung_mcp_server_holds_up_neither_the_prompt_nor_more_than_its_start_t
 ) -> None:
     import json
 
-    hung = {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.read()"],
-            "start_timeout": 8}
+    hung = {
+        "command": sys.executable,
+        "args": ["-c", "import sys; sys.stdin.read()"],
+        "start_timeout": 8,
+    }
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text(json.dumps({"mcp_servers": {"mute": hung}}))
     began = time.monotonic()
@@ -625,22 +750,37 @@ def test_a_hung_mcp_server_holds_up_neither_the_prompt_nor_more_than_its_start_t
     lines = zen.lines()
     warning = "warning: MCP server mute is not available: no answer within 8s"
     assert lines.index(warning) < lines.index("Answered.")
-    assert not any(t["function"]["name"].startswith("mcp__")
-                   for t in fake.requests[0].get("tools", []))
+    assert not any(
+        t["function"]["name"].startswith("mcp__") for t in fake.requests[0].get("tools", [])
+    )
     assert zen.exit() == 0
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 @pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 143), ("SIGHUP", 129)])
-def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(shell: Any, project: Path, signame: str,
-                                                      code: int) -> None:
+def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(
+    shell: Any, project: Path, signame: str, code: int
+) -> None:
     import signal
 
-    zen, _fake = shell([
-        tool_calls([call("bash", {"command": "echo $$ > shell.pid; setsid sleep 31.338 & "
-                                  "echo $! > escaped.pid; sleep 31.339"})]),
-        text("never"),
-    ], "--yes", state="single·yes")
+    zen, _fake = shell(
+        [
+            tool_calls(
+                [
+                    call(
+                        "bash",
+                        {
+                            "command": "echo $$ > shell.pid; setsid sleep 31.338 & "
+                            "echo $! > escaped.pid; sleep 31.339"
+                        },
+                    )
+                ]
+            ),
+            text("never"),
+        ],
+        "--yes",
+        state="single·yes",
+    )
     zen.type("run the command\r")
     assert wait_for(lambda: sleeping("31.339") and sleeping("31.338")), "never started"
     zen.child.kill(getattr(signal, signame))
@@ -654,12 +794,15 @@ def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(shell: Any, project: Path,
 def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
     commands = home / ".zen" / "commands"
     commands.mkdir(parents=True)
-    (commands / "review.md").write_text("---\ndescription: review a file\n---\n"
-                                        "Review $ARGUMENTS for bugs; answer in one line.\n")
+    (commands / "review.md").write_text(
+        "---\ndescription: review a file\n---\nReview $ARGUMENTS for bugs; answer in one line.\n"
+    )
     pdf = home / ".zen" / "skills" / "pdf-forms"
     pdf.mkdir(parents=True)
-    (pdf / "SKILL.md").write_text("---\nname: pdf-forms\ndescription: Fill PDF forms from data\n"
-                                  "---\nTo fill a form: SECRET-STEP-42\n")
+    (pdf / "SKILL.md").write_text(
+        "---\nname: pdf-forms\ndescription: Fill PDF forms from data\n"
+        "---\nTo fill a form: SECRET-STEP-42\n"
+    )
     zen, fake = shell([text("looks fine"), text("filled"), text("wrote ZEN.md")])
     zen.task("/help")
     zen.task("/review calc.py")
@@ -676,11 +819,15 @@ def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
 
 def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home: Path) -> None:
     (project / "notes.txt").write_text("first\n")
-    zen, fake = shell([
-        tool_calls([call("bash", {"command": "echo second >> notes.txt; echo x > new.txt"})]),
-        text("Changed them."),
-        text("Second answer."),
-    ], "--yes", state="single·yes")
+    zen, fake = shell(
+        [
+            tool_calls([call("bash", {"command": "echo second >> notes.txt; echo x > new.txt"})]),
+            text("Changed them."),
+            text("Second answer."),
+        ],
+        "--yes",
+        state="single·yes",
+    )
     zen.task("change the notes", state="single·yes")
     assert (project / "new.txt").exists()
     zen.type("/undo\r")
@@ -722,10 +869,14 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home:
 def test_undo_asks_about_files_changed_outside_zen(shell: Any, project: Path) -> None:
     (project / "a.txt").write_text("a\n")
     (project / "b.txt").write_text("b\n")
-    zen, _fake = shell([
-        tool_calls([call("bash", {"command": "echo zen >> a.txt; echo zen >> b.txt"})]),
-        text("Done."),
-    ], "--yes", state="single·yes")
+    zen, _fake = shell(
+        [
+            tool_calls([call("bash", {"command": "echo zen >> a.txt; echo zen >> b.txt"})]),
+            text("Done."),
+        ],
+        "--yes",
+        state="single·yes",
+    )
     zen.task("append", state="single·yes")
     (project / "b.txt").write_text("the user's edit\n")
     zen.type("/undo\r")

@@ -58,14 +58,18 @@ def test_a_60_line_bash_command_is_shown_whole_before_it_is_approved(
 def test_nothing_from_the_model_tools_or_servers_drives_the_terminal(
     shell: Any, project: Path
 ) -> None:
-    zen, fake = shell([
-        tool_calls([
-            call("bash", {"command": f"echo ran {TITLE}\nexit 0 # {ERASE_UP}"}),
-            call(f"bad{TITLE}tool", {}),
-        ]),
-        text(f"The answer {HOSTILE} ends here."),
-        status(400, message=f"bad {HOSTILE} request"),
-    ])
+    zen, fake = shell(
+        [
+            tool_calls(
+                [
+                    call("bash", {"command": f"echo ran {TITLE}\nexit 0 # {ERASE_UP}"}),
+                    call(f"bad{TITLE}tool", {}),
+                ]
+            ),
+            text(f"The answer {HOSTILE} ends here."),
+            status(400, message=f"bad {HOSTILE} request"),
+        ]
+    )
     zen.type("go\r")
     zen.expect("allow?")
     zen.type("y\r")

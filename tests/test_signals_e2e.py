@@ -57,10 +57,14 @@ def tagged(tag: str) -> list[int]:
 
 def in_sessions(sids: set[int]) -> list[str]:
     """`ps` lines of live processes in the given sessions."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,sid=,stat=,args="], capture_output=True,
-                         text=True, check=True).stdout
-    return [line for line in out.splitlines()
-            if int(line.split()[1]) in sids and not line.split()[2].startswith("Z")]
+    out = subprocess.run(
+        ["ps", "-e", "-o", "pid=,sid=,stat=,args="], capture_output=True, text=True, check=True
+    ).stdout
+    return [
+        line
+        for line in out.splitlines()
+        if int(line.split()[1]) in sids and not line.split()[2].startswith("Z")
+    ]
 
 
 def wait_for(predicate, within: float) -> bool:  # noqa: ANN001
@@ -85,14 +89,35 @@ def test_signal_during_bash_leaves_nothing_running(
     tag = uuid.uuid4().hex
     env = {**zen_env(home), "ZEN_TEST_TAG": tag}
     zen = subprocess.Popen(
-        [sys.executable, "-m", "zen", "-p", "run it", "--yes", "--output-format", output_format,
-         "--base-url", fake.base_url, "--api-key", "k", "--model", "m"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "zen",
+            "-p",
+            "run it",
+            "--yes",
+            "--output-format",
+            output_format,
+            "--base-url",
+            fake.base_url,
+            "--api-key",
+            "k",
+            "--model",
+            "m",
+        ],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         ready = wait_for(
-            lambda: all((project / f).exists() and (project / f).read_text().strip()
-                        for f in PID_FILES), 30)
+            lambda: all(
+                (project / f).exists() and (project / f).read_text().strip() for f in PID_FILES
+            ),
+            30,
+        )
         assert ready, zen.stderr.read() if zen.poll() is not None else "bash did not start"
         pids = {f: int((project / f).read_text()) for f in PID_FILES}
         assert all(running(p) for p in pids.values())

@@ -52,10 +52,12 @@ class Timed:
         return [e for _, e in self.events if isinstance(e, kind)]
 
     def call_seconds(self, name: str) -> float:
-        start = next(t for t, e in self.events if isinstance(e, ev.ToolCallRunning)
-                     and e.name == name)
-        end = next(t for t, e in self.events if isinstance(e, ev.ToolCallFinished)
-                   and e.name == name)
+        start = next(
+            t for t, e in self.events if isinstance(e, ev.ToolCallRunning) and e.name == name
+        )
+        end = next(
+            t for t, e in self.events if isinstance(e, ev.ToolCallFinished) and e.name == name
+        )
         return end - start
 
 
@@ -206,9 +208,18 @@ async def test_two_coders_on_one_file_lose_no_change(fake_llm, project: Path) ->
             if first:
                 both_read.wait(timeout=10)
             old, new = EDITS[task]
-            return tool_calls([call("edit-file", {
-                "path": "shared.py", "old_string": old, "new_string": new,
-            })])
+            return tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {
+                            "path": "shared.py",
+                            "old_string": old,
+                            "new_string": new,
+                        },
+                    )
+                ]
+            )
         return text(f"{task}: done")
 
     tasks = [{"description": d, "prompt": d, "type": "code"} for d in EDITS]
@@ -262,9 +273,18 @@ async def test_a_failing_sub_agent_does_not_sink_the_others(fake_llm, notes: Pat
 async def test_a_sub_agent_that_cannot_start_is_a_failed_report(fake_llm, notes: Path) -> None:
     """A code sub-agent in dual mode uses the Coder's model; with no key for it, it cannot be
     built. That is its failure alone: the explorer beside it still reports."""
-    fake = fake_llm(script([spawn({"description": "fix", "prompt": "task-1", "type": "code"},
-                                  {"description": "look", "prompt": "task-2"}),
-                            text("one of two")], explorer))
+    fake = fake_llm(
+        script(
+            [
+                spawn(
+                    {"description": "fix", "prompt": "task-1", "type": "code"},
+                    {"description": "look", "prompt": "task-2"},
+                ),
+                text("one of two"),
+            ],
+            explorer,
+        )
+    )
     settings = config(fake, agent_mode="dual").model_dump()
     settings["dual_agent"] = {"coder": {"base_url": "https://coder.example.com/v1"}}
     session = Session(Config.model_validate(settings), Workspace(notes))
@@ -318,12 +338,16 @@ async def test_orchestrator_holds_the_tool_in_dual_mode(fake_llm, notes: Path) -
 
 def test_sub_agent_names_are_unique_and_never_empty() -> None:
     assert agent_names(["scan  the\nparser", "scan the parser", "", "lexer"]) == [
-        "sub:scan the parser", "sub:scan the parser #2", "sub:task 3", "sub:lexer",
+        "sub:scan the parser",
+        "sub:scan the parser #2",
+        "sub:task 3",
+        "sub:lexer",
     ]
 
 
-async def test_each_sub_agent_is_saved_under_the_call(fake_llm, notes: Path,
-                                                      tmp_path: Path) -> None:
+async def test_each_sub_agent_is_saved_under_the_call(
+    fake_llm, notes: Path, tmp_path: Path
+) -> None:
     from zen.stores.sessions import SessionStore
     from zen.ui.sessions_cmd import show_lines
 

@@ -24,24 +24,29 @@ SHOWN = f"{P}{P}{P}{P}{P}{P}{P}{P}evil{P}x{P}{P}cr{P}"
 """HOSTILE as a terminal must show it: every sequence one placeholder, the plain text kept."""
 
 
-@pytest.mark.parametrize(("raw", "safe"), [
-    ("plain text, ünïcode 漢字 and emoji 🎉\tand\ttabs\n", None),
-    ("a\r\nb\r\n", "a\nb\n"),
-    ("over\rwrite", f"over{P}write"),
-    (f"x{TITLE}y", f"x{P}y"),
-    ("x\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\y", f"x{P}link{P}y"),
-    ("\x1bP1$qm\x1b\\", P),
-    ("\x1b[38;5;196mred\x1b[0m", f"{P}red{P}"),
-    ("\x1b(0", P),
-    ("\x1b7\x1b8", f"{P}{P}"),
-    ("trailing \x1b", f"trailing {P}"),
-    ("\x1b]0;never ended", f"{P}0;never ended"),
-    ("\x9b31m \x9d0;t\x07 \x85 \x80\x9f", f"{P} {P} {P} {P}{P}"),
-    ("\x00\x08\x7f\x0b\x0c", P * 5),
-    ("\u202aa\u202bb\u202cc\u202dd\u202ee\u2066f\u2067g\u2068h\u2069", "".join(
-        f"{P}{c}" for c in "abcdefgh") + P),
-    (HOSTILE, SHOWN),
-])
+@pytest.mark.parametrize(
+    ("raw", "safe"),
+    [
+        ("plain text, ünïcode 漢字 and emoji 🎉\tand\ttabs\n", None),
+        ("a\r\nb\r\n", "a\nb\n"),
+        ("over\rwrite", f"over{P}write"),
+        (f"x{TITLE}y", f"x{P}y"),
+        ("x\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\y", f"x{P}link{P}y"),
+        ("\x1bP1$qm\x1b\\", P),
+        ("\x1b[38;5;196mred\x1b[0m", f"{P}red{P}"),
+        ("\x1b(0", P),
+        ("\x1b7\x1b8", f"{P}{P}"),
+        ("trailing \x1b", f"trailing {P}"),
+        ("\x1b]0;never ended", f"{P}0;never ended"),
+        ("\x9b31m \x9d0;t\x07 \x85 \x80\x9f", f"{P} {P} {P} {P}{P}"),
+        ("\x00\x08\x7f\x0b\x0c", P * 5),
+        (
+            "\u202aa\u202bb\u202cc\u202dd\u202ee\u2066f\u2067g\u2068h\u2069",
+            "".join(f"{P}{c}" for c in "abcdefgh") + P,
+        ),
+        (HOSTILE, SHOWN),
+    ],
+)
 def test_one_function_makes_text_terminal_safe(raw: str, safe: str | None) -> None:
     assert terminal_safe(raw) == (raw if safe is None else safe)
 
@@ -69,8 +74,13 @@ def replay(*texts: str, cols: int = 200) -> tuple[list[str], pyte.Screen]:
 
 def assert_inert(output: str) -> None:
     """No byte a terminal would act on: no C0 but newline, no ESC, no C1, no bidi control."""
-    bad = [c for c in output if (c < " " and c != "\n") or "\x7f" <= c <= "\x9f"
-           or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+    bad = [
+        c
+        for c in output
+        if (c < " " and c != "\n")
+        or "\x7f" <= c <= "\x9f"
+        or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    ]
     assert not bad, bad
 
 
@@ -83,25 +93,29 @@ def user_mcp_server(home: Path) -> None:
     command, args = stdio_command()
     (home / ".zen").mkdir(exist_ok=True)
     (home / ".zen" / "config.yaml").write_text(
-        "mcp_servers:\n"
-        f"  fake: {{command: {json.dumps(command)}, args: {json.dumps(args)}}}\n"
+        f"mcp_servers:\n  fake: {{command: {json.dumps(command)}, args: {json.dumps(args)}}}\n"
     )
 
 
-def test_print_mode_text_output_shows_placeholders(fake_llm, run_zen, home: Path,
-                                                   project: Path) -> None:
+def test_print_mode_text_output_shows_placeholders(
+    fake_llm, run_zen, home: Path, project: Path
+) -> None:
     """The answer, tool names, paths, bash commands, MCP results and MCP errors."""
     user_mcp_server(home)
-    fake = fake_llm([
-        tool_calls([
-            call(f"no{TITLE}such-tool", {}),
-            call("read-file", {"path": f"mis{CLEAR}sing.txt"}),
-            call("bash", {"command": f"echo ran # {ERASE_UP}{TITLE}"}),
-            call("mcp__fake__echo", {"text": f"echoed {HOSTILE}"}),
-            call("mcp__fake__fail", {"message": f"failed {HOSTILE}"}),
-        ]),
-        text(f"The answer {HOSTILE} ends here.\n\nSecond line."),
-    ])
+    fake = fake_llm(
+        [
+            tool_calls(
+                [
+                    call(f"no{TITLE}such-tool", {}),
+                    call("read-file", {"path": f"mis{CLEAR}sing.txt"}),
+                    call("bash", {"command": f"echo ran # {ERASE_UP}{TITLE}"}),
+                    call("mcp__fake__echo", {"text": f"echoed {HOSTILE}"}),
+                    call("mcp__fake__fail", {"message": f"failed {HOSTILE}"}),
+                ]
+            ),
+            text(f"The answer {HOSTILE} ends here.\n\nSecond line."),
+        ]
+    )
     done = run_zen("-p", "go", "--yes", *args_for(fake))
     assert done.code == 0, done.err
     for output in (done.out, done.err):
@@ -143,11 +157,11 @@ def test_json_keeps_the_exact_text_as_ascii_escapes(fake_llm, run_zen, fmt: str)
     assert last["result"] == answer
     if fmt == "stream-json":
         streamed = "".join(
-            e.get("text", "") for e in map(json.loads, done.out.splitlines()[:-1])
+            e.get("text", "")
+            for e in map(json.loads, done.out.splitlines()[:-1])
             if e.get("type") == "TextDelta"
         )
         assert streamed == answer
-
 
 
 async def test_an_mcp_approval_shows_every_argument_whole(tmp_path: Path) -> None:
@@ -171,8 +185,11 @@ async def test_an_mcp_approval_shows_every_argument_whole(tmp_path: Path) -> Non
             raise AssertionError("not called by a preview")
 
     tool = McpTool("mcp__docs__upload", RemoteTool("upload"), Server(), "confirm")
-    args = {"path": "notes.md", "body": "BEGIN " + "x" * 5000 + f" {TITLE}END",
-            "lines": [f"line {n}" for n in range(80)]}
+    args = {
+        "path": "notes.md",
+        "body": "BEGIN " + "x" * 5000 + f" {TITLE}END",
+        "lines": [f"line {n}" for n in range(80)],
+    }
     ctx = ToolContext(Workspace(tmp_path), "main", ReadTracker(), MemoStore(), TodoStore())
     preview = await tool.preview(McpParams.model_validate(args), ctx)
     assert json.loads(preview.split("\n", 1)[1]) == args  # the exact arguments, nothing cut

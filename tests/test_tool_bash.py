@@ -83,11 +83,7 @@ async def test_bash_features_work(ctx: ToolContext) -> None:
 
 
 async def test_timeout_kills_the_whole_tree(ctx: ToolContext) -> None:
-    command = (
-        "sleep 30 & echo $!; "
-        "(sleep 31 & echo $!; wait) & "
-        "sleep 0.2; sleep 32"
-    )
+    command = "sleep 30 & echo $!; (sleep 31 & echo $!; wait) & sleep 0.2; sleep 32"
     started = time.monotonic()
     result = await bash(ctx, command=command, timeout=1)
     assert time.monotonic() - started < 6
@@ -219,9 +215,7 @@ async def test_timeout_kills_processes_that_left_the_session(ctx: ToolContext) -
 
 @pytest.mark.skipif(sys.platform != "linux", reason="finds escaped processes through /proc")
 async def test_cancel_kills_processes_that_left_the_session(ctx: ToolContext) -> None:
-    task = asyncio.ensure_future(
-        bash(ctx, command="setsid sleep 300 & echo $! > pid; wait")
-    )
+    task = asyncio.ensure_future(bash(ctx, command="setsid sleep 300 & echo $! > pid; wait"))
     pid_file = ctx.workspace.root / "pid"
     deadline = time.monotonic() + 5
     while not pids_in(pid_file.read_text() if pid_file.exists() else "") and (

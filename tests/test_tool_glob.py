@@ -58,22 +58,36 @@ async def test_path_narrows_the_search_and_results_stay_workspace_relative(
 
 async def test_gitignore_is_respected_without_git(ctx: ToolContext) -> None:
     root = ctx.workspace.root
-    make(root, {
-        ".gitignore": "build/\n*.log\n!keep.log\n/top.txt\n",
-        "build/out.py": "", "app.log": "", "keep.log": "", "top.txt": "",
-        "src/top.txt": "", "src/x.py": "",
-    })
+    make(
+        root,
+        {
+            ".gitignore": "build/\n*.log\n!keep.log\n/top.txt\n",
+            "build/out.py": "",
+            "app.log": "",
+            "keep.log": "",
+            "top.txt": "",
+            "src/top.txt": "",
+            "src/x.py": "",
+        },
+    )
     found = listed(await glob(ctx, pattern="**"))
     assert found == {".gitignore", "keep.log", "src/top.txt", "src/x.py"}
 
 
 async def test_nested_gitignore_overrides_its_parent(ctx: ToolContext) -> None:
     root = ctx.workspace.root
-    make(root, {
-        ".gitignore": "*.gen\n",
-        "a.gen": "", "lib/b.gen": "", "lib/.gitignore": "!b.gen\nlocal/\n",
-        "lib/local/c.py": "", "lib/d.py": "", "local/e.py": "",
-    })
+    make(
+        root,
+        {
+            ".gitignore": "*.gen\n",
+            "a.gen": "",
+            "lib/b.gen": "",
+            "lib/.gitignore": "!b.gen\nlocal/\n",
+            "lib/local/c.py": "",
+            "lib/d.py": "",
+            "local/e.py": "",
+        },
+    )
     found = listed(await glob(ctx, pattern="**/*.{gen,py}"))
     assert found == {"lib/b.gen", "lib/d.py", "local/e.py"}
 
@@ -84,8 +98,14 @@ async def test_parent_gitignore_applies_when_searching_a_subdirectory(ctx: ToolC
 
 
 async def test_an_ignored_directory_named_as_path_is_still_searched(ctx: ToolContext) -> None:
-    make(ctx.workspace.root, {".gitignore": "node_modules/\n*.map\n",
-                              "node_modules/pkg/index.js": "", "node_modules/pkg/i.map": ""})
+    make(
+        ctx.workspace.root,
+        {
+            ".gitignore": "node_modules/\n*.map\n",
+            "node_modules/pkg/index.js": "",
+            "node_modules/pkg/i.map": "",
+        },
+    )
     assert (await glob(ctx, pattern="*.js")).output == "no files match"
     found = listed(await glob(ctx, pattern="**", path="node_modules"))
     assert found == {"node_modules/pkg/index.js"}

@@ -133,9 +133,7 @@ async def test_context_lines_and_separators(tool: Grep, ctx: ToolContext) -> Non
     assert result.summary == "3 lines in 1 file"
 
 
-async def test_path_narrows_and_paths_stay_workspace_relative(
-    tool: Grep, ctx: ToolContext
-) -> None:
+async def test_path_narrows_and_paths_stay_workspace_relative(tool: Grep, ctx: ToolContext) -> None:
     make(ctx.workspace.root, TREE)
     assert (await grep(tool, ctx, pattern="TODO", path="sub")).output.splitlines() == [
         "sub/keep.md:1:TODO re-included",
@@ -163,8 +161,13 @@ async def test_matching_lines_are_capped_with_a_note(ctx: ToolContext) -> None:
     for rg in ([RG] if RG else []) + [None]:
         result = await grep(Grep(rg=rg, limit=5), ctx, pattern="hit")
         lines = result.output.splitlines()
-        assert lines[:5] == ["f0.txt:1:hit 0", "f0.txt:2:hit 1", "f0.txt:3:hit 2",
-                             "f0.txt:4:hit 3", "f1.txt:1:hit 0"]
+        assert lines[:5] == [
+            "f0.txt:1:hit 0",
+            "f0.txt:2:hit 1",
+            "f0.txt:3:hit 2",
+            "f0.txt:4:hit 3",
+            "f1.txt:1:hit 0",
+        ]
         assert "stopped at 5 matching lines" in lines[5]
         assert result.summary == "5+ lines in 2 files"
         outputs.append(result.output)

@@ -45,13 +45,16 @@ async def todo(ctx: ToolContext, **args: Any) -> ToolResult:
 async def test_memo_write_stores_the_entry_and_tells_the_user(
     ctx: ToolContext, log: EventLog
 ) -> None:
-    result = await memo(ctx, action="write", key="plan:auth", content="1. add login\n2. tests",
-                        summary="login plan")
+    result = await memo(
+        ctx, action="write", key="plan:auth", content="1. add login\n2. tests", summary="login plan"
+    )
     assert result.ok and result.output == "wrote plan:auth"
     entry = ctx.memo.read("plan:auth")
     assert entry is not None
     assert (entry.content, entry.summary, entry.author) == (
-        "1. add login\n2. tests", "login plan", "orchestrator"
+        "1. add login\n2. tests",
+        "login plan",
+        "orchestrator",
     )
     assert log.events == [MemoWritten(agent="orchestrator", key="plan:auth", summary="login plan")]
 

@@ -48,9 +48,12 @@ def test_recursive_alias_is_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_a_few_aliases_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    project_config(tmp_path, "x-base: &perm confirm\npermissions: {bash: *perm, git: *perm}\n"
-                   .replace("x-base: &perm confirm\n", "max_turns: &n 7\ncoder_max_turns: *n\n")
-                   .replace("{bash: *perm, git: *perm}", "{}"))
+    project_config(
+        tmp_path,
+        "x-base: &perm confirm\npermissions: {bash: *perm, git: *perm}\n".replace(
+            "x-base: &perm confirm\n", "max_turns: &n 7\ncoder_max_turns: *n\n"
+        ).replace("{bash: *perm, git: *perm}", "{}"),
+    )
     config = load_config(tmp_path / "p", trusted=True)
     assert config.max_turns == 7 and config.coder_max_turns == 7
 

@@ -96,10 +96,17 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
 
     copies = not has_git()
     if copies:
-        warn("no git executable: checkpoints keep copies of the files zen's own tools change; "
-             "changes made through bash are not covered by /undo or zen rewind")
-    return CheckpointStore(root, max_file_size=settings.max_file_size,
-                           keep_days=settings.keep_days, max_mb=settings.max_mb, copies=copies)
+        warn(
+            "no git executable: checkpoints keep copies of the files zen's own tools change; "
+            "changes made through bash are not covered by /undo or zen rewind"
+        )
+    return CheckpointStore(
+        root,
+        max_file_size=settings.max_file_size,
+        keep_days=settings.keep_days,
+        max_mb=settings.max_mb,
+        copies=copies,
+    )
 
 
 async def _warm_and_prune(store: Any) -> None:
@@ -115,8 +122,13 @@ async def _warm_and_prune(store: Any) -> None:
 
 @asynccontextmanager
 async def open_session(
-    config: Config, root: Path, *, warn: Warn = warn_stderr, resume: str | None = None,
-    continue_last: bool = False, keep: frozenset[str] = frozenset(),
+    config: Config,
+    root: Path,
+    *,
+    warn: Warn = warn_stderr,
+    resume: str | None = None,
+    continue_last: bool = False,
+    keep: frozenset[str] = frozenset(),
 ) -> AsyncIterator[Session]:
     """A session with its MCP servers starting and git facts gathered; all stopped on exit.
     The session takes the servers' tools when its first conversation starts.

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-
 def help_formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's formatter, sized without `shutil` (a tenth of `zen --help`'s start-up)."""
     import os
@@ -39,60 +38,142 @@ def build_parser() -> argparse.ArgumentParser:
         "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
         "`zen rewind --list` the checkpoints.",
     )
-    p.add_argument("-p", "--print", dest="task", metavar="TASK",
-                   help="run one task and exit ('-' reads it from stdin)")
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="task",
+        metavar="TASK",
+        help="run one task and exit ('-' reads it from stdin)",
+    )
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--single", dest="agent_mode", action="store_const", const="single",
-                      help="one agent does everything")
-    mode.add_argument("--dual", dest="agent_mode", action="store_const", const="dual",
-                      help="an Orchestrator scouts and delegates to a Coder")
-    p.add_argument("--collab", dest="collaboration",
-                   choices=["delegated", "autonomous", "controlled"],
-                   help="how the Orchestrator and Coder share the work (implies --dual)")
+    mode.add_argument(
+        "--single",
+        dest="agent_mode",
+        action="store_const",
+        const="single",
+        help="one agent does everything",
+    )
+    mode.add_argument(
+        "--dual",
+        dest="agent_mode",
+        action="store_const",
+        const="dual",
+        help="an Orchestrator scouts and delegates to a Coder",
+    )
+    p.add_argument(
+        "--collab",
+        dest="collaboration",
+        choices=["delegated", "autonomous", "controlled"],
+        help="how the Orchestrator and Coder share the work (implies --dual)",
+    )
     p.add_argument("--model", help="model name")
-    p.add_argument("--work-mode", dest="work_mode", metavar="MODE",
-                   help="bug-fix, develop, explain (read-only) or optimize")
-    p.add_argument("--provider", help="provider preset: openai, deepseek, kimi, glm, qwen, "
-                   "openrouter, ollama, vllm, lmstudio, llamacpp, litellm (without --model: "
-                   "its default model)")
+    p.add_argument(
+        "--work-mode",
+        dest="work_mode",
+        metavar="MODE",
+        help="bug-fix, develop, explain (read-only) or optimize",
+    )
+    p.add_argument(
+        "--provider",
+        help="provider preset: openai, deepseek, kimi, glm, qwen, "
+        "openrouter, ollama, vllm, lmstudio, llamacpp, litellm (without --model: "
+        "its default model)",
+    )
     p.add_argument("--base-url", help="OpenAI-compatible endpoint URL")
     p.add_argument("--api-key", help="API key (better: set ZEN_API_KEY)")
     p.add_argument("-C", dest="directory", metavar="DIR", help="work in DIR (the workspace)")
     p.add_argument("--yes", action="store_true", help="approve every confirm-level tool call")
-    p.add_argument("--trust", action="store_true",
-                   help="load this folder's own settings (.zen/config.yaml, .mcp.json) for "
-                   "this run without recording trust (see `zen trust`)")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="load this folder's own settings (.zen/config.yaml, .mcp.json) for "
+        "this run without recording trust (see `zen trust`)",
+    )
     p.add_argument("--max-turns", type=int, metavar="N", help="stop after N model turns")
-    p.add_argument("--max-time", type=float, metavar="S",
-                   help="stop the task after S seconds (default: no limit)")
-    p.add_argument("--max-budget-usd", type=float, metavar="USD",
-                   help="stop the task once it has cost more than USD (when the model's price "
-                   "is known; exit 8)")
-    p.add_argument("--timeout", type=float, metavar="S",
-                   help="give up on one model request after S seconds in all (default 900)")
-    p.add_argument("--first-byte-timeout", type=float, metavar="S",
-                   help="... when its answer has not begun after S seconds (default 300)")
-    p.add_argument("--idle-timeout", type=float, metavar="S",
-                   help="... when its stream is silent for S seconds (default 120)")
-    p.add_argument("--connect-timeout", type=float, metavar="S",
-                   help="... when the server does not accept a connection in S seconds "
-                   "(default 10)")
-    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text",
-                   help="how -p reports (default: text)")
-    p.add_argument("-c", "--continue", dest="continue_last", action="store_true",
-                   help="continue this workspace's latest session")
-    p.add_argument("-r", "--resume", metavar="ID", nargs="?", const="",
-                   help="continue session ID (without ID, the shell lists this workspace's "
-                   "sessions to pick from)")
-    p.add_argument("--simple", action="store_true",
-                   help="plain input() shell, for terminals prompt-toolkit cannot drive")
+    p.add_argument(
+        "--max-time",
+        type=float,
+        metavar="S",
+        help="stop the task after S seconds (default: no limit)",
+    )
+    p.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="USD",
+        help="stop the task once it has cost more than USD (when the model's price "
+        "is known; exit 8)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="give up on one model request after S seconds in all (default 900)",
+    )
+    p.add_argument(
+        "--first-byte-timeout",
+        type=float,
+        metavar="S",
+        help="... when its answer has not begun after S seconds (default 300)",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        metavar="S",
+        help="... when its stream is silent for S seconds (default 120)",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        help="... when the server does not accept a connection in S seconds (default 10)",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json"],
+        default="text",
+        help="how -p reports (default: text)",
+    )
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue this workspace's latest session",
+    )
+    p.add_argument(
+        "-r",
+        "--resume",
+        metavar="ID",
+        nargs="?",
+        const="",
+        help="continue session ID (without ID, the shell lists this workspace's "
+        "sessions to pick from)",
+    )
+    p.add_argument(
+        "--simple",
+        action="store_true",
+        help="plain input() shell, for terminals prompt-toolkit cannot drive",
+    )
     p.add_argument("--version", action="version", version=f"zen {__version__}")
     return p
 
 
-CLI_KEYS = ("agent_mode", "collaboration", "model", "provider", "base_url", "api_key",
-            "max_turns", "max_time", "max_budget_usd", "timeout", "first_byte_timeout",
-            "idle_timeout", "connect_timeout", "work_mode")
+CLI_KEYS = (
+    "agent_mode",
+    "collaboration",
+    "model",
+    "provider",
+    "base_url",
+    "api_key",
+    "max_turns",
+    "max_time",
+    "max_budget_usd",
+    "timeout",
+    "first_byte_timeout",
+    "idle_timeout",
+    "connect_timeout",
+    "work_mode",
+)
 
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -145,8 +226,11 @@ def _main(args: argparse.Namespace) -> int:
         args.agent_mode = "dual"
         print(f"zen: --collab {args.collaboration} implies --dual", file=sys.stderr)
     elif args.collaboration and args.agent_mode == "single":
-        print(f"zen: --collab {args.collaboration} applies to dual mode only; --single wins "
-              "(/dual switches)", file=sys.stderr)
+        print(
+            f"zen: --collab {args.collaboration} applies to dual mode only; --single wins "
+            "(/dual switches)",
+            file=sys.stderr,
+        )
     if args.continue_last and args.resume is not None:
         return refuse(args, "--continue and --resume cannot be used together")
     if args.task is not None and args.resume == "":
@@ -172,9 +256,16 @@ def _main(args: argparse.Namespace) -> int:
         from zen.app import open_session
         from zen.ui.shell import run_shell
 
-        return run_shell(config, root, open_session, simple=args.simple, yes=args.yes,
-                         resume=args.resume, continue_last=args.continue_last,
-                         keep=frozenset(cli_overrides(args)))
+        return run_shell(
+            config,
+            root,
+            open_session,
+            simple=args.simple,
+            yes=args.yes,
+            resume=args.resume,
+            continue_last=args.continue_last,
+            keep=frozenset(cli_overrides(args)),
+        )
 
     task = read_task(args.task)
     if not task.strip():
@@ -215,19 +306,28 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
             try:
                 trust.trust(state)
             except OSError as e:
-                print(f"zen: warning: cannot record trust in {trust.store_path()} "
-                      f"({e.strerror or e}); trusted for this run only", file=sys.stderr)
+                print(
+                    f"zen: warning: cannot record trust in {trust.store_path()} "
+                    f"({e.strerror or e}); trusted for this run only",
+                    file=sys.stderr,
+                )
         return None if answer == "quit" else answer == "trust"
     where = f" {shown}" if shown else ""
-    why = "they changed since you trusted this folder" if state.changed else (
-        "this folder is not trusted"
+    why = (
+        "they changed since you trusted this folder"
+        if state.changed
+        else ("this folder is not trusted")
     )
     from zen.terminal_safe import terminal_safe
 
-    print(terminal_safe(
-        f"zen: warning: ignored {', '.join(state.inputs)}: {why}; review them "
-        f"and run `zen trust{where}`, or pass --trust for this run"
-    ), file=sys.stderr, flush=True)
+    print(
+        terminal_safe(
+            f"zen: warning: ignored {', '.join(state.inputs)}: {why}; review them "
+            f"and run `zen trust{where}`, or pass --trust for this run"
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
     return False
 
 
@@ -235,8 +335,9 @@ def report_tightened() -> None:
     """One line per state path whose wider permissions zen narrowed (issue 19)."""
     paths = sys.modules.get("zen.paths")
     for path in getattr(paths, "tightened", [])[:]:
-        print(f"zen: note: {path} was readable by others; it is now private to you",
-              file=sys.stderr)
+        print(
+            f"zen: note: {path} was readable by others; it is now private to you", file=sys.stderr
+        )
     if paths is not None:
         paths.tightened.clear()
 
@@ -293,13 +394,18 @@ def model_note(config: Any, model: str) -> str:
     """What `--model` did when roles have models of their own (it overrides only the rest)."""
     from zen.config import DUAL_ROLES
 
-    kept = [f"{role} keeps {over.model}" for role in DUAL_ROLES
-            if (over := getattr(config.dual_agent, role)).model]
+    kept = [
+        f"{role} keeps {over.model}"
+        for role in DUAL_ROLES
+        if (over := getattr(config.dual_agent, role)).model
+    ]
     if not kept:
         return ""
     mode = "" if config.agent_mode == "dual" else " (in dual mode)"
-    return (f"--model {model} applies to every role without its own model; "
-            f"{', '.join(kept)} (dual_agent in the config){mode}; /model shows them all")
+    return (
+        f"--model {model} applies to every role without its own model; "
+        f"{', '.join(kept)} (dual_agent in the config){mode}; /model shows them all"
+    )
 
 
 def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:
@@ -323,13 +429,20 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
         stop.install(main.cancel)
         try:
             async with open_session(
-                config, workspace, resume=args.resume, continue_last=args.continue_last,
+                config,
+                workspace,
+                resume=args.resume,
+                continue_last=args.continue_last,
                 keep=frozenset(cli_overrides(args)),
             ) as session:
                 settings = session.settings(session.role)
                 if settings.default_model and config.provider:
-                    print(f"zen: using {settings.provider}'s default model {settings.model} "
-                          "(choose another with --model)", file=sys.stderr, flush=True)
+                    print(
+                        f"zen: using {settings.provider}'s default model {settings.model} "
+                        "(choose another with --model)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 return await run_oneshot(
                     session, task, output_format=args.output_format, yes=args.yes
                 )
@@ -365,8 +478,11 @@ def mcp_command(argv: list[str]) -> int:
         return fail("usage: zen mcp list [-C DIR] [--trust]")
     parser = argparse.ArgumentParser(prog="zen mcp list")
     parser.add_argument("-C", dest="directory", metavar="DIR")
-    parser.add_argument("--trust", action="store_true",
-                        help="include this folder's own servers (.mcp.json) for this run")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="include this folder's own servers (.mcp.json) for this run",
+    )
     args = parser.parse_args(argv[1:])
     from pathlib import Path
 
@@ -397,11 +513,15 @@ def mcp_command(argv: list[str]) -> int:
 
 def config_command(argv: list[str]) -> int:
     """`zen config`: where each role's requests go and with which key (redacted)."""
-    parser = argparse.ArgumentParser(prog="zen config", formatter_class=help_formatter,
-                                     description="Show the model, host and key of each role.")
+    parser = argparse.ArgumentParser(
+        prog="zen config",
+        formatter_class=help_formatter,
+        description="Show the model, host and key of each role.",
+    )
     parser.add_argument("-C", dest="directory", metavar="DIR")
-    parser.add_argument("--trust", action="store_true",
-                        help="include this folder's own settings for this run")
+    parser.add_argument(
+        "--trust", action="store_true", help="include this folder's own settings for this run"
+    )
     args = parser.parse_args(argv)
     from pathlib import Path
 
@@ -436,7 +556,8 @@ def config_command(argv: list[str]) -> int:
 def trust_command(argv: list[str]) -> int:
     """`zen trust [DIR]`, `zen trust --list`, `zen trust --remove DIR`."""
     parser = argparse.ArgumentParser(
-        prog="zen trust", formatter_class=help_formatter,
+        prog="zen trust",
+        formatter_class=help_formatter,
         description="Trust a folder's own settings (.zen/config.yaml, .mcp.json, hooks): zen "
         "loads them only for folders you trusted, and asks again when they change.",
     )

@@ -53,8 +53,18 @@ class ConfigError(Exception):
 
 
 BUILTIN_TOOLS = (
-    "read-file", "write-file", "edit-file", "glob", "grep", "bash", "memo", "todo",
-    "send-to-coder", "revert-coder", "spawn-agents", "git",
+    "read-file",
+    "write-file",
+    "edit-file",
+    "glob",
+    "grep",
+    "bash",
+    "memo",
+    "todo",
+    "send-to-coder",
+    "revert-coder",
+    "spawn-agents",
+    "git",
 )
 """The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
 _MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
@@ -401,9 +411,7 @@ def _validate(layers: list[_Layer]) -> Config:
         merged = _merge(merged, layer.data)
     skipped = {name: why for layer in layers for name, why in layer.skipped.items()}
     if skipped and isinstance(merged.get("mcp_servers"), dict):
-        merged["mcp_servers"] = {
-            k: v for k, v in merged["mcp_servers"].items() if k not in skipped
-        }
+        merged["mcp_servers"] = {k: v for k, v in merged["mcp_servers"].items() if k not in skipped}
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
@@ -663,8 +671,8 @@ def endpoint(config: Config, role: str | None = None) -> Endpoint:
     own = (over.provider is not None and over.provider != config.provider) or (
         over.base_url is not None and over.base_url != config.base_url
     )
-    provider, base_url = (over.provider, over.base_url) if own else (
-        config.provider, config.base_url
+    provider, base_url = (
+        (over.provider, over.base_url) if own else (config.provider, config.base_url)
     )
     env = config._env
     preset = PROVIDERS[provider] if provider else None
@@ -766,4 +774,3 @@ def _no_key(point: Endpoint, role: str | None, redirect: Redirect | None) -> str
         f"no API key for {point.base_url}: set {point.key_vars[0]} (or ZEN_API_KEY), pass "
         "--api-key, or put api_key in ~/.zen/config.yaml"
     )
-

@@ -140,8 +140,7 @@ class Compacted(Event):
 
     @property
     def line(self) -> str:
-        how = (f"memo: {self.memo_keys} keys" if self.memo_keys
-               else "old tool outputs dropped")
+        how = f"memo: {self.memo_keys} keys" if self.memo_keys else "old tool outputs dropped"
         return f"compacted: {self.before:,} → {self.after:,} tokens ({how})"
 
 

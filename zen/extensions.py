@@ -55,7 +55,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         meta = yaml.safe_load(match[1])
     except yaml.YAMLError:
         return {}, text
-    return (meta if isinstance(meta, dict) else {}), text[match.end():]
+    return (meta if isinstance(meta, dict) else {}), text[match.end() :]
 
 
 def _read(path: Path) -> str | None:
@@ -105,8 +105,9 @@ def load_commands(workspace: Path, trusted: bool) -> list[Extension]:
                 continue
             meta, body = split_front_matter(text)
             description = " ".join(str(meta.get("description") or "").split())
-            found[path.stem.lower()] = Extension(path.stem.lower(), description[:120],
-                                                 body.strip(), path, meta)
+            found[path.stem.lower()] = Extension(
+                path.stem.lower(), description[:120], body.strip(), path, meta
+            )
     return sorted(found.values(), key=lambda e: e.name)
 
 

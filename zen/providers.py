@@ -35,27 +35,66 @@ class Provider:
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
-        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
-                 "gpt-4o-mini", 128_000),
-        Provider("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY",
-                 "deepseek-chat", 128_000, echo_reasoning=True),
-        Provider("kimi", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY",
-                 "kimi-k2-0905-preview", 262_144, echo_reasoning=True),
-        Provider("glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY",
-                 "glm-4.6", 200_000),
-        Provider("qwen", "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY",
-                 "qwen-plus", 131_072),
-        Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-                 "openai/gpt-4o-mini", 128_000),
+        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini", 128_000),
+        Provider(
+            "deepseek",
+            "https://api.deepseek.com",
+            "DEEPSEEK_API_KEY",
+            "deepseek-chat",
+            128_000,
+            echo_reasoning=True,
+        ),
+        Provider(
+            "kimi",
+            "https://api.moonshot.ai/v1",
+            "MOONSHOT_API_KEY",
+            "kimi-k2-0905-preview",
+            262_144,
+            echo_reasoning=True,
+        ),
+        Provider(
+            "glm", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY", "glm-4.6", 200_000
+        ),
+        Provider(
+            "qwen",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1",
+            "DASHSCOPE_API_KEY",
+            "qwen-plus",
+            131_072,
+        ),
+        Provider(
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER_API_KEY",
+            "openai/gpt-4o-mini",
+            128_000,
+        ),
         # the model's window; Ollama keeps only its num_ctx of it unless told otherwise
-        Provider("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY",
-                 "qwen2.5-coder", 32_768, local=True),
+        Provider(
+            "ollama",
+            "http://localhost:11434/v1",
+            "OLLAMA_API_KEY",
+            "qwen2.5-coder",
+            32_768,
+            local=True,
+        ),
         Provider("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", local=True),
-        Provider("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", local=True,
-                 stream_usage=False),
+        Provider(
+            "lmstudio",
+            "http://localhost:1234/v1",
+            "LMSTUDIO_API_KEY",
+            local=True,
+            stream_usage=False,
+        ),
         # llama.cpp's server ignores the model name; llama-cpp-python serves its one model
-        Provider("llamacpp", "http://localhost:8080/v1", "LLAMA_API_KEY", "local-model",
-                 local=True, stream_tools=False),
+        Provider(
+            "llamacpp",
+            "http://localhost:8080/v1",
+            "LLAMA_API_KEY",
+            "local-model",
+            local=True,
+            stream_tools=False,
+        ),
         Provider("litellm", "http://localhost:4000/v1", "LITELLM_API_KEY"),
     )
 }

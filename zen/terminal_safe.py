@@ -22,12 +22,14 @@ _STRING_END = r"(?:\x07|\x1b\\|\x9c)"
 
 UNSAFE = re.compile(
     "\x1b(?:"
-    r"\[[0-?]*[ -/]*[@-~]"                              # CSI: ESC [ params intermediates final
-    r"|[\]PX^_][^\x07\x1b\x9c]{0,4096}" + _STRING_END  # OSC, DCS, SOS, PM, APC
-    + r"|[ -/]*[0-~]"                                   # other escapes (charset, keypad, ...)
-    r")?"                                               # or a lone ESC
-    r"|\x9b[0-?]*[ -/]*[@-~]"                           # 8-bit CSI
-    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]{0,4096}" + _STRING_END  # 8-bit strings
+    r"\[[0-?]*[ -/]*[@-~]"  # CSI: ESC [ params intermediates final
+    r"|[\]PX^_][^\x07\x1b\x9c]{0,4096}"
+    + _STRING_END  # OSC, DCS, SOS, PM, APC
+    + r"|[ -/]*[0-~]"  # other escapes (charset, keypad, ...)
+    r")?"  # or a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]{0,4096}"
+    + _STRING_END  # 8-bit strings
     + "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"  # other C0, DEL, C1, bidi
 )
 """Everything a terminal could act on, except newline and tab."""

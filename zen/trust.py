@@ -226,8 +226,11 @@ def describe(root: Path) -> list[str]:
         path = root / folder
         if folder in names and path.is_dir():
             count = len(_files(path))
-            what = {"hooks": "hooks that run commands", "skills": "skills (instructions and "
-                    "scripts)", "commands": "custom commands"}[folder.rsplit("/", 1)[1]]
+            what = {
+                "hooks": "hooks that run commands",
+                "skills": "skills (instructions and scripts)",
+                "commands": "custom commands",
+            }[folder.rsplit("/", 1)[1]]
             lines.append(f"{folder}/: {count} file{'' if count == 1 else 's'} of {what}")
     if variables:
         lines.append("reads these environment variables: " + ", ".join(sorted(variables)))
@@ -269,16 +272,20 @@ def _describe_config(data: Any) -> list[str]:
     if data.get("api_key"):
         lines.append(f"{src}: sets the API key to {_show_secret(str(data['api_key']))}")
     roles = data.get("dual_agent")
-    for role, over in (roles.items() if isinstance(roles, dict) else []):
+    for role, over in roles.items() if isinstance(roles, dict) else []:
         if isinstance(over, dict) and (over.get("base_url") or over.get("provider")):
             where = over.get("base_url") or f"the provider {over.get('provider')}"
             lines.append(f"{src}: the {role} talks to {where}")
     perms = data.get("permissions")
-    for tool, level in (perms.items() if isinstance(perms, dict) else []):
-        meaning = {"auto": "runs without asking", "deny": "is refused",
-                   "confirm": "asks first"}.get(str(level), "")
-        lines.append(f"{src}: permission {tool}: {level}" + (f" ({tool} {meaning})"
-                                                             if meaning else ""))
+    for tool, level in perms.items() if isinstance(perms, dict) else []:
+        meaning = {
+            "auto": "runs without asking",
+            "deny": "is refused",
+            "confirm": "asks first",
+        }.get(str(level), "")
+        lines.append(
+            f"{src}: permission {tool}: {level}" + (f" ({tool} {meaning})" if meaning else "")
+        )
     roots = data.get("allowed_roots")
     if isinstance(roots, list) and roots:
         lines.append(f"{src}: file tools may also read and write {', '.join(map(str, roots))}")
@@ -286,10 +293,18 @@ def _describe_config(data: Any) -> list[str]:
     if isinstance(prompts, list) and prompts:
         lines.append(f"{src}: adds to the system prompt the files {', '.join(map(str, prompts))}")
     servers = data.get("mcp_servers")
-    for name, spec in (servers.items() if isinstance(servers, dict) else []):
+    for name, spec in servers.items() if isinstance(servers, dict) else []:
         lines.append(_server_line(src, name, spec))
-    known = {"base_url", "provider", "api_key", "dual_agent", "permissions", "allowed_roots",
-             "prompts", "mcp_servers"}
+    known = {
+        "base_url",
+        "provider",
+        "api_key",
+        "dual_agent",
+        "permissions",
+        "allowed_roots",
+        "prompts",
+        "mcp_servers",
+    }
     other = [str(key) for key in data if key not in known]
     if other:
         lines.append(f"{src}: also sets {', '.join(other)}")

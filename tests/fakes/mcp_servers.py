@@ -75,8 +75,12 @@ class FakeServer(MCPServer):
             if cursor is None:
                 return ListToolsResult(tools=tools, next_cursor="1")
             page = int(cursor)
-            big = {"type": "object", "properties": {
-                f"field_{i}": {"type": "string", "description": "x" * 40} for i in range(20)}}
+            big = {
+                "type": "object",
+                "properties": {
+                    f"field_{i}": {"type": "string", "description": "x" * 40} for i in range(20)
+                },
+            }
             extra = [
                 MCPTool(name=f"bulk_{page}_{i}", description="A bulk tool.", input_schema=big)
                 for i in range(100)
@@ -169,8 +173,10 @@ def build(name: str, listing: str = "plain", legacy: bool = False) -> MCPServer:
         data = base64.b64encode(PNG * 200).decode()
         return CallToolResult(
             content=[ImageContent(type="image", data=data, mime_type="image/png")],
-            structured_content={"content": [{"type": "image", "data": data,
-                                             "mimeType": "image/png"}], "name": "big.png"},
+            structured_content={
+                "content": [{"type": "image", "data": data, "mimeType": "image/png"}],
+                "name": "big.png",
+            },
         )
 
     @server.tool(description="Needs MCP Tasks (marked so in the listing).")

@@ -121,14 +121,27 @@ class Raw(Reply):
     hang: float = 0.0
 
 
-def raw(*parts: bytes, gap: float = 0.0, per_byte: bool = False, status: int = 200,
-        content_type: str = "text/event-stream", hang: float = 0.0,
-        delay: float = 0.0) -> Raw:
+def raw(
+    *parts: bytes,
+    gap: float = 0.0,
+    per_byte: bool = False,
+    status: int = 200,
+    content_type: str = "text/event-stream",
+    hang: float = 0.0,
+    delay: float = 0.0,
+) -> Raw:
     """Exactly these body bytes (chunked, one write per part, or per byte with `per_byte`),
     `gap` seconds apart; then `hang` seconds of silence before the body ends. No parts: an
     empty 200 stream."""
-    return Raw(parts=list(parts), gap=gap, per_byte=per_byte, status=status,
-               content_type=content_type, hang=hang, delay=delay)
+    return Raw(
+        parts=list(parts),
+        gap=gap,
+        per_byte=per_byte,
+        status=status,
+        content_type=content_type,
+        hang=hang,
+        delay=delay,
+    )
 
 
 def sse(*events: dict[str, Any] | list[Any] | str | bytes) -> bytes:
@@ -136,17 +149,23 @@ def sse(*events: dict[str, Any] | list[Any] | str | bytes) -> bytes:
     bytes as they are)."""
     out = []
     for e in events:
-        data = e if isinstance(e, bytes) else (
-            e.encode("utf-8") if isinstance(e, str) else json.dumps(e).encode("utf-8"))
+        data = (
+            e
+            if isinstance(e, bytes)
+            else (e.encode("utf-8") if isinstance(e, str) else json.dumps(e).encode("utf-8"))
+        )
         out.append(b"data: " + data + b"\n\n")
     return b"".join(out)
 
 
-def chunk_json(delta: dict[str, Any] | None = None, finish_reason: str | None = None,
-               **extra: Any) -> dict[str, Any]:
+def chunk_json(
+    delta: dict[str, Any] | None = None, finish_reason: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """One chat.completion.chunk object (for `sse`); `extra` replaces top-level fields."""
     out: dict[str, Any] = {
-        "id": "chatcmpl-raw", "object": "chat.completion.chunk", "created": 0,
+        "id": "chatcmpl-raw",
+        "object": "chat.completion.chunk",
+        "created": 0,
         "model": "fake-model",
         "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish_reason}],
     }
@@ -192,8 +211,14 @@ def text(
     send no usage chunk even when asked.
     """
     return Text(
-        content=content, chunk=chunk, reasoning=reasoning, delay=delay, usage=usage,
-        cached=cached, chunk_delay=chunk_delay, reasoning_key=reasoning_key,
+        content=content,
+        chunk=chunk,
+        reasoning=reasoning,
+        delay=delay,
+        usage=usage,
+        cached=cached,
+        chunk_delay=chunk_delay,
+        reasoning_key=reasoning_key,
         finish_reason=finish_reason,
     )
 
@@ -227,9 +252,17 @@ def tool_calls(
     carry `function.name: ""`. index0: every call at index 0, told apart only by id (vLLM).
     """
     return ToolCalls(
-        calls=list(calls), content=text, shape=shape, reasoning=reasoning, delay=delay,
-        chunk=chunk, chunk_delay=chunk_delay, usage=usage, cached=cached,
-        finish_reason=finish_reason, reasoning_key=reasoning_key,
+        calls=list(calls),
+        content=text,
+        shape=shape,
+        reasoning=reasoning,
+        delay=delay,
+        chunk=chunk,
+        chunk_delay=chunk_delay,
+        usage=usage,
+        cached=cached,
+        finish_reason=finish_reason,
+        reasoning_key=reasoning_key,
     )
 
 
@@ -258,19 +291,27 @@ def status(
 ) -> Status:
     """An HTTP error with an OpenAI-shaped body `{"error": {message, type, code, param}}`."""
     return Status(
-        status=code_, message=message, code=code, type=type, param=param,
-        headers=dict(headers or {}), body=body, delay=delay,
+        status=code_,
+        message=message,
+        code=code,
+        type=type,
+        param=param,
+        headers=dict(headers or {}),
+        body=body,
+        delay=delay,
     )
 
 
-def cut(text: str = "partial", *, chunk: int = 4, graceful: bool = False,
-        delay: float = 0.0) -> Cut:
+def cut(
+    text: str = "partial", *, chunk: int = 4, graceful: bool = False, delay: float = 0.0
+) -> Cut:
     """Streams some content, then stops with no finish_reason and no [DONE]."""
     return Cut(content=text, chunk=chunk, graceful=graceful, delay=delay)
 
 
-def sse_error(message: str, *, code: str | None = None, text: str = "",
-              delay: float = 0.0) -> SseError:
+def sse_error(
+    message: str, *, code: str | None = None, text: str = "", delay: float = 0.0
+) -> SseError:
     """A `data: {"error": {...}}` chunk in the middle of a 200 stream."""
     return SseError(message=message, code=code, content=text, delay=delay)
 
@@ -326,14 +367,20 @@ class _Stream:
     def choice(self, delta: dict[str, Any], finish_reason: str | None = None) -> None:
         fr = "null" if finish_reason is None else json.dumps(finish_reason)
         self.event(
-            self.prefix + '[{"index":0,"delta":' + json.dumps(delta, separators=(",", ":"))
-            + ',"logprobs":null,"finish_reason":' + fr + "}]}"
+            self.prefix
+            + '[{"index":0,"delta":'
+            + json.dumps(delta, separators=(",", ":"))
+            + ',"logprobs":null,"finish_reason":'
+            + fr
+            + "}]}"
         )
 
     def content(self, piece: str) -> None:
         # the hot path of long streams: skip building a dict per chunk
         self.event(
-            self.prefix + '[{"index":0,"delta":{"content":' + json.dumps(piece)
+            self.prefix
+            + '[{"index":0,"delta":{"content":'
+            + json.dumps(piece)
             + '},"logprobs":null,"finish_reason":null}]}'
         )
 
@@ -365,8 +412,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.fake._record_path(self.path)
         if self.path.rstrip("/").endswith("/models"):
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                    for m in self.fake.models]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                for m in self.fake.models
+            ]
             if self.fake.context_window is not None:  # as vLLM says it
                 for entry in data:
                     entry["max_model_len"] = self.fake.context_window
@@ -388,17 +437,23 @@ class _Handler(BaseHTTPRequestHandler):
             return
         n = self.fake._record(body, {k.lower(): v for k, v in self.headers.items()})
         if self.fake.reject_stream_options and "stream_options" in body:
-            self._json(400, _error_body(
-                "Unrecognized request argument supplied: stream_options",
-                "invalid_request_error",
-            ))
+            self._json(
+                400,
+                _error_body(
+                    "Unrecognized request argument supplied: stream_options",
+                    "invalid_request_error",
+                ),
+            )
             return
         try:
             reply = self.fake._next_reply(body, n)
         except _ScriptProblem as exc:
             # x-should-retry: false tells clients retrying is pointless, so a test fails at once
-            self._json(500, _error_body(str(exc), "server_error", "fake_script"),
-                       {"x-should-retry": "false"})
+            self._json(
+                500,
+                _error_body(str(exc), "server_error", "fake_script"),
+                {"x-should-retry": "false"},
+            )
             return
         if reply.delay:
             time.sleep(reply.delay)
@@ -449,8 +504,9 @@ class _Handler(BaseHTTPRequestHandler):
                 payload = reply.body
             else:
                 message = reply.message or _DEFAULT_MESSAGES.get(reply.status, "error")
-                payload = _error_body(message, reply.type or _error_type(reply.status),
-                                      reply.code, reply.param)
+                payload = _error_body(
+                    message, reply.type or _error_type(reply.status), reply.code, reply.param
+                )
             self._json(reply.status, payload, reply.headers)
             return
         if not body.get("stream"):
@@ -480,17 +536,23 @@ class _Handler(BaseHTTPRequestHandler):
             out.choice({"role": "assistant", "content": ""})
             for piece in _pieces(reply.content, 4):
                 out.content(piece)
-            err = {"message": reply.message, "type": "server_error", "code": reply.code,
-                   "param": None}
+            err = {
+                "message": reply.message,
+                "type": "server_error",
+                "code": reply.code,
+                "param": None,
+            }
             out.event(json.dumps({"error": err}))
             out.end()
 
-    def _stream_turn(self, out: _Stream, reply: Text | ToolCalls, body: dict[str, Any],
-                     want_usage: bool) -> None:
+    def _stream_turn(
+        self, out: _Stream, reply: Text | ToolCalls, body: dict[str, Any], want_usage: bool
+    ) -> None:
         gap = reply.chunk_delay
         out.choice({"role": "assistant", "content": ""})
         steps: Iterator[None] = itertools.chain(
-            self._reasoning(out, reply), self._content(out, reply),
+            self._reasoning(out, reply),
+            self._content(out, reply),
             self._calls(out, reply) if isinstance(reply, ToolCalls) else iter(()),
         )
         for _ in steps:
@@ -559,8 +621,9 @@ def _error_type(code: int) -> str:
     return "invalid_request_error"
 
 
-def _error_body(message: str, type_: str, code: str | None = None,
-                param: str | None = None) -> dict[str, Any]:
+def _error_body(
+    message: str, type_: str, code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "code": code, "param": param}}
 
 
@@ -597,8 +660,11 @@ def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         message["content"] = reply.content
     if isinstance(reply, ToolCalls):
         message["tool_calls"] = [
-            {"id": c.id if c.id is not None else f"call_fake_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": c.arguments}}
+            {
+                "id": c.id if c.id is not None else f"call_fake_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
             for i, c in enumerate(reply.calls)
         ]
     return {
@@ -630,9 +696,15 @@ class FakeLLM:
     including GET /v1/models). `aborted` counts streams the client hung up on.
     """
 
-    def __init__(self, script: Script, *, reject_stream_options: bool = False,
-                 models: tuple[str, ...] = ("fake-model",), port: int = 0,
-                 context_window: int | None = None) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        reject_stream_options: bool = False,
+        models: tuple[str, ...] = ("fake-model",),
+        port: int = 0,
+        context_window: int | None = None,
+    ) -> None:
         self.script = script if callable(script) else list(script)
         self.reject_stream_options = reject_stream_options
         self.models = models
@@ -663,8 +735,10 @@ class FakeLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._server = _Server(("127.0.0.1", self.port), handler)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
-            name="fake-llm", daemon=True,
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.01},
+            name="fake-llm",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -727,10 +801,10 @@ class _ScriptProblem(Exception):
 def fake_servers() -> Iterator[Callable[..., FakeLLM]]:
     """Backs a pytest fixture that starts any number of servers and stops them all:
 
-        @pytest.fixture
-        def fake_llm():
-            with fake_servers() as start:
-                yield start          # in a test: fake = fake_llm([text("hi")])
+    @pytest.fixture
+    def fake_llm():
+        with fake_servers() as start:
+            yield start          # in a test: fake = fake_llm([text("hi")])
     """
     started: list[FakeLLM] = []
 
@@ -770,19 +844,21 @@ def _paragraph(seed: int, n: int = 56) -> str:
 
 
 def _fence(seed: int) -> str:
-    return "\n".join([
-        "```python",
-        f"def fix_{seed}(path: str, attempts: int = 3) -> int:",
-        f'    """Patch {{path}} and re-run the tests (part {seed})."""',
-        "    for attempt in range(attempts):",
-        "        source = read(path)",
-        f"        source = source.replace('bug_{seed}', 'fix_{seed}')",
-        "        write(path, source)",
-        "        if run_tests() == 0:",
-        "            return attempt",
-        "    raise RuntimeError('still failing')",
-        "```",
-    ])
+    return "\n".join(
+        [
+            "```python",
+            f"def fix_{seed}(path: str, attempts: int = 3) -> int:",
+            f'    """Patch {{path}} and re-run the tests (part {seed})."""',
+            "    for attempt in range(attempts):",
+            "        source = read(path)",
+            f"        source = source.replace('bug_{seed}', 'fix_{seed}')",
+            "        write(path, source)",
+            "        if run_tests() == 0:",
+            "            return attempt",
+            "    raise RuntimeError('still failing')",
+            "```",
+        ]
+    )
 
 
 def long_markdown(words: int) -> str:
@@ -795,9 +871,11 @@ def long_markdown(words: int) -> str:
         section += 1
         blocks = [f"## {section}. Step {section} of the plan"]
         blocks += [_paragraph(section * 3 + j) for j in range(3)]
-        blocks.append("\n".join(
-            f"- point {k + 1}: " + " ".join(_sentence_words(section + k, 10)) for k in range(4)
-        ))
+        blocks.append(
+            "\n".join(
+                f"- point {k + 1}: " + " ".join(_sentence_words(section + k, 10)) for k in range(4)
+            )
+        )
         blocks.append(_fence(section))
         for block in blocks:
             count += len(block.split())
@@ -814,6 +892,7 @@ def _scenario(name: str, words: int, chunk: int) -> Callable[[dict[str, Any]], R
         answer = long_markdown(words)
         return lambda body: text(answer, chunk=chunk, usage="estimate")
     if name == "llamacpp":
+
         def first_tool_then_echo(body: dict[str, Any]) -> Reply:
             if body.get("tools") and (body.get("messages") or [{}])[-1].get("role") == "user":
                 return tool_calls([call("glob", {"pattern": "*"})])

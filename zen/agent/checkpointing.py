@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 class RunCheckpoints:
     """The checkpoints of one run (one user message); the loop calls `before` and `after`."""
 
-    def __init__(self, store: CheckpointStore, emit: ev.Emit, label: str, agent: str,
-                 warned: list[bool]) -> None:
+    def __init__(
+        self, store: CheckpointStore, emit: ev.Emit, label: str, agent: str, warned: list[bool]
+    ) -> None:
         self.store = store
         self.emit = emit
         self.label = label
@@ -45,6 +46,11 @@ class RunCheckpoints:
         except (CheckpointError, OSError) as exc:
             if not self._warned[0]:
                 self._warned[0] = True
-                self.emit(ev.Notice(self.agent, f"checkpoint failed, /undo may not cover this "
-                                                f"turn: {exc}", "warning"))
+                self.emit(
+                    ev.Notice(
+                        self.agent,
+                        f"checkpoint failed, /undo may not cover this turn: {exc}",
+                        "warning",
+                    )
+                )
             return None

@@ -88,9 +88,13 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
         return None
     hooks = agent.ctx.hooks
     if hooks and hooks.wants("PreCompact"):
-        await hooks.run("PreCompact", agent.emit, agent.name,
-                        trigger="manual" if reason == "manual" else "auto",
-                        custom_instructions=focus)
+        await hooks.run(
+            "PreCompact",
+            agent.emit,
+            agent.name,
+            trigger="manual" if reason == "manual" else "auto",
+            custom_instructions=focus,
+        )
     before = agent.context_tokens()
     if reason == "overflow":  # the server's window is evidently smaller than this request
         policy.window.learn_limit(before)
@@ -140,8 +144,9 @@ def _done(agent: Agent, event: ev.Compacted) -> ev.Compacted:
 # -- the cheap step -------------------------------------------------------------------------
 
 
-def prune_tool_outputs(messages: list[dict[str, Any]], keep: int, agent: Agent, *,
-                       newest_too: bool = False) -> list[dict[str, Any]]:
+def prune_tool_outputs(
+    messages: list[dict[str, Any]], keep: int, agent: Agent, *, newest_too: bool = False
+) -> list[dict[str, Any]]:
     """A copy with tool outputs older than the newest `keep` tokens of them as one-line stubs.
 
     The outputs of the last turn (what the model just asked for) are kept unless `newest_too`.
@@ -175,7 +180,8 @@ def _calls(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any
             function = call.get("function") or {}
             args = parse_arguments(str(function.get("arguments") or ""))
             found[str(call.get("id"))] = (
-                str(function.get("name") or "a tool"), args if isinstance(args, dict) else {}
+                str(function.get("name") or "a tool"),
+                args if isinstance(args, dict) else {},
             )
     return found
 
@@ -185,27 +191,32 @@ def _calls(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any
 
 async def _summarise(agent: Agent, window: int, focus: str) -> dict[str, str]:
     """One request asking the model for the state; {memo key: content} ({} if it failed)."""
-    ask = {"role": "user", "content": render(
-        load_prompt("compact"),
-        focus=f"\nThe user asks to keep in particular: {focus.strip()}" if focus.strip() else "",
-    )}
+    ask = {
+        "role": "user",
+        "content": render(
+            load_prompt("compact"),
+            focus=f"\nThe user asks to keep in particular: {focus.strip()}"
+            if focus.strip()
+            else "",
+        ),
+    }
     schemas = agent.registry.schemas()
     budget = int(window * SUMMARY_VIEW) - tools_tokens(schemas) - message_tokens(ask)
     for _ in range(2):
         view = fit_view(agent.messages, budget, agent)
         try:
-            reply = await agent.client.stream([*view, ask], schemas, _quiet(agent.emit),
-                                              agent.name)
+            reply = await agent.client.stream([*view, ask], schemas, _quiet(agent.emit), agent.name)
         except ContextLengthError:  # again, at half of what was just refused
             budget = min(budget, messages_tokens(view)) // 2
             continue
-        return parse_state(reply.content, [
-            (c.name, c.arguments) for c in reply.tool_calls
-        ])
-    agent.emit(ev.Notice(
-        agent.name, "compaction: the model could not summarise; keeping your messages verbatim",
-        level="warning",
-    ))
+        return parse_state(reply.content, [(c.name, c.arguments) for c in reply.tool_calls])
+    agent.emit(
+        ev.Notice(
+            agent.name,
+            "compaction: the model could not summarise; keeping your messages verbatim",
+            level="warning",
+        )
+    )
     return {}
 
 
@@ -219,8 +230,7 @@ def _quiet(emit: ev.Emit) -> ev.Emit:
     return quiet
 
 
-def fit_view(messages: list[dict[str, Any]], budget: int, agent: Agent
-             ) -> list[dict[str, Any]]:
+def fit_view(messages: list[dict[str, Any]], budget: int, agent: Agent) -> list[dict[str, Any]]:
     """The conversation as the summarising request shows it: under `budget` tokens if it can.
 
     Tool outputs are stubbed (old ones, then all), attached files dropped, then the oldest
@@ -232,7 +242,8 @@ def fit_view(messages: list[dict[str, Any]], budget: int, agent: Agent
     view = prune_tool_outputs(view, 0, agent, newest_too=True)
     view = [
         {**m, "content": strip_attachments(m["content"])}
-        if m.get("role") == "user" and isinstance(m.get("content"), str) else m
+        if m.get("role") == "user" and isinstance(m.get("content"), str)
+        else m
         for m in view
     ]
     while messages_tokens(view) > budget:
@@ -272,8 +283,9 @@ def parse_state(text: str, calls: list[tuple[str, str]]) -> dict[str, str]:
 def _put(entries: dict[str, str], key: str, content: str) -> None:
     content = content.strip()
     files = sum(1 for k in entries if k.startswith("file:"))
-    allowed = key in STATE_KEYS or (key.startswith("file:") and len(key) > 5
-                                    and (key in entries or files < MAX_FILE_KEYS))
+    allowed = key in STATE_KEYS or (
+        key.startswith("file:") and len(key) > 5 and (key in entries or files < MAX_FILE_KEYS)
+    )
     if allowed and content:
         entries[key] = content[:MAX_ENTRY_CHARS]
 
@@ -281,8 +293,11 @@ def _put(entries: dict[str, str], key: str, content: str) -> None:
 def merge_constraints(earlier: str, new: str) -> str:
     """`new`, preceded by every line of `earlier` it does not already hold word for word."""
     have = _norm(new)
-    missing = [line for line in earlier.splitlines()
-               if re.search(r"\w", line) and _norm(line.strip(" -*")) not in have]
+    missing = [
+        line
+        for line in earlier.splitlines()
+        if re.search(r"\w", line) and _norm(line.strip(" -*")) not in have
+    ]
     return "\n".join([*missing, new]).strip()
 
 
@@ -294,14 +309,16 @@ def _summary(content: str) -> str:
 # -- the new conversation -------------------------------------------------------------------
 
 
-def restart(agent: Agent, system: str, state: dict[str, str], window: int
-            ) -> list[dict[str, Any]]:
+def restart(agent: Agent, system: str, state: dict[str, str], window: int) -> list[dict[str, Any]]:
     """System prompt, the restart message, and the newest turns that fit."""
     messages = agent.messages
     texts = user_texts(messages)
     constraints = state.get("task:constraints", "")
-    kept = [t for i, t in enumerate(texts)
-            if i >= len(texts) - KEEP_USER_MESSAGES or not represented(t, constraints)]
+    kept = [
+        t
+        for i, t in enumerate(texts)
+        if i >= len(texts) - KEEP_USER_MESSAGES or not represented(t, constraints)
+    ]
     note = render(
         load_prompt("compacted"),
         state=_escape("\n\n".join(f"## {k}\n{v}" for k, v in state.items()))
@@ -309,7 +326,8 @@ def restart(agent: Agent, system: str, state: dict[str, str], window: int
         index=_escape(agent.ctx.memo.index_text()) or "(empty)",
         messages="\n".join(
             f"<user-message>\n{_escape(strip_attachments(t))}\n</user-message>" for t in kept
-        ) or "(none)",
+        )
+        or "(none)",
     )
     assert note.startswith(RESTART_HEADER)
     head = [{"role": "system", "content": system}, {"role": "user", "content": note}]
@@ -337,7 +355,7 @@ def tail(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
     Cut only where an assistant message begins, so each call keeps its results.
     """
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
-    after = messages[last_user + 1:]
+    after = messages[last_user + 1 :]
     best: list[dict[str, Any]] = []
     for start in range(len(after) - 1, -1, -1):
         if after[start].get("role") != "assistant":

@@ -45,9 +45,11 @@ def message_tokens(message: dict[str, Any]) -> int:
         total += estimate(reasoning)
     for call in message.get("tool_calls") or ():
         function = call.get("function") or {}
-        total += estimate(str(function.get("name", ""))) + estimate(
-            str(function.get("arguments", ""))
-        ) + MESSAGE_OVERHEAD
+        total += (
+            estimate(str(function.get("name", "")))
+            + estimate(str(function.get("arguments", "")))
+            + MESSAGE_OVERHEAD
+        )
     return total
 
 
@@ -64,8 +66,11 @@ def tools_tokens(schemas: list[dict[str, Any]]) -> int:
 def is_restart(message: dict[str, Any]) -> bool:
     """True for the user message a compaction put at the start of the conversation."""
     content = message.get("content")
-    return (message.get("role") == "user" and isinstance(content, str)
-            and content.startswith(RESTART_HEADER))
+    return (
+        message.get("role") == "user"
+        and isinstance(content, str)
+        and content.startswith(RESTART_HEADER)
+    )
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,10 @@ class WindowResolver:
         if self.settings.context_window:
             return Window(self.settings.context_window, "config")
         preset = providers.PROVIDERS.get(self.settings.provider)
-        if preset is not None and preset.context_window and _host(preset.base_url) == _host(
-            self.settings.base_url
+        if (
+            preset is not None
+            and preset.context_window
+            and _host(preset.base_url) == _host(self.settings.base_url)
         ):  # the preset's own endpoint: another one behind the same habits may differ
             return Window(preset.context_window, "provider")
         return None
@@ -112,8 +119,9 @@ class WindowResolver:
                     from zen.llm.window import ask_server
 
                     found = await ask_server(self.settings)
-                    self._known = (Window(found, "server") if found
-                                   else Window(DEFAULT_WINDOW, "assumed"))
+                    self._known = (
+                        Window(found, "server") if found else Window(DEFAULT_WINDOW, "assumed")
+                    )
         return self._known
 
 
@@ -146,8 +154,12 @@ class ContextSplit:
         return max(0, self.window.tokens - self.used)
 
 
-def split(messages: list[dict[str, Any]], schemas: list[dict[str, Any]], window: Window,
-          total: int | None = None) -> ContextSplit:
+def split(
+    messages: list[dict[str, Any]],
+    schemas: list[dict[str, Any]],
+    window: Window,
+    total: int | None = None,
+) -> ContextSplit:
     """The parts of a request; with `total` (the server's count), the conversation is the rest."""
     system = messages_tokens(messages[:1])
     tools = tools_tokens(schemas)

@@ -22,8 +22,15 @@ if TYPE_CHECKING:
 
 
 def build_delegate(
-    session: Session, name: str, *, model_role: str, tools: list[str],
-    prompt: Callable[[PromptFacts], str], emit: ev.Emit, approver: Approver, call_id: str = "",
+    session: Session,
+    name: str,
+    *,
+    model_role: str,
+    tools: list[str],
+    prompt: Callable[[PromptFacts], str],
+    emit: ev.Emit,
+    approver: Approver,
+    call_id: str = "",
 ) -> Agent:
     """`prompt` builds the system prompt from the session's facts (again after a compaction,
     which re-reads the project instructions): a delegate near its window compacts too. Its

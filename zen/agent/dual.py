@@ -50,10 +50,15 @@ class CoderDelegator:
         session = self.session
         mode = session.collaboration
         coder = build_delegate(
-            session, "coder", model_role="coder", tools=CODER[mode],
+            session,
+            "coder",
+            model_role="coder",
+            tools=CODER[mode],
             # No planning layer: a Coder's task is one step of the Orchestrator's plan.
             prompt=lambda facts: system_prompt("coder", facts, variant=mode),
-            emit=self.emit, approver=self.approver, call_id=call_id,
+            emit=self.emit,
+            approver=self.approver,
+            call_id=call_id,
         )
         context = context.strip() if context else ""
         notes = task_notes(session.memo, f"{task}\n{context}")
@@ -62,8 +67,10 @@ class CoderDelegator:
             load_prompt("coder-task"),
             task=task.strip(),
             context=f"Context:\n{context}\n" if context else "",
-            notes="Notes for this task:\n" + "".join(
-                f"[{e.key}]\n{e.content.strip()}\n" for e in notes) if notes else "",
+            notes="Notes for this task:\n"
+            + "".join(f"[{e.key}]\n{e.content.strip()}\n" for e in notes)
+            if notes
+            else "",
             memo="\n".join(e.line() for e in rest) or "(empty)",
         )
         checkpoint = await self._checkpoint()
@@ -88,9 +95,7 @@ class CoderDelegator:
         target = store.find(checkpoint) if store else None
         if store is None or attempt is None or target is None:
             known = ", ".join(session.coder_runs) or "none"
-            return ToolResult.error(
-                f"no Coder checkpoint {checkpoint!r} (this session's: {known})"
-            )
+            return ToolResult.error(f"no Coder checkpoint {checkpoint!r} (this session's: {known})")
         from zen.checkpoints.shadow import CheckpointError
 
         try:
@@ -108,13 +113,19 @@ class CoderDelegator:
             f"tried: {_short(attempt.task)}; rejected: {_short(reason)}",
             session.role,
         )
-        lines = [f"Restored {len(restored)} file(s) to before that Coder ran: "
-                 + (", ".join(restored) or "nothing had changed")]
+        lines = [
+            f"Restored {len(restored)} file(s) to before that Coder ran: "
+            + (", ".join(restored) or "nothing had changed")
+        ]
         if plan.conflicts:
             lines.append("Kept, changed outside zen since: " + ", ".join(plan.conflicts))
         lines.append(f"memo {key} records the attempt for the next Coder.")
-        return ToolResult(True, "\n".join(lines), f"reverted {len(restored)} file(s), {key}",
-                          files_changed=restored)
+        return ToolResult(
+            True,
+            "\n".join(lines),
+            f"reverted {len(restored)} file(s), {key}",
+            files_changed=restored,
+        )
 
 
 def _short(text: str) -> str:
@@ -130,7 +141,7 @@ def task_notes(memo: MemoStore, text: str) -> list[MemoEntry]:
         if entry.key.startswith(("plan:", "attempt:")):
             chosen.append(entry)
         elif entry.key.startswith("file:") and entry.author != AUTO:
-            path = re.escape(entry.key[len("file:"):])
+            path = re.escape(entry.key[len("file:") :])
             if re.search(rf"(?<![\w./-]){path}(?![\w/-])", text):
                 chosen.append(entry)
     return chosen

@@ -69,7 +69,7 @@ def describe_branch(header: str) -> str:
     """`main...origin/main [ahead 1]` -> `main (ahead 1)`; unborn and detached HEADs named."""
     for prefix in ("No commits yet on ", "Initial commit on "):
         if header.startswith(prefix):
-            return f"{header[len(prefix):]} (no commits yet)"
+            return f"{header[len(prefix) :]} (no commits yet)"
     if header.startswith("HEAD (no branch)"):
         return "detached HEAD"
     name, _, upstream = header.partition("...")

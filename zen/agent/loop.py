@@ -51,7 +51,10 @@ class ChatModel(Protocol):
     echo_reasoning: bool
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: ev.Emit,
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        emit: ev.Emit,
         agent: str,
     ) -> AssistantTurn: ...
 
@@ -152,8 +155,13 @@ class Agent:
             cut = reply.finish_reason == "length"
             if not reply.tool_calls:
                 if cut:
-                    self.emit(ev.Notice(self.name, "the answer was cut at max_tokens (raise "
-                                        "max_tokens, or ask for less)", level="warning"))
+                    self.emit(
+                        ev.Notice(
+                            self.name,
+                            "the answer was cut at max_tokens (raise max_tokens, or ask for less)",
+                            level="warning",
+                        )
+                    )
                     text = f"{reply.content.rstrip()}\n\n{CUT_MARK}".lstrip()
                     return RunResult(text, turn, list(self.files_changed), stop="length")
                 if await self._stop_hook_continues(continues):
@@ -176,8 +184,9 @@ class Agent:
         said = await hooks.run(event, self.emit, self.name, stop_hook_active=continues > 0)
         if not said.block:
             return False
-        self.messages.append({"role": "user", "content": f"A {event} hook asks you to go on: "
-                                                         f"{said.reason}"})
+        self.messages.append(
+            {"role": "user", "content": f"A {event} hook asks you to go on: {said.reason}"}
+        )
         return True
 
     async def _request(self) -> AssistantTurn:
@@ -200,9 +209,7 @@ class Agent:
         window = (await self.context.window.get()).tokens
         if used < window * self.context.compact_at:
             return
-        if self.compacted_to is not None and used < self.compacted_to + window * (
-            compaction.AGAIN
-        ):
+        if self.compacted_to is not None and used < self.compacted_to + window * (compaction.AGAIN):
             return  # compacting again would not shrink it: the kept messages are that long
         await compaction.compact(self, "auto")
 
@@ -293,8 +300,11 @@ class Agent:
                 await frame.after()
 
     def _refuse_calls(self, calls: list[ToolCall]) -> None:
-        self.emit(ev.Notice(self.name, "output cut at max_tokens: its tool calls were not run",
-                            level="warning"))
+        self.emit(
+            ev.Notice(
+                self.name, "output cut at max_tokens: its tool calls were not run", level="warning"
+            )
+        )
         for call in calls:
             self.messages.append({"role": "tool", "tool_call_id": call.id, "content": CUT_CALL})
 
@@ -321,8 +331,15 @@ class Agent:
         self.files_changed.extend(f for f in result.files_changed if f not in self.files_changed)
         self.emit(
             ev.ToolCallFinished(
-                self.name, call.id, call.name, shown, result.ok, result.summary, result.output,
-                result.diff, detail,
+                self.name,
+                call.id,
+                call.name,
+                shown,
+                result.ok,
+                result.summary,
+                result.output,
+                result.diff,
+                detail,
             )
         )
         return result

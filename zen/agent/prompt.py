@@ -96,14 +96,20 @@ def _read_instructions(
         warn(f"instructions {name} not used: {exc.strerror}")
         return None
     if len(data) > INSTRUCTIONS_LIMIT:
-        warn(f"instructions {name} is over {INSTRUCTIONS_LIMIT // 1024} KB; only the first "
-             f"{INSTRUCTIONS_LIMIT // 1024} KB are used")
+        warn(
+            f"instructions {name} is over {INSTRUCTIONS_LIMIT // 1024} KB; only the first "
+            f"{INSTRUCTIONS_LIMIT // 1024} KB are used"
+        )
         data = data[:INSTRUCTIONS_LIMIT]
     return data.decode("utf-8", errors="replace").strip()
 
 
 def system_prompt(
-    role: str, facts: PromptFacts, *, variant: str = "", planning: bool = False,
+    role: str,
+    facts: PromptFacts,
+    *,
+    variant: str = "",
+    planning: bool = False,
     top: str = "",
 ) -> str:
     """`top`: what only the agent the user talks to gets (its work mode, the skills list)."""

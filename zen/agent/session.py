@@ -171,15 +171,14 @@ class Session:
         agent = self._top_agent()
         agent.ctx.emit = emit
         agent.approver = approver
-        agent.ctx.delegate = (
-            CoderDelegator(self, emit, approver) if self.mode == "dual" else None
-        )
+        agent.ctx.delegate = CoderDelegator(self, emit, approver) if self.mode == "dual" else None
         agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         self.run_cost = 0.0
         frame = None
         if self.checkpoints is not None:
-            frame = RunCheckpoints(self.checkpoints, emit, asked, self.role,
-                                   self._checkpoint_warned)
+            frame = RunCheckpoints(
+                self.checkpoints, emit, asked, self.role, self._checkpoint_warned
+            )
         agent.frame = self.current_run = frame
         self.turns.append(Turn(len(self.history), frame.run if frame else "", task))
         try:
@@ -232,8 +231,11 @@ class Session:
         if hooks.wants("UserPromptSubmit"):
             said = await hooks.run("UserPromptSubmit", emit, self.role, prompt=task)
             if said.block:
-                emit(ev.Notice(self.role, f"prompt blocked by a hook: {said.reason}",
-                               level="warning"))
+                emit(
+                    ev.Notice(
+                        self.role, f"prompt blocked by a hook: {said.reason}", level="warning"
+                    )
+                )
                 return None
             context += said.context
         return "\n\n".join([task, *context])
@@ -252,8 +254,11 @@ class Session:
             why = why or reason
             task.cancel()
 
-        handle = (asyncio.get_running_loop().call_later(limit, stop, "time")
-                  if limit is not None else None)
+        handle = (
+            asyncio.get_running_loop().call_later(limit, stop, "time")
+            if limit is not None
+            else None
+        )
         self._stop_run = stop if budget is not None else None
         try:
             return await task
@@ -263,9 +268,11 @@ class Session:
                 if why == "budget":
                     raise BudgetLimit(
                         f"stopped after spending ${self.run_cost or 0:.4f} (max_budget_usd "
-                        f"${budget:g}; raise it with --max-budget-usd)") from None
-                raise TimeLimit(f"stopped after {limit:g} s (max_time; raise it with "
-                                "--max-time)") from None
+                        f"${budget:g}; raise it with --max-budget-usd)"
+                    ) from None
+                raise TimeLimit(
+                    f"stopped after {limit:g} s (max_time; raise it with --max-time)"
+                ) from None
             raise
         finally:
             self._stop_run = None
@@ -314,10 +321,16 @@ class Session:
         def counted(event: ev.Event) -> None:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
-                self.usage[role].add(TokenUsage(
-                    event.prompt_tokens, event.completion_tokens, event.cached_tokens, 1,
-                    event.estimated, event.cost_usd,
-                ))
+                self.usage[role].add(
+                    TokenUsage(
+                        event.prompt_tokens,
+                        event.completion_tokens,
+                        event.cached_tokens,
+                        1,
+                        event.estimated,
+                        event.cost_usd,
+                    )
+                )
                 emit(event)
                 self._charge(event, emit)
                 return
@@ -329,15 +342,20 @@ class Session:
         """Add a request's cost to the task's; stop the task once it passes the budget."""
         known = self.run_cost is not None
         if self.run_cost is not None:
-            self.run_cost = (None if usage.cost_usd is None
-                             else self.run_cost + usage.cost_usd)
+            self.run_cost = None if usage.cost_usd is None else self.run_cost + usage.cost_usd
         budget = self.config.max_budget_usd
         if budget is None or self._stop_run is None:
             return
         if self.run_cost is None:
             if known:
-                emit(ev.Notice(usage.agent, "max_budget_usd is not enforced: the price of this "
-                               "model is unknown (add it under `pricing:`)", level="warning"))
+                emit(
+                    ev.Notice(
+                        usage.agent,
+                        "max_budget_usd is not enforced: the price of this "
+                        "model is unknown (add it under `pricing:`)",
+                        level="warning",
+                    )
+                )
             return
         if self.run_cost > budget:
             self._stop_run("budget")
@@ -375,7 +393,8 @@ class Session:
             dual = self.config.dual_agent
             over = getattr(dual, role).model_copy(update={"model": model})
             self.config = self.config.model_copy(
-                update={"dual_agent": dual.model_copy(update={role: over})})
+                update={"dual_agent": dual.model_copy(update={role: over})}
+            )
         self._top = None  # clients are cached by their settings: the new model gets its own
         self._save_meta()
         return role
@@ -392,8 +411,11 @@ class Session:
         the session forks, so the undone messages remain there as a branch.
 
         False when a compaction has since folded that message into a summary."""
-        found = [i for i, m in enumerate(self.history)
-                 if m.get("role") == "user" and m.get("content") == turn.label]
+        found = [
+            i
+            for i, m in enumerate(self.history)
+            if m.get("role") == "user" and m.get("content") == turn.label
+        ]
         if turn not in self.turns or not found:
             return False
         index = min(found, key=lambda i: abs(i - turn.index))
@@ -429,8 +451,11 @@ class Session:
     def notes_on(self) -> bool:
         """Project notes are kept and offered: `memo.persist: on`, a store, and a trusted
         workspace (notes are model output a hostile repository could have steered)."""
-        return (self.notes is not None and self.config.memo.persist == "on"
-                and self.config.project_trusted)
+        return (
+            self.notes is not None
+            and self.config.memo.persist == "on"
+            and self.config.project_trusted
+        )
 
     def offer_notes(self) -> None:
         """A new session is offered the project notes whose files are unchanged (data for
@@ -458,9 +483,12 @@ class Session:
             return
         try:
             self.id = self.store.create(
-                str(self.workspace.root), title=title_of(task), agent=self.role,
+                str(self.workspace.root),
+                title=title_of(task),
+                agent=self.role,
                 agent_mode=self.mode,
-                collaboration=self.collaboration, models=self.models(),
+                collaboration=self.collaboration,
+                models=self.models(),
             )
             for entry in self.memo.index():  # offered notes belong to the session's memo
                 self.store.put_memo(self.id, _stored(entry))
@@ -490,22 +518,30 @@ class Session:
             )
         self.close_record()
         self.history = self.store.messages(info.id)
-        self.turns = [Turn(i, "", str(m.get("content", ""))) for i, m in enumerate(self.history)
-                      if m.get("role") == "user" and isinstance(m.get("content"), str)]
+        self.turns = [
+            Turn(i, "", str(m.get("content", "")))
+            for i, m in enumerate(self.history)
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+        ]
         self.memo = MemoStore()
         for m in self.store.memo(info.id):
             self.memo.entries[m.key] = MemoEntry(m.key, m.content, m.summary, m.author, m.time)
         state = info.state
-        self.todo = TodoStore([
-            TodoItem(int(t["id"]), str(t["text"]), t["status"]) for t in state.get("todos", [])
-            if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "done")
-        ])
+        self.todo = TodoStore(
+            [
+                TodoItem(int(t["id"]), str(t["text"]), t["status"])
+                for t in state.get("todos", [])
+                if isinstance(t, dict) and t.get("status") in ("pending", "in_progress", "done")
+            ]
+        )
         self.usage = defaultdict(TokenUsage)
         for role, u in state.get("usage", {}).items():
             cost = u.get("cost_usd", 0.0)
             self.usage[role] = TokenUsage(
-                u.get("prompt_tokens", 0), u.get("completion_tokens", 0),
-                u.get("cached_tokens", 0), u.get("requests", 0),
+                u.get("prompt_tokens", 0),
+                u.get("completion_tokens", 0),
+                u.get("cached_tokens", 0),
+                u.get("requests", 0),
                 cost_usd=float(cost) if type(cost) in (int, float) else None,
             )
         self.always.clear()
@@ -529,8 +565,11 @@ class Session:
     def user_turns(self) -> list[tuple[int, str]]:
         """(position in the history, text) of each user message: the points `rewind_to`
         can continue from."""
-        return [(i, str(m.get("content") or "")) for i, m in enumerate(self.history)
-                if m.get("role") == "user"]
+        return [
+            (i, str(m.get("content") or ""))
+            for i, m in enumerate(self.history)
+            if m.get("role") == "user"
+        ]
 
     def rewind_to(self, upto: int) -> None:
         """Continue the conversation from before history[upto] (a user message): the later
@@ -568,9 +607,13 @@ class Session:
             return None
         try:
             child = self.store.create(
-                str(self.workspace.root), agent=agent, parent_id=self.id,
-                parent_call=call_id or None, agent_mode=self.mode,
-                collaboration=self.collaboration, models=self.models(),
+                str(self.workspace.root),
+                agent=agent,
+                parent_id=self.id,
+                parent_call=call_id or None,
+                agent_mode=self.mode,
+                collaboration=self.collaboration,
+                models=self.models(),
             )
         except Exception as e:
             self._store_failed(e)
@@ -585,8 +628,12 @@ class Session:
     def _save_meta(self) -> None:
         if self.store is not None and self.id is not None:
             try:
-                self.store.update(self.id, agent_mode=self.mode,
-                                  collaboration=self.collaboration, models=self.models())
+                self.store.update(
+                    self.id,
+                    agent_mode=self.mode,
+                    collaboration=self.collaboration,
+                    models=self.models(),
+                )
             except Exception as e:
                 self._store_failed(e)
 
@@ -637,9 +684,14 @@ class Session:
         key = settings.model_dump_json()
         if key not in self._clients:
             c = self.config
-            self._clients[key] = ChatClient(settings, retries=c.retries, deadlines=Deadlines(
-                c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
-            ), price=price_for(settings.model, settings.base_url, c.pricing))
+            self._clients[key] = ChatClient(
+                settings,
+                retries=c.retries,
+                deadlines=Deadlines(
+                    c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
+                ),
+                price=price_for(settings.model, settings.base_url, c.pricing),
+            )
         return self._clients[key]
 
     def window(self, role: str) -> WindowResolver:
@@ -650,8 +702,9 @@ class Session:
             self._windows[key] = WindowResolver(settings)
         return self._windows[key]
 
-    def context_policy(self, role: str, build: Callable[[PromptFacts], str], *,
-                       top: bool = False) -> compaction.ContextPolicy:
+    def context_policy(
+        self, role: str, build: Callable[[PromptFacts], str], *, top: bool = False
+    ) -> compaction.ContextPolicy:
         """How an agent on `role`'s model compacts; `build` makes its system prompt from
         the facts, which a compaction refreshes (project instructions re-read from disk).
         Only the `top` agent keeps its task state in the shared memo."""
@@ -692,8 +745,9 @@ class Session:
             max_tool_output=self.config.max_tool_output,
             max_edit_bytes=self.config.max_edit_bytes,
             hooks=self.hooks or None,
-            before_change=self._copy_before_change if self.checkpoints is not None
-            and self.checkpoints.copies else None,
+            before_change=self._copy_before_change
+            if self.checkpoints is not None and self.checkpoints.copies
+            else None,
         )
 
     async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
@@ -717,25 +771,32 @@ class Session:
     def _top_agent(self) -> Agent:
         if self._top is None:
             mode = self.work_mode
-            extra = "\n\n".join(filter(None, [work_modes.mode_prompt(mode) if mode else "",
-                                                skills_index(self.skills)]))
+            extra = "\n\n".join(
+                filter(
+                    None, [work_modes.mode_prompt(mode) if mode else "", skills_index(self.skills)]
+                )
+            )
             if self.mode == "dual":
                 names = work_modes.tools_for(mode, ORCHESTRATOR[self.collaboration])
                 collaboration, planning = self.collaboration, self.wants_planning(names)
 
                 def build(facts: PromptFacts) -> str:
-                    return system_prompt("orchestrator", facts, variant=collaboration,
-                                         planning=planning, top=extra)
+                    return system_prompt(
+                        "orchestrator", facts, variant=collaboration, planning=planning, top=extra
+                    )
             else:
                 names = work_modes.tools_for(mode, SINGLE)
                 planning = self.wants_planning(names)
 
                 def build(facts: PromptFacts) -> str:
                     return system_prompt("core", facts, planning=planning, top=extra)
+
             registry = self.registry(names, with_extras=True)
             if mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
-                registry = ToolRegistry([t for t in registry.tools.values() if t.read_only
-                                         or t.name in names], self.config.permissions)
+                registry = ToolRegistry(
+                    [t for t in registry.tools.values() if t.read_only or t.name in names],
+                    self.config.permissions,
+                )
             self._top = Agent(
                 self.role,
                 self.client(self.role),

@@ -54,10 +54,14 @@ class SubAgentRunner:
         agent = None
         try:
             agent = build_delegate(
-                session, name, model_role=self._model_role(task.type),
+                session,
+                name,
+                model_role=self._model_role(task.type),
                 tools=SUBAGENT[task.type],
                 prompt=lambda facts: system_prompt(PROMPTS[task.type], facts),
-                emit=self.emit, approver=self.approver, call_id=call_id,
+                emit=self.emit,
+                approver=self.approver,
+                call_id=call_id,
             )
             message = render(
                 load_prompt("subagent-task"),
@@ -69,8 +73,9 @@ class SubAgentRunner:
             reason = str(exc).strip() or type(exc).__name__
             self.emit(ev.Notice(name, f"sub-agent failed: {reason}", level="warning"))
             files = list(agent.files_changed) if agent else []
-            return Delegation(f"Failed: {reason}", files, memo_keys(session, name, started),
-                              ok=False)
+            return Delegation(
+                f"Failed: {reason}", files, memo_keys(session, name, started), ok=False
+            )
 
     def _model_role(self, kind: str) -> str:
         """In dual mode code sub-agents use the Coder's model and the readers (explore, plan)

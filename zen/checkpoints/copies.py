@@ -75,8 +75,7 @@ class CopyRepo:
 
     def _append_baseline(self, line: str) -> None:
         """Baselines outlive the process: `zen rewind` runs in another one."""
-        fd = os.open(self.git_dir / "baseline.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT,
-                     0o600)
+        fd = os.open(self.git_dir / "baseline.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line.encode())
         finally:
@@ -99,8 +98,7 @@ class CopyRepo:
         digest = hashlib.sha256(data).hexdigest()
         blob = self.blobs / digest
         if not blob.exists():
-            fd = os.open(f"{blob}.{os.getpid()}.tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                         0o600)
+            fd = os.open(f"{blob}.{os.getpid()}.tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(f"{blob}.{os.getpid()}.tmp", blob)
@@ -129,8 +127,7 @@ class CopyRepo:
     def manifest(self, tree: str) -> dict[str, Entry]:
         """Every tracked path's state at `tree`, baselines filling what it does not list."""
         listed = self._load(tree)
-        return {p: listed.get(p, self.baseline.get(p, UNKNOWN))
-                for p in {*listed, *self.baseline}}
+        return {p: listed.get(p, self.baseline.get(p, UNKNOWN)) for p in {*listed, *self.baseline}}
 
     async def keep(self, name: str, tree: str) -> None:
         return None
@@ -160,8 +157,10 @@ class CopyRepo:
                 stats[change.path] = None
                 continue
             lines = list(difflib.ndiff(before, after))
-            stats[change.path] = (sum(ln.startswith("+ ") for ln in lines),
-                                  sum(ln.startswith("- ") for ln in lines))
+            stats[change.path] = (
+                sum(ln.startswith("+ ") for ln in lines),
+                sum(ln.startswith("- ") for ln in lines),
+            )
         return stats
 
     def _text(self, entry: Entry) -> list[str] | None:

@@ -38,15 +38,37 @@ TIMEOUT = 60.0
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
 NULL = os.devnull
 SAFE_CONFIG = (
-    "core.fsmonitor=false", f"core.hooksPath={NULL}", f"core.attributesFile={NULL}",
-    "core.autocrlf=false", "core.safecrlf=false", "core.sharedRepository=0600",
-    "core.untrackedCache=false", "core.splitIndex=false", "core.quotePath=false",
-    "core.logAllRefUpdates=false", "gc.auto=0", "maintenance.auto=false",
-    "index.threads=1", "safe.directory=*", "core.precomposeUnicode=false",
+    "core.fsmonitor=false",
+    f"core.hooksPath={NULL}",
+    f"core.attributesFile={NULL}",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "core.sharedRepository=0600",
+    "core.untrackedCache=false",
+    "core.splitIndex=false",
+    "core.quotePath=false",
+    "core.logAllRefUpdates=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "index.threads=1",
+    "safe.directory=*",
+    "core.precomposeUnicode=false",
 )
 """Passed with `-c` on every command: the command line outranks any config file."""
-KEPT_ENV = ("PATH", "SYSTEMROOT", "SystemRoot", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL",
-            "LC_CTYPE", "HOME", "USERPROFILE", "XDG_CONFIG_HOME")
+KEPT_ENV = (
+    "PATH",
+    "SYSTEMROOT",
+    "SystemRoot",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "HOME",
+    "USERPROFILE",
+    "XDG_CONFIG_HOME",
+)
 _POSIX = os.name != "nt"
 
 
@@ -74,8 +96,9 @@ def has_git() -> bool:
 
 
 class ShadowRepo:
-    def __init__(self, root: Path, folder: Path, *, max_file_size: int = 2_000_000,
-                 timeout: float = TIMEOUT) -> None:
+    def __init__(
+        self, root: Path, folder: Path, *, max_file_size: int = 2_000_000, timeout: float = TIMEOUT
+    ) -> None:
         self.root = root
         self.folder = folder
         self.git_dir = folder / "git"
@@ -96,17 +119,29 @@ class ShadowRepo:
         if repo:
             env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.root))
         env.update(
-            GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=NULL, GIT_ATTR_NOSYSTEM="1",
-            GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1", GIT_NO_LAZY_FETCH="1",
-            GIT_LFS_SKIP_SMUDGE="1", GIT_PAGER="cat", GIT_EDITOR="true",
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=NULL,
+            GIT_ATTR_NOSYSTEM="1",
+            GIT_TERMINAL_PROMPT="0",
+            GIT_NO_REPLACE_OBJECTS="1",
+            GIT_NO_LAZY_FETCH="1",
+            GIT_LFS_SKIP_SMUDGE="1",
+            GIT_PAGER="cat",
+            GIT_EDITOR="true",
         )
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
         return env
 
-    async def git(self, *args: str, stdin: bytes | None = None, index: Path | None = None,
-                  private: bool = True, timeout: float | None = None,
-                  repo: bool = True) -> bytes:
+    async def git(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        index: Path | None = None,
+        private: bool = True,
+        timeout: float | None = None,
+        repo: bool = True,
+    ) -> bytes:
         """stdout of one git command; CheckpointError if it fails, overruns or cannot start.
 
         `private`: the child runs with umask 077 (it writes only into the shadow folder);
@@ -118,9 +153,12 @@ class ShadowRepo:
             extra["umask"] = 0o077
         try:
             proc = await asyncio.create_subprocess_exec(
-                *cmd, cwd=self.root, env=self._env(index, repo),
+                *cmd,
+                cwd=self.root,
+                env=self._env(index, repo),
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
                 **extra,  # type: ignore[arg-type]
             )
         except OSError as exc:
@@ -150,8 +188,7 @@ class ShadowRepo:
         await asyncio.to_thread(private_dir, self.folder)
         if not (self.git_dir / "HEAD").is_file():
             try:
-                await self.git("init", "-q", "--bare", "--template=", str(self.git_dir),
-                               repo=False)
+                await self.git("init", "-q", "--bare", "--template=", str(self.git_dir), repo=False)
             except CheckpointError:
                 await self._created_elsewhere()
         info = private_dir(self.git_dir / "info")
@@ -195,20 +232,38 @@ class ShadowRepo:
         with contextlib.suppress(OSError):
             (self.folder / (index.name + ".lock")).unlink()  # left by a killed git of ours
         listed = await self.git(
-            "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard",
+            "ls-files",
+            "-z",
+            "--others",
+            "--modified",
+            "--deleted",
+            "--exclude-standard",
             index=index,
         )
-        paths = list(dict.fromkeys(p for p in listed.decode("utf-8", "surrogateescape")
-                                   .split("\0") if p and not p.endswith("/")))
+        paths = list(
+            dict.fromkeys(
+                p
+                for p in listed.decode("utf-8", "surrogateescape").split("\0")
+                if p and not p.endswith("/")
+            )
+        )
         if paths:
             keep, drop = await asyncio.to_thread(self._sort, paths)
             self.skipped = drop
             if keep:
-                await self.git("update-index", "--add", "--remove", "-z", "--stdin",
-                               stdin=_nul(keep), index=index)
+                await self.git(
+                    "update-index",
+                    "--add",
+                    "--remove",
+                    "-z",
+                    "--stdin",
+                    stdin=_nul(keep),
+                    index=index,
+                )
             if drop:
-                await self.git("update-index", "--force-remove", "-z", "--stdin",
-                               stdin=_nul(drop), index=index)
+                await self.git(
+                    "update-index", "--force-remove", "-z", "--stdin", stdin=_nul(drop), index=index
+                )
         tree = (await self.git("write-tree", index=index)).decode().strip()
         if paths:
             await asyncio.to_thread(self._publish)
@@ -227,8 +282,11 @@ class ShadowRepo:
                 continue
             if stat.S_ISLNK(st.st_mode):
                 keep.append(rel)
-            elif (not stat.S_ISREG(st.st_mode) or st.st_size > self.max_file_size
-                  or not os.access(full, os.R_OK)):
+            elif (
+                not stat.S_ISREG(st.st_mode)
+                or st.st_size > self.max_file_size
+                or not os.access(full, os.R_OK)
+            ):
                 drop.append(rel)
             else:
                 keep.append(rel)
@@ -277,8 +335,17 @@ class ShadowRepo:
         """Lines added and removed per path; None for a binary file."""
         if old == new:
             return {}
-        out = await self.git("diff-tree", "-r", "-z", "--no-renames", "--numstat",
-                             "--no-textconv", "--no-ext-diff", old, new)
+        out = await self.git(
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--numstat",
+            "--no-textconv",
+            "--no-ext-diff",
+            old,
+            new,
+        )
         stats: dict[str, tuple[int, int] | None] = {}
         for record in out.decode("utf-8", "surrogateescape").split("\0"):
             fields = record.split("\t", 2)
@@ -298,8 +365,15 @@ class ShadowRepo:
         scratch = self.folder / f"restore-{os.getpid()}-{secrets.token_hex(3)}"
         try:
             await self.git("read-tree", tree, index=scratch)
-            await self.git("checkout-index", "-f", "-z", "--stdin", stdin=_nul(paths),
-                           index=scratch, private=False)
+            await self.git(
+                "checkout-index",
+                "-f",
+                "-z",
+                "--stdin",
+                stdin=_nul(paths),
+                index=scratch,
+                private=False,
+            )
         finally:
             with contextlib.suppress(OSError):
                 scratch.unlink()

@@ -80,13 +80,21 @@ def snapshots_home() -> Path:
 
 
 class CheckpointStore:
-    def __init__(self, root: Path, *, max_file_size: int = 2_000_000, keep_days: float = 7,
-                 max_mb: float = 500, folder: Path | None = None, copies: bool = False
-                 ) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        max_file_size: int = 2_000_000,
+        keep_days: float = 7,
+        max_mb: float = 500,
+        folder: Path | None = None,
+        copies: bool = False,
+    ) -> None:
         self.root = root
         self.folder = folder or snapshots_home() / workspace_key(root)
         self.repo: ShadowRepo | CopyRepo = (
-            CopyRepo(root, self.folder, max_file_size=max_file_size) if copies
+            CopyRepo(root, self.folder, max_file_size=max_file_size)
+            if copies
             else ShadowRepo(root, self.folder, max_file_size=max_file_size)
         )
         self.copies = copies
@@ -100,8 +108,7 @@ class CheckpointStore:
     async def record(self, kind: str, run: str = "", label: str = "") -> Checkpoint:
         """Snapshot the workspace now and remember it."""
         tree = await self.repo.snapshot()
-        checkpoint = Checkpoint(secrets.token_hex(4), tree, time.time(), kind, run,
-                                _label(label))
+        checkpoint = Checkpoint(secrets.token_hex(4), tree, time.time(), kind, run, _label(label))
         await self.remember(checkpoint)
         return checkpoint
 
@@ -127,10 +134,16 @@ class CheckpointStore:
         for line in data.splitlines():
             try:
                 raw = json.loads(line)
-                found.append(Checkpoint(
-                    str(raw["id"]), str(raw["tree"]), float(raw["time"]), str(raw["kind"]),
-                    str(raw.get("run", "")), str(raw.get("label", "")),
-                ))
+                found.append(
+                    Checkpoint(
+                        str(raw["id"]),
+                        str(raw["tree"]),
+                        float(raw["time"]),
+                        str(raw["kind"]),
+                        str(raw.get("run", "")),
+                        str(raw.get("label", "")),
+                    )
+                )
             except (ValueError, KeyError, TypeError):
                 continue
         return found
@@ -168,26 +181,33 @@ class CheckpointStore:
         recorded until `apply`: a rewind the user declines leaves no trace."""
         history = self.list()
         tree = await self.repo.snapshot()
-        current = Checkpoint(secrets.token_hex(4), tree, time.time(), "rewind",
-                             label=f"before rewinding to {target.id}")
+        current = Checkpoint(
+            secrets.token_hex(4),
+            tree,
+            time.time(),
+            "rewind",
+            label=f"before rewinding to {target.id}",
+        )
         changes = await self.repo.changes(current.tree, target.tree)
         plan = Plan(target, current, changes)
         if not changes:
             return plan
         plan.stats = await self.repo.numstat(current.tree, target.tree)
         ids = [c.id for c in history]
-        later = history[ids.index(target.id) + 1:] if target.id in ids else []
+        later = history[ids.index(target.id) + 1 :] if target.id in ids else []
         chain = [target, *later, current]
         outside: set[str] = set()
         for earlier, following in zip(chain, chain[1:], strict=False):
             if following.kind in GAP_ENDS and earlier.tree != following.tree:
-                outside.update(c.path for c in await self.repo.changes(earlier.tree,
-                                                                       following.tree))
+                outside.update(
+                    c.path for c in await self.repo.changes(earlier.tree, following.tree)
+                )
         plan.conflicts = [p for p in plan.paths if p in outside]
         return plan
 
-    async def apply(self, plan: Plan, *, skip: set[str] | frozenset[str] = frozenset(),
-                    run: str = "") -> list[str]:
+    async def apply(
+        self, plan: Plan, *, skip: set[str] | frozenset[str] = frozenset(), run: str = ""
+    ) -> list[str]:
         """Make the files of `plan` what they were at its target; returns the paths done.
 
         `run`: what the `restored` checkpoint belongs to (`undo:<run>` marks a run undone).
@@ -215,8 +235,7 @@ class CheckpointStore:
             return None
         return parent / full.name
 
-    def _remove_and_remember(self, removed: list[Change], written: list[Change]
-                             ) -> dict[Path, int]:
+    def _remove_and_remember(self, removed: list[Change], written: list[Change]) -> dict[Path, int]:
         """Delete what the target does not have; note the mode of files about to be
         rewritten, so restored files keep permissions git does not record (0640...)."""
         modes: dict[Path, int] = {}
@@ -256,8 +275,9 @@ class CheckpointStore:
 
     # -- retention --------------------------------------------------------------------------
 
-    async def prune(self, *, keep_days: float | None = None, max_mb: float | None = None
-                    ) -> tuple[int, int]:
+    async def prune(
+        self, *, keep_days: float | None = None, max_mb: float | None = None
+    ) -> tuple[int, int]:
         """Drop checkpoints older than `keep_days`, then the oldest until the repository
         fits in `max_mb`; git gc frees their objects. Returns (checkpoints dropped, bytes)."""
         keep_days = self.keep_days if keep_days is None else keep_days
@@ -292,9 +312,9 @@ class CheckpointStore:
 
     def _rewrite_without(self, names: set[str]) -> None:
         kept = [c for c in self.list() if c.id not in names]
-        write_private(self.log, "".join(
-            json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in kept
-        ))
+        write_private(
+            self.log, "".join(json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in kept)
+        )
 
     def _remove_stale_indexes(self) -> None:
         """Indexes of zen processes that died more than a day ago."""
@@ -319,4 +339,3 @@ def _label(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
     line = "".join(ch if ch.isprintable() else " " for ch in line)
     return line if len(line) <= LABEL_LIMIT else line[: LABEL_LIMIT - 1] + "…"
-

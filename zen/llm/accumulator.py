@@ -55,8 +55,13 @@ class _Call:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), "a number")
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), "a number")
 
 
 def _wrong(field: str, value: Any, want: str) -> Malformed:
@@ -102,8 +107,11 @@ class StreamAccumulator:
     @property
     def produced(self) -> int:
         """Characters of answer so far (text, reasoning, call names and arguments)."""
-        return (sum(map(len, self._text)) + sum(map(len, self._reasoning))
-                + sum(len(c.name) + sum(map(len, c.parts)) for c in self._calls))
+        return (
+            sum(map(len, self._text))
+            + sum(map(len, self._reasoning))
+            + sum(len(c.name) + sum(map(len, c.parts)) for c in self._calls)
+        )
 
     def feed(self, chunk: Any) -> list[Event] | tuple[Event, ...]:
         """Take one chunk; return the events it produces, in order."""
@@ -221,9 +229,7 @@ class StreamAccumulator:
         return slot
 
     def finish(self) -> AssistantTurn:
-        calls = [
-            ToolCall(c.id, c.name, "".join(c.parts)) for c in self._calls if c.name or c.parts
-        ]
+        calls = [ToolCall(c.id, c.name, "".join(c.parts)) for c in self._calls if c.name or c.parts]
         return AssistantTurn(
             content="".join(self._text),
             reasoning="".join(self._reasoning),

@@ -65,8 +65,9 @@ class ContextLengthError(LLMError):
 class _Retryable(Exception):
     """An attempt failed in a way a later attempt may not."""
 
-    def __init__(self, reason: str, retry_after: float | None = None,
-                 kind: str = "default") -> None:
+    def __init__(
+        self, reason: str, retry_after: float | None = None, kind: str = "default"
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
@@ -119,8 +120,14 @@ def backoff(attempt: int) -> float:
 class ChatClient:
     """Streams chat turns for one model role (settings), emitting events as text arrives."""
 
-    def __init__(self, settings: ModelSettings, *, retries: int = 4,
-                 deadlines: Deadlines | None = None, price: Price | None = None) -> None:
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        retries: int = 4,
+        deadlines: Deadlines | None = None,
+        price: Price | None = None,
+    ) -> None:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
         self.settings = settings
@@ -150,8 +157,9 @@ class ChatClient:
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                     emit: Emit, agent: str) -> AssistantTurn:
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: Emit, agent: str
+    ) -> AssistantTurn:
         """One assistant turn. Raises LLMError (one line) when retrying cannot help.
 
         After a failed attempt a `Retrying` event tells front-ends to drop what that attempt
@@ -194,8 +202,9 @@ class ChatClient:
             emit(Waiting(agent, "retry", now - start, delay))
             await asyncio.sleep(min(1.0, notice, end - now))
 
-    def _request(self, messages: list[dict[str, Any]],
-                 tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _request(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         s = self.settings
         stream = s.stream_tools or not tools
         kwargs: dict[str, Any] = {"model": s.model, "messages": messages, "stream": stream}
@@ -211,8 +220,9 @@ class ChatClient:
             kwargs["max_tokens"] = s.max_tokens
         return kwargs
 
-    async def _attempt(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                       emit: Emit, agent: str) -> AssistantTurn:
+    async def _attempt(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: Emit, agent: str
+    ) -> AssistantTurn:
         request = self._request(messages, tools)
         acc = StreamAccumulator(agent)
         progress = _Progress(asyncio.get_running_loop().time())
@@ -229,19 +239,28 @@ class ChatClient:
         u = turn.usage
         if not acc.saw_usage:
             u.prompt_tokens = prompt_estimate(messages, tools)
-            u.completion_tokens = estimate_tokens(turn.content, turn.reasoning,
-                                                  *(c.name + c.arguments for c in turn.tool_calls))
+            u.completion_tokens = estimate_tokens(
+                turn.content, turn.reasoning, *(c.name + c.arguments for c in turn.tool_calls)
+            )
             u.estimated = True
-        cost = (self.price.cost(u.prompt_tokens, u.completion_tokens, u.cached_tokens)
-                if self.price is not None else None)
-        emit(Usage(agent, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.estimated,
-                   cost))
+        cost = (
+            self.price.cost(u.prompt_tokens, u.completion_tokens, u.cached_tokens)
+            if self.price is not None
+            else None
+        )
+        emit(Usage(agent, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.estimated, cost))
         if not u.estimated:
             self._check_truncation(messages, tools, u.prompt_tokens, emit, agent)
         return turn
 
-    async def _watch(self, reader: asyncio.Future[None], progress: _Progress, emit: Emit,
-                     agent: str, streamed: bool) -> None:
+    async def _watch(
+        self,
+        reader: asyncio.Future[None],
+        progress: _Progress,
+        emit: Emit,
+        agent: str,
+        streamed: bool,
+    ) -> None:
         """Wait for the reader under the deadlines; announce long waits; cancel and raise a
         `_Retryable` naming the setting when one passes."""
         d = self.deadlines
@@ -257,8 +276,9 @@ class ChatClient:
             since, quiet_limit = (start, first) if last is None else (last, idle)
             if now >= since + quiet_limit:
                 if last is None:
-                    binding = "first_byte_timeout" if streamed and d.first_byte <= total \
-                        else "timeout"
+                    binding = (
+                        "first_byte_timeout" if streamed and d.first_byte <= total else "timeout"
+                    )
                     reason = f"no answer within {first:g} s of the request ({binding})"
                 else:
                     reason = f"the stream stalled for {idle:g} s (idle_timeout)"
@@ -269,18 +289,23 @@ class ChatClient:
                 )
             if now - since >= d.notice and now - progress.noticed >= 0.95 * tick:
                 progress.noticed = now
-                what = ("the model's first token" if streamed else "the model's answer") \
-                    if last is None else "more of the model's answer"
+                what = (
+                    ("the model's first token" if streamed else "the model's answer")
+                    if last is None
+                    else "more of the model's answer"
+                )
                 emit(Waiting(agent, what, now - since, quiet_limit))
-            wake = min(start + total, since + quiet_limit,
-                       max(since + d.notice, progress.noticed + tick))
+            wake = min(
+                start + total, since + quiet_limit, max(since + d.notice, progress.noticed + tick)
+            )
             done, _ = await asyncio.wait({reader}, timeout=max(0.0, wake - now))
             if done:
                 reader.result()  # raises what the reader raised
                 return
 
-    async def _read(self, request: dict[str, Any], acc: StreamAccumulator, emit: Emit,
-                    progress: _Progress) -> None:
+    async def _read(
+        self, request: dict[str, Any], acc: StreamAccumulator, emit: Emit, progress: _Progress
+    ) -> None:
         """Send the request and feed the answer's bytes to the accumulator."""
         started = False
         clock = asyncio.get_running_loop().time
@@ -342,8 +367,14 @@ class ChatClient:
             )
         return reason
 
-    def _check_truncation(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                          reported: int, emit: Emit, agent: str) -> None:
+    def _check_truncation(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        reported: int,
+        emit: Emit,
+        agent: str,
+    ) -> None:
         """Warn once when the server counted far fewer prompt tokens than were sent.
 
         Ollama's OpenAI endpoint silently keeps only its `num_ctx` (2-4k tokens by default):
@@ -356,21 +387,35 @@ class ChatClient:
         if schemas >= 300 and reported < schemas * TRUNCATION_RATIO:
             # fewer tokens than the tool definitions alone: they never reached the model
             self._warned_truncation = True
-            emit(Notice(agent, (
-                f"the server counted {reported:,} prompt tokens, fewer than the tool "
-                f"definitions alone (about {schemas:,}): it probably dropped the tools, so the "
-                "model cannot use them (llama-cpp-python: --provider llamacpp; llama.cpp: "
-                "--jinja and a chat template with tool support)"
-            ), level="warning"))
+            emit(
+                Notice(
+                    agent,
+                    (
+                        f"the server counted {reported:,} prompt tokens, fewer than the "
+                        f"tool definitions alone (about {schemas:,}): it probably dropped the "
+                        "tools, so the model cannot use them (llama-cpp-python: "
+                        "--provider llamacpp; llama.cpp: --jinja and a chat template with "
+                        "tool support)"
+                    ),
+                    level="warning",
+                )
+            )
             return
         estimate = prompt_estimate(messages, tools)
         if estimate >= 2000 and reported < estimate * TRUNCATION_RATIO:
             self._warned_truncation = True
-            emit(Notice(agent, (
-                f"the server counted {reported:,} prompt tokens for about {estimate:,} sent: it "
-                "is probably cutting the conversation to fit a small context window (Ollama: "
-                "raise num_ctx in a Modelfile or set OLLAMA_CONTEXT_LENGTH)"
-            ), level="warning"))
+            emit(
+                Notice(
+                    agent,
+                    (
+                        f"the server counted {reported:,} prompt tokens for about "
+                        f"{estimate:,} sent: it is probably cutting the conversation to fit a "
+                        "small context window (Ollama: raise num_ctx in a Modelfile or set "
+                        "OLLAMA_CONTEXT_LENGTH)"
+                    ),
+                    level="warning",
+                )
+            )
 
     def _classify(self, exc: Exception, started: bool) -> Exception:
         """Map an SDK error to a retry, a stream_options fallback, or one clear LLMError."""
@@ -382,8 +427,9 @@ class ChatClient:
             detail = f" ({scrub(str(cause))})" if cause and str(cause) else ""
             if started:
                 return _Retryable(f"the connection dropped mid-stream{detail}")
-            return _Retryable(f"could not connect to {self.settings.base_url}{detail}",
-                              kind="refused")
+            return _Retryable(
+                f"could not connect to {self.settings.base_url}{detail}", kind="refused"
+            )
         if not isinstance(exc, openai.APIStatusError):
             return LLMError(f"the model server failed: {_message(exc)}")
         code = exc.status_code

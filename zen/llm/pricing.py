@@ -20,15 +20,15 @@ class Price:
 
     def cost(self, prompt: int, completion: int, cached: int = 0) -> float:
         cached = min(max(cached, 0), prompt)
-        return ((prompt - cached) * self.input + cached * self.cached_input
-                + completion * self.output) / 1_000_000
+        return (
+            (prompt - cached) * self.input + cached * self.cached_input + completion * self.output
+        ) / 1_000_000
 
 
 FREE = Price(0.0, 0.0, 0.0)
 
 
-def price_for(model: str, base_url: str, configured: dict[str, Any] | None = None
-              ) -> Price | None:
+def price_for(model: str, base_url: str, configured: dict[str, Any] | None = None) -> Price | None:
     """The price of `model` at `base_url`: configured, a local server (free), the table."""
     from zen.providers import PRICES, is_local
 

@@ -45,8 +45,11 @@ class TokenUsage:
         self.cached_tokens += other.cached_tokens
         self.requests += other.requests
         self.estimated = self.estimated or other.estimated
-        self.cost_usd = (None if self.cost_usd is None or other.cost_usd is None
-                         else self.cost_usd + other.cost_usd)
+        self.cost_usd = (
+            None
+            if self.cost_usd is None or other.cost_usd is None
+            else self.cost_usd + other.cost_usd
+        )
 
     def to_json(self) -> dict[str, int | bool | float | None]:
         out: dict[str, int | bool | float | None] = {

@@ -19,8 +19,13 @@ DEADLINE = 2.0
 """Seconds for the whole question, every route included."""
 SANE = range(1_000, 100_000_001)
 """Windows outside this are a server's nonsense, not a fact to plan by."""
-ENTRY_KEYS = ("loaded_context_length", "max_model_len", "context_length", "max_context_length",
-              "context_window")
+ENTRY_KEYS = (
+    "loaded_context_length",
+    "max_model_len",
+    "context_length",
+    "max_context_length",
+    "context_window",
+)
 
 
 async def ask_server(settings: ModelSettings, deadline: float = DEADLINE) -> int | None:
@@ -28,7 +33,9 @@ async def ask_server(settings: ModelSettings, deadline: float = DEADLINE) -> int
     import openai  # the SDK's own HTTP stack, whatever it is built on
 
     client = openai.AsyncOpenAI(
-        api_key=settings.api_key or "no-key", base_url=settings.base_url, max_retries=0,
+        api_key=settings.api_key or "no-key",
+        base_url=settings.base_url,
+        max_retries=0,
         timeout=deadline,
     )
     try:

@@ -95,12 +95,31 @@ def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
 
 _TYPES = {"stdio": "command", "http": "url", "streamable-http": "url", "streamableHttp": "url"}
 _IGNORED = frozenset(
-    {"description", "name", "alwaysAllow", "disabledTools", "watchPaths", "trust", "oauth",
-     "includeTools", "excludeTools", "transportType", "autoStart", "icon"}
+    {
+        "description",
+        "name",
+        "alwaysAllow",
+        "disabledTools",
+        "watchPaths",
+        "trust",
+        "oauth",
+        "includeTools",
+        "excludeTools",
+        "transportType",
+        "autoStart",
+        "icon",
+    }
 )
 """Keys other clients write that zen has no use for: dropped without a word."""
 _FIELDS = {
-    "command", "args", "env", "cwd", "url", "headers", "timeout", "start_timeout",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "timeout",
+    "start_timeout",
     "auto_approve",
 }
 

@@ -52,7 +52,7 @@ class ProjectNotes:
         """The workspace file a `file:` key describes; None outside the workspace."""
         if not key.startswith(PREFIX):
             return None
-        name = key[len(PREFIX):].strip()
+        name = key[len(PREFIX) :].strip()
         if not name or "\0" in name:
             return None
         try:
@@ -67,9 +67,18 @@ class ProjectNotes:
         now = stamp(path) if path else None
         if now is None:
             return
-        self.store.put_note(self.workspace, Note(
-            entry.key, entry.content, entry.summary, entry.author, entry.time, now, session_id,
-        ))
+        self.store.put_note(
+            self.workspace,
+            Note(
+                entry.key,
+                entry.content,
+                entry.summary,
+                entry.author,
+                entry.time,
+                now,
+                session_id,
+            ),
+        )
 
     def forget(self, key: str) -> None:
         self.store.delete_notes(self.workspace, [key])

@@ -227,8 +227,15 @@ class SessionStore:
     # -- sessions ---------------------------------------------------------------------------
 
     def create(
-        self, workspace: str, *, title: str = "", agent_mode: str = "", collaboration: str = "",
-        models: dict[str, str] | None = None, agent: str = "main", parent_id: str | None = None,
+        self,
+        workspace: str,
+        *,
+        title: str = "",
+        agent_mode: str = "",
+        collaboration: str = "",
+        models: dict[str, str] | None = None,
+        agent: str = "main",
+        parent_id: str | None = None,
         parent_call: str | None = None,
     ) -> str:
         sid = new_id()
@@ -238,30 +245,47 @@ class SessionStore:
                 "INSERT INTO sessions(id, parent_id, parent_call, agent, workspace, title, created,"
                 " updated, agent_mode, collaboration, models, owner)"
                 " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-                (sid, parent_id, parent_call, agent, workspace, title, now, now, agent_mode,
-                 collaboration, json.dumps(models or {}), this_process()),
+                (
+                    sid,
+                    parent_id,
+                    parent_call,
+                    agent,
+                    workspace,
+                    title,
+                    now,
+                    now,
+                    agent_mode,
+                    collaboration,
+                    json.dumps(models or {}),
+                    this_process(),
+                ),
             )
             db.execute(
                 "INSERT INTO branches(session_id, branch, parent, upto, reason, time)"
-                " VALUES(?, 0, NULL, NULL, 'start', ?)", (sid, now),
+                " VALUES(?, 0, NULL, NULL, 'start', ?)",
+                (sid, now),
             )
         return sid
 
     def update(self, sid: str, **fields: Any) -> None:
         """Set session columns: title, agent_mode, collaboration, models, state, owner."""
         allowed = {"title", "agent_mode", "collaboration", "models", "state", "owner"}
-        cols = {k: (json.dumps(v) if k in ("models", "state") else v)
-                for k, v in fields.items() if k in allowed}
+        cols = {
+            k: (json.dumps(v) if k in ("models", "state") else v)
+            for k, v in fields.items()
+            if k in allowed
+        }
         sets = ", ".join(f"{k}=?" for k in cols)
         with self._write() as db:
-            db.execute(f"UPDATE sessions SET {sets}, updated=? WHERE id=?",
-                       (*cols.values(), time.time(), sid))
+            db.execute(
+                f"UPDATE sessions SET {sets}, updated=? WHERE id=?",
+                (*cols.values(), time.time(), sid),
+            )
 
     def release(self, sid: str) -> None:
         """This process no longer writes the session."""
         with self._write() as db:
-            db.execute("UPDATE sessions SET owner='' WHERE id=? AND owner=?",
-                       (sid, this_process()))
+            db.execute("UPDATE sessions SET owner='' WHERE id=? AND owner=?", (sid, this_process()))
 
     def claim(self, sid: str) -> str | None:
         """Mark the session as written by this process; the live owner's mark if another
@@ -281,8 +305,10 @@ class SessionStore:
         if not ref or not all(c in "0123456789abcdef" for c in ref.lower()):
             raise SessionError(f"{ref!r} is not a session id (zen sessions list shows them)")
         rows = self.db.execute(
-            _SELECT + " WHERE s.id LIKE ? AND s.parent_id IS NULL"
-            + (" AND s.workspace=?" if workspace else "") + " LIMIT 2",
+            _SELECT
+            + " WHERE s.id LIKE ? AND s.parent_id IS NULL"
+            + (" AND s.workspace=?" if workspace else "")
+            + " LIMIT 2",
             (ref.lower() + "%", *([workspace] if workspace else [])),
         ).fetchall()
         if not rows:
@@ -320,13 +346,14 @@ class SessionStore:
     def remove(self, sid: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM sessions WHERE id=?", (sid,))
-            db.execute("DELETE FROM blobs WHERE hash NOT IN"
-                       " (SELECT blob FROM messages WHERE blob IS NOT NULL)")
+            db.execute(
+                "DELETE FROM blobs WHERE hash NOT IN"
+                " (SELECT blob FROM messages WHERE blob IS NOT NULL)"
+            )
 
     # -- messages ---------------------------------------------------------------------------
 
-    def append(self, sid: str, message: dict[str, Any],
-               state: dict[str, Any] | None = None) -> int:
+    def append(self, sid: str, message: dict[str, Any], state: dict[str, Any] | None = None) -> int:
         """Write one message at the end of the active branch (and the session's state with
         it, atomically); its position on the branch."""
         body, blob, text = _pack(message)
@@ -347,16 +374,20 @@ class SessionStore:
             if state is None:
                 db.execute("UPDATE sessions SET updated=? WHERE id=?", (now, sid))
             else:
-                db.execute("UPDATE sessions SET updated=?, state=? WHERE id=?",
-                           (now, json.dumps(state), sid))
+                db.execute(
+                    "UPDATE sessions SET updated=?, state=? WHERE id=?",
+                    (now, json.dumps(state), sid),
+                )
         return int(seq)
 
     def drop_from(self, sid: str, seq: int) -> None:
         """Delete the active branch's messages from `seq` on (a request that never got an
         answer). Only for messages nobody saw answered; history otherwise forks."""
         with self._write() as db:
-            db.execute("DELETE FROM messages WHERE session_id=? AND branch=? AND seq>=?",
-                       (sid, self._branch(sid), seq))
+            db.execute(
+                "DELETE FROM messages WHERE session_id=? AND branch=? AND seq>=?",
+                (sid, self._branch(sid), seq),
+            )
 
     def messages(self, sid: str, branch: int | None = None) -> list[dict[str, Any]]:
         """The active branch's messages, in order (without the system prompt)."""
@@ -393,8 +424,7 @@ class SessionStore:
             for seq, message in enumerate(messages):
                 body, blob, text = _pack(message)
                 if blob:
-                    db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)",
-                               (blob, text))
+                    db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)", (blob, text))
                 db.execute(
                     "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
                     " VALUES(?,?,?,?,?,?,?)",
@@ -405,10 +435,12 @@ class SessionStore:
     def branches(self, sid: str) -> list[dict[str, Any]]:
         rows = self.db.execute(
             "SELECT branch, parent, upto, reason, time FROM branches WHERE session_id=?"
-            " ORDER BY branch", (sid,),
+            " ORDER BY branch",
+            (sid,),
         )
-        return [dict(zip(("branch", "parent", "upto", "reason", "time"), r, strict=True))
-                for r in rows]
+        return [
+            dict(zip(("branch", "parent", "upto", "reason", "time"), r, strict=True)) for r in rows
+        ]
 
     def _branch(self, sid: str) -> int:
         row = self.db.execute("SELECT branch FROM sessions WHERE id=?", (sid,)).fetchone()
@@ -417,15 +449,20 @@ class SessionStore:
         return int(row[0])
 
     def _new_branch(self, sid: str, parent: int, upto: int | None, reason: str) -> int:
-        new = self.db.execute(
-            "SELECT MAX(branch) + 1 FROM branches WHERE session_id=?", (sid,)
-        ).fetchone()[0] or 1
+        new = (
+            self.db.execute(
+                "SELECT MAX(branch) + 1 FROM branches WHERE session_id=?", (sid,)
+            ).fetchone()[0]
+            or 1
+        )
         self.db.execute(
             "INSERT INTO branches(session_id, branch, parent, upto, reason, time)"
-            " VALUES(?,?,?,?,?,?)", (sid, new, parent, upto, reason, time.time()),
+            " VALUES(?,?,?,?,?,?)",
+            (sid, new, parent, upto, reason, time.time()),
         )
-        self.db.execute("UPDATE sessions SET branch=?, updated=? WHERE id=?",
-                        (new, time.time(), sid))
+        self.db.execute(
+            "UPDATE sessions SET branch=?, updated=? WHERE id=?", (new, time.time(), sid)
+        )
         return int(new)
 
     # -- memo -------------------------------------------------------------------------------
@@ -448,8 +485,8 @@ class SessionStore:
 
     def memo(self, sid: str) -> list[StoredMemo]:
         rows = self.db.execute(
-            "SELECT key, content, summary, author, time FROM memo WHERE session_id=?"
-            " ORDER BY time", (sid,),
+            "SELECT key, content, summary, author, time FROM memo WHERE session_id=? ORDER BY time",
+            (sid,),
         )
         return [StoredMemo(*r) for r in rows]
 
@@ -460,14 +497,23 @@ class SessionStore:
             db.execute(
                 "INSERT OR REPLACE INTO notes(workspace, key, content, summary, author, time,"
                 " stamp, session_id) VALUES(?,?,?,?,?,?,?,?)",
-                (workspace, note.key, note.content, note.summary, note.author, note.time,
-                 note.stamp, note.session_id),
+                (
+                    workspace,
+                    note.key,
+                    note.content,
+                    note.summary,
+                    note.author,
+                    note.time,
+                    note.stamp,
+                    note.session_id,
+                ),
             )
 
     def notes(self, workspace: str) -> list[Note]:
         rows = self.db.execute(
             "SELECT key, content, summary, author, time, stamp, session_id FROM notes"
-            " WHERE workspace=? ORDER BY key", (workspace,),
+            " WHERE workspace=? ORDER BY key",
+            (workspace,),
         )
         return [Note(*r) for r in rows]
 
@@ -477,8 +523,9 @@ class SessionStore:
             if keys is None:
                 db.execute("DELETE FROM notes WHERE workspace=?", (workspace,))
             else:
-                db.executemany("DELETE FROM notes WHERE workspace=? AND key=?",
-                               [(workspace, k) for k in keys])
+                db.executemany(
+                    "DELETE FROM notes WHERE workspace=? AND key=?", [(workspace, k) for k in keys]
+                )
 
 
 _SELECT = (
@@ -490,11 +537,39 @@ _SELECT = (
 
 
 def _info(row: tuple[Any, ...]) -> SessionInfo:
-    (sid, workspace, title, created, updated, mode, collab, models, state, branch, agent,
-     parent_id, parent_call, owner, turns) = row
+    (
+        sid,
+        workspace,
+        title,
+        created,
+        updated,
+        mode,
+        collab,
+        models,
+        state,
+        branch,
+        agent,
+        parent_id,
+        parent_call,
+        owner,
+        turns,
+    ) = row
     return SessionInfo(
-        sid, workspace, title, created, updated, mode, collab, _json(models), _json(state),
-        branch, agent, parent_id, parent_call, owner, turns,
+        sid,
+        workspace,
+        title,
+        created,
+        updated,
+        mode,
+        collab,
+        _json(models),
+        _json(state),
+        branch,
+        agent,
+        parent_id,
+        parent_call,
+        owner,
+        turns,
     )
 
 

@@ -93,8 +93,7 @@ class Delegation:
 class Delegator(Protocol):
     """Runs a fresh Coder for `send-to-coder`; provided by the dual-agent wiring."""
 
-    async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
-        ...
+    async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation: ...
 
     async def revert(self, checkpoint: str, reason: str) -> ToolResult:
         """Reject a Coder's work: its files back as before it ran, the lesson kept."""

@@ -123,7 +123,11 @@ async def _drained(reader: asyncio.Future[None]) -> bool:
 
 
 def _result(
-    text: str, code: int | None, timed_out: bool, timeout: int, lingered: bool,
+    text: str,
+    code: int | None,
+    timed_out: bool,
+    timeout: int,
+    lingered: bool,
     killed: Killed | None,
 ) -> ToolResult:
     body = text.rstrip("\n") or "(no output)"
@@ -154,9 +158,7 @@ async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Proce
         return await asyncio.create_subprocess_shell(
             command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
         )
-    return await asyncio.create_subprocess_exec(
-        *_shell(), command, start_new_session=True, **pipes
-    )
+    return await asyncio.create_subprocess_exec(*_shell(), command, start_new_session=True, **pipes)
 
 
 def _abandon_pipe(proc: asyncio.subprocess.Process) -> None:

@@ -20,8 +20,18 @@ def builtin_tools() -> dict[str, Tool]:
     from zen.tools.write_file import WriteFile
 
     tools: list[Tool] = [
-        ReadFile(), WriteFile(), EditFile(), Glob(), Grep(), Bash(), Memo(), Todo(),
-        SendToCoder(), RevertCoder(), SpawnAgents(), Git(),
+        ReadFile(),
+        WriteFile(),
+        EditFile(),
+        Glob(),
+        Grep(),
+        Bash(),
+        Memo(),
+        Todo(),
+        SendToCoder(),
+        RevertCoder(),
+        SpawnAgents(),
+        Git(),
     ]
     return {t.name: t for t in tools}
 

@@ -468,7 +468,10 @@ def unified_diff(before: str, after: str, shown: str, context: int = 3) -> Diff:
     start, a_end, b_end = _changed_window(a, b, context)
     lines = list(
         difflib.unified_diff(
-            _split(a[start:a_end]), _split(b[start:b_end]), f"a/{shown}", f"b/{shown}",
+            _split(a[start:a_end]),
+            _split(b[start:b_end]),
+            f"a/{shown}",
+            f"b/{shown}",
             n=context,
         )
     )
@@ -478,8 +481,7 @@ def unified_diff(before: str, after: str, shown: str, context: int = 3) -> Diff:
     added = sum(1 for line in lines[2:] if line.startswith("+"))
     removed = sum(1 for line in lines[2:] if line.startswith("-"))
     text = "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-        for line in lines
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
     return Diff(text, added, removed)
 

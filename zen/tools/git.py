@@ -34,7 +34,7 @@ def split_args(args: str | list[str]) -> list[str]:
     if parts and parts[0] == "git":
         parts = parts[1:]
     if not parts:
-        raise GitError("no git command given; e.g. args: \"status\"")
+        raise GitError('no git command given; e.g. args: "status"')
     return parts
 
 
@@ -59,8 +59,11 @@ class Git(Tool):
             parts = split_args(args.get("args", ""))
         except GitError:
             return False  # nothing will run
-        return parts[0] not in READ_ONLY or any(  # an option off the list may write (--output)
-            p.startswith("-") and not option_ok(parts[0], p) for p in parts[1:]
+        return (
+            parts[0] not in READ_ONLY
+            or any(  # an option off the list may write (--output)
+                p.startswith("-") and not option_ok(parts[0], p) for p in parts[1:]
+            )
         )
 
     def key_arg(self, args: dict[str, Any]) -> str:

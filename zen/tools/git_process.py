@@ -134,11 +134,15 @@ def _pattern(key: str) -> tuple[str, str, str]:
     return section.lower(), sub, name.lower()
 
 
-def _matches(key: str, table: dict[tuple[str, str, str], str] | set[tuple[str, str, str]]
-             ) -> tuple[str, str, str] | None:
+def _matches(
+    key: str, table: dict[tuple[str, str, str], str] | set[tuple[str, str, str]]
+) -> tuple[str, str, str] | None:
     section, sub, name = _pattern(key)
-    for candidate in ((section, sub, name), (section, "*" if sub else "", name),
-                      (section, "*" if sub else "", "*")):
+    for candidate in (
+        (section, sub, name),
+        (section, "*" if sub else "", name),
+        (section, "*" if sub else "", "*"),
+    ):
         if candidate in table:
             return candidate
     return None
@@ -190,8 +194,14 @@ def git_env(config: RepoConfig) -> dict[str, str]:
 async def repo_config(cwd: Path) -> RepoConfig:
     """Read the configuration git would use in `cwd` (running no program) and neutralise it.
     GitError when it cannot be read: a git that cannot be checked is not run."""
-    out = await _spawn(["config", "--list", "--show-scope", "--includes", "-z"], cwd,
-                       {**os.environ, **QUIET_ENV}, CONFIG_TIMEOUT, READ_LIMIT, "config")
+    out = await _spawn(
+        ["config", "--list", "--show-scope", "--includes", "-z"],
+        cwd,
+        {**os.environ, **QUIET_ENV},
+        CONFIG_TIMEOUT,
+        READ_LIMIT,
+        "config",
+    )
     if out.truncated:
         raise GitError("cannot read the repository's git configuration: it is over 1 MB")
     if out.code != 0:
@@ -206,8 +216,14 @@ async def repo_config(cwd: Path) -> RepoConfig:
     dirs = git_dirs(cwd)
     _check_work_tree(repo, dirs)
     for path in _submodule_configs(dirs):
-        sub = await _spawn(["config", "--file", str(path), "--includes", "-z", "--list"], cwd,
-                           {**os.environ, **QUIET_ENV}, CONFIG_TIMEOUT, READ_LIMIT, "config")
+        sub = await _spawn(
+            ["config", "--file", str(path), "--includes", "-z", "--list"],
+            cwd,
+            {**os.environ, **QUIET_ENV},
+            CONFIG_TIMEOUT,
+            READ_LIMIT,
+            "config",
+        )
         for entry in sub.stdout.split("\0"):
             if entry:
                 key, _, value = entry.partition("\n")
@@ -271,7 +287,11 @@ def _check_work_tree(repo: list[tuple[str, str]], dirs: GitDirs | None) -> None:
 
 
 async def run_git(
-    args: list[str], cwd: Path, *, timeout: float = TIMEOUT, limit: int = READ_LIMIT,
+    args: list[str],
+    cwd: Path,
+    *,
+    timeout: float = TIMEOUT,
+    limit: int = READ_LIMIT,
     config: RepoConfig | None = None,
 ) -> GitOutput:
     """Run `git --no-pager <args>` in `cwd` with the repository's programs switched off;
@@ -283,11 +303,13 @@ async def run_git(
     return await _spawn(["--no-pager", *args], cwd, git_env(config), timeout, limit, name)
 
 
-async def _spawn(args: list[str], cwd: Path, env: dict[str, str], timeout: float,
-                 limit: int, name: str) -> GitOutput:
+async def _spawn(
+    args: list[str], cwd: Path, env: dict[str, str], timeout: float, limit: int, name: str
+) -> GitOutput:
     try:
         proc = await asyncio.create_subprocess_exec(
-            "git", *args,
+            "git",
+            *args,
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,

@@ -298,7 +298,10 @@ async def _special_files(args: list[str], cwd: Path) -> list[str] | None:
     """Paths (relative to `cwd`) that `rg --files` lists but are no regular files; None when
     there are too many to exclude by name."""
     proc = await asyncio.create_subprocess_exec(
-        *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        *args,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
     )
     try:

@@ -26,13 +26,26 @@ from typing import Any, Literal
 from zen import events as ev
 from zen.tools.process import kill_tree
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
-          "SessionStart", "PreCompact")
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "PreCompact",
+)
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0
 CLAUDE_NAMES = {
-    "bash": "Bash", "read-file": "Read", "write-file": "Write", "edit-file": "Edit",
-    "glob": "Glob", "grep": "Grep", "todo": "TodoWrite", "spawn-agents": "Task",
+    "bash": "Bash",
+    "read-file": "Read",
+    "write-file": "Write",
+    "edit-file": "Edit",
+    "glob": "Glob",
+    "grep": "Grep",
+    "todo": "TodoWrite",
+    "spawn-agents": "Task",
 }
 """zen's tool names as Claude Code calls them: what a reused hook's matcher expects."""
 PATH_TOOLS = ("read-file", "write-file", "edit-file")
@@ -118,8 +131,9 @@ def load_hooks(configured: Any, root: Path, trusted: bool) -> tuple[list[Hook], 
             data = json.loads(settings.read_bytes().decode("utf-8-sig"))
         except (OSError, ValueError) as e:
             return hooks, [*problems, f"{settings}: unreadable ({e}); its hooks are ignored"]
-        more, said = parse_hooks(data.get("hooks") if isinstance(data, dict) else None,
-                                 ".claude/settings.json")
+        more, said = parse_hooks(
+            data.get("hooks") if isinstance(data, dict) else None, ".claude/settings.json"
+        )
         hooks, problems = hooks + more, problems + said
     return hooks, problems
 
@@ -133,8 +147,10 @@ def unmatched(hooks: list[Hook], tools: list[str]) -> list[str]:
             continue
         if hook.matcher.startswith("mcp__") or any(hook.matches(t) for t in tools):
             continue
-        lines.append(f"hook matcher {hook.matcher!r} ({hook.event}, {hook.source}) matches no "
-                     f"tool; zen's tools: {', '.join(tools)}")
+        lines.append(
+            f"hook matcher {hook.matcher!r} ({hook.event}, {hook.source}) matches no "
+            f"tool; zen's tools: {', '.join(tools)}"
+        )
     return lines
 
 
@@ -171,11 +187,17 @@ class Hooks:
     def wants(self, event: str, tool: str | None = None) -> bool:
         return any(h.event == event and h.matches(tool) for h in self.hooks)
 
-    async def run(self, event: str, emit: ev.Emit, agent: str, *, tool: str | None = None,
-                  **fields: Any) -> Outcome:
+    async def run(
+        self, event: str, emit: ev.Emit, agent: str, *, tool: str | None = None, **fields: Any
+    ) -> Outcome:
         outcome = Outcome()
-        payload = {"session_id": self.session_id, "transcript_path": "", "cwd": str(self.root),
-                   "hook_event_name": event, **fields}
+        payload = {
+            "session_id": self.session_id,
+            "transcript_path": "",
+            "cwd": str(self.root),
+            "hook_event_name": event,
+            **fields,
+        }
         if tool is not None:
             payload["tool_name"] = CLAUDE_NAMES.get(tool, tool)
             payload["zen_tool_name"] = tool
@@ -191,11 +213,15 @@ class Hooks:
                 break
         return outcome
 
-    async def _one(self, hook: Hook, payload: dict[str, Any], emit: ev.Emit,
-                   agent: str) -> tuple[int, str, str] | None:
+    async def _one(
+        self, hook: Hook, payload: dict[str, Any], emit: ev.Emit, agent: str
+    ) -> tuple[int, str, str] | None:
         data = json.dumps(payload, ensure_ascii=True).encode()
-        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(self.root), "ZEN_PROJECT_DIR":
-               str(self.root)}
+        env = {
+            **os.environ,
+            "CLAUDE_PROJECT_DIR": str(self.root),
+            "ZEN_PROJECT_DIR": str(self.root),
+        }
         try:
             proc = await _spawn(hook.command, self.root, env)
         except OSError as e:
@@ -211,12 +237,15 @@ class Hooks:
         except BaseException:
             kill_tree(proc)
             raise
-        text = (out[:OUTPUT_LIMIT].decode("utf-8", "replace"),
-                err[:OUTPUT_LIMIT].decode("utf-8", "replace"))
+        text = (
+            out[:OUTPUT_LIMIT].decode("utf-8", "replace"),
+            err[:OUTPUT_LIMIT].decode("utf-8", "replace"),
+        )
         return proc.returncode if proc.returncode is not None else -1, *text
 
-    def _merge(self, outcome: Outcome, hook: Hook, code: int, out: str, err: str,
-               emit: ev.Emit, agent: str) -> None:
+    def _merge(
+        self, outcome: Outcome, hook: Hook, code: int, out: str, err: str, emit: ev.Emit, agent: str
+    ) -> None:
         if code == 2:
             outcome.block = True
             outcome.reason = err.strip() or f"blocked by a {hook.event} hook"
@@ -235,8 +264,12 @@ class Hooks:
         specific = answer.get("hookSpecificOutput")
         specific = specific if isinstance(specific, dict) else {}
         decision = answer.get("decision") or specific.get("permissionDecision")
-        reason = str(answer.get("reason") or specific.get("permissionDecisionReason")
-                     or answer.get("stopReason") or "")
+        reason = str(
+            answer.get("reason")
+            or specific.get("permissionDecisionReason")
+            or answer.get("stopReason")
+            or ""
+        )
         if decision in ("block", "deny") or answer.get("continue") is False:
             outcome.block = True
             outcome.reason = reason or f"blocked by a {hook.event} hook"
@@ -259,18 +292,30 @@ class Hooks:
 
     @staticmethod
     def _failed(hook: Hook, why: str, emit: ev.Emit, agent: str) -> None:
-        emit(ev.Notice(agent, f"hook {hook.event} `{hook.command[:80]}` failed ({why}); "
-                              "it decided nothing", level="warning"))
+        emit(
+            ev.Notice(
+                agent,
+                f"hook {hook.event} `{hook.command[:80]}` failed ({why}); it decided nothing",
+                level="warning",
+            )
+        )
 
 
 async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
-    pipes: dict[str, Any] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE,
-                             "stderr": subprocess.PIPE, "cwd": cwd, "env": env}
+    pipes: dict[str, Any] = {
+        "stdin": subprocess.PIPE,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "cwd": cwd,
+        "env": env,
+    }
     if os.name == "nt":
         return await asyncio.create_subprocess_shell(
-            command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes)
-    return await asyncio.create_subprocess_exec("/bin/sh", "-c", command,
-                                                start_new_session=True, **pipes)
+            command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
+        )
+    return await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", command, start_new_session=True, **pipes
+    )
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -104,8 +104,13 @@ class ToolRegistry:
         forced: Permission | None = None
         if hooks and hooks.wants("PreToolUse", tool.name):
             # Before the question: the user approves the input as the hooks left it.
-            said = await hooks.run("PreToolUse", ctx.emit, ctx.agent, tool=tool.name,
-                                   tool_input=claude_input(tool.name, args, ctx.workspace.root))
+            said = await hooks.run(
+                "PreToolUse",
+                ctx.emit,
+                ctx.agent,
+                tool=tool.name,
+                tool_input=claude_input(tool.name, args, ctx.workspace.root),
+            )
             if said.block:
                 return ToolResult.error(f"{call.name} was blocked by a hook: {said.reason}")
             if said.updated_input is not None:
@@ -113,8 +118,10 @@ class ToolRegistry:
                 try:
                     params = tool.Params.model_validate(args)
                 except ValidationError as e:
-                    return ToolResult.error(f"{call.name}: a hook changed the arguments into "
-                                            f"invalid ones: {describe_validation(e)}")
+                    return ToolResult.error(
+                        f"{call.name}: a hook changed the arguments into "
+                        f"invalid ones: {describe_validation(e)}"
+                    )
             forced = said.permission
         ran = False
         try:
@@ -128,7 +135,10 @@ class ToolRegistry:
             result = ToolResult.error(f"{call.name} failed: {type(e).__name__}: {e}")
         if ran and hooks and hooks.wants("PostToolUse", tool.name):
             said = await hooks.run(
-                "PostToolUse", ctx.emit, ctx.agent, tool=tool.name,
+                "PostToolUse",
+                ctx.emit,
+                ctx.agent,
+                tool=tool.name,
                 tool_input=claude_input(tool.name, args, ctx.workspace.root),
                 tool_response={"ok": result.ok, "output": result.output},
             )
@@ -141,8 +151,13 @@ class ToolRegistry:
         return result
 
     async def _permitted(
-        self, tool: Tool, params: Any, args: dict[str, Any], ctx: ToolContext,
-        approver: Approver, forced: Permission | None = None,
+        self,
+        tool: Tool,
+        params: Any,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        approver: Approver,
+        forced: Permission | None = None,
     ) -> ToolResult | None:
         """None when the call may run; else the result that stands in for it. A PreToolUse
         hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""

@@ -28,6 +28,8 @@ class SendToCoder(Tool):
             lines.append(f"checkpoint: {done.checkpoint}")
         summary = f"{len(done.files_changed)} file(s) changed" if done.ok else "coder failed"
         return ToolResult(
-            ok=done.ok, output="\n".join(lines), summary=summary,
+            ok=done.ok,
+            output="\n".join(lines),
+            summary=summary,
             files_changed=done.files_changed,
         )

@@ -34,9 +34,11 @@ class Skill(Tool):
         if skill is None:
             return ToolResult.error(f"no skill {params.name!r}; skills: {', '.join(self.skills)}")
         if not params.file:
-            beside = sorted(p.relative_to(skill.folder).as_posix()
-                            for p in skill.folder.rglob("*") if p.is_file()
-                            and p != skill.path)[:50]
+            beside = sorted(
+                p.relative_to(skill.folder).as_posix()
+                for p in skill.folder.rglob("*")
+                if p.is_file() and p != skill.path
+            )[:50]
             files = f"\n\nFiles beside it (skill file=...): {', '.join(beside)}" if beside else ""
             return ToolResult(True, skill.body + files, summary=f"loaded {skill.name}")
         folder = skill.folder.resolve()

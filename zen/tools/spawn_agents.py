@@ -58,7 +58,9 @@ class SpawnAgents(Tool):
         files = list(dict.fromkeys(f for d in done for f in d.files_changed))
         summary = f"{len(done) - failed} done" + (f", {failed} failed" if failed else "")
         return ToolResult(
-            ok=failed < len(done), output="\n\n".join(sections), summary=summary,
+            ok=failed < len(done),
+            output="\n\n".join(sections),
+            summary=summary,
             files_changed=files,
         )
 

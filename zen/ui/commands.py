@@ -72,8 +72,9 @@ COMMANDS: dict[str, Command] = {}
 """Every name and alias -> its command."""
 
 
-def command(name: str, summary: str, usage: str = "", aliases: tuple[str, ...] = ()
-            ) -> Callable[[Handler], Handler]:
+def command(
+    name: str, summary: str, usage: str = "", aliases: tuple[str, ...] = ()
+) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         cmd = Command(name, summary, usage, fn, aliases)
         for key in (name, *aliases):
@@ -104,8 +105,15 @@ def run_command(ctx: CommandContext, line: str) -> Awaitable[None] | Prompt | No
         return Prompt(expand_command(own, arg), _text(meta.get("model")), _text(meta.get("mode")))
     if name in ctx.skills:
         skill = ctx.skills[name]
-        return Prompt(render(load_prompt("skill-use"), name=skill.name, folder=str(skill.folder),
-                             body=skill.body, task=arg or "Apply it to the task at hand."))
+        return Prompt(
+            render(
+                load_prompt("skill-use"),
+                name=skill.name,
+                folder=str(skill.folder),
+                body=skill.body,
+                task=arg or "Apply it to the task at hand.",
+            )
+        )
     ctx.out.info(f"unknown command /{name} (/help lists the commands)", "yellow")
     return None
 
@@ -166,8 +174,11 @@ def _new(ctx: CommandContext, arg: str) -> None:
 def offered_notes(ctx: CommandContext) -> None:
     offered = ctx.session.offered
     if offered:
-        ctx.out.info(f"{len(offered)} project note{'s' if len(offered) != 1 else ''} from "
-                     "earlier sessions offered (/memo)", "dim")
+        ctx.out.info(
+            f"{len(offered)} project note{'s' if len(offered) != 1 else ''} from "
+            "earlier sessions offered (/memo)",
+            "dim",
+        )
 
 
 @command("sessions", "this workspace's saved sessions")
@@ -228,8 +239,11 @@ def resumed(ctx: CommandContext) -> None:
     """Say which session continues, and remind what was last said."""
     session = ctx.session
     users = [m for m in session.history if m.get("role") == "user"]
-    ctx.out.info(f"resumed session {session.id}: {len(users)} turn"
-                 f"{'s' if len(users) != 1 else ''}, {session.mode} mode", "dim")
+    ctx.out.info(
+        f"resumed session {session.id}: {len(users)} turn"
+        f"{'s' if len(users) != 1 else ''}, {session.mode} mode",
+        "dim",
+    )
     last = {m.get("role"): m for m in session.history if m.get("content")}
     for role, mark in (("user", "› "), ("assistant", "")):
         message = last.get(role)
@@ -271,7 +285,8 @@ def _dual(ctx: CommandContext, arg: str) -> None:
     ctx.session.set_mode("dual")
     ctx.out.info(
         f"dual mode ({ctx.session.collaboration}): the Orchestrator scouts and hands precise "
-        "tasks to a Coder", "dim",
+        "tasks to a Coder",
+        "dim",
     )
 
 
@@ -279,20 +294,23 @@ def _dual(ctx: CommandContext, arg: str) -> None:
 def _collab(ctx: CommandContext, arg: str) -> None:
     mode = arg.lower()
     if not mode:
-        ctx.out.info(f"collaboration: {ctx.session.collaboration} "
-                     f"(choose from {', '.join(COLLABORATIONS)})")
+        ctx.out.info(
+            f"collaboration: {ctx.session.collaboration} (choose from {', '.join(COLLABORATIONS)})"
+        )
         return
     if mode not in COLLABORATIONS:
-        ctx.out.info(f"unknown collaboration mode {arg!r}: choose {', '.join(COLLABORATIONS)}",
-                     "yellow")
+        ctx.out.info(
+            f"unknown collaboration mode {arg!r}: choose {', '.join(COLLABORATIONS)}", "yellow"
+        )
         return
     ctx.session.set_collaboration(mode)
     note = "" if ctx.session.mode == "dual" else " (takes effect in dual mode: /dual)"
     ctx.out.info(f"collaboration: {mode}{note}", "dim")
 
 
-@command("model", "show every role's model, or switch one (default: the top agent's)",
-         "[ROLE] [NAME]")
+@command(
+    "model", "show every role's model, or switch one (default: the top agent's)", "[ROLE] [NAME]"
+)
 def _model(ctx: CommandContext, arg: str) -> None:
     from zen.config import DUAL_ROLES, ROLES, ConfigError
     from zen.ui.format import endpoint_line
@@ -302,8 +320,9 @@ def _model(ctx: CommandContext, arg: str) -> None:
     if words and words[0] in ROLES:
         role = words.pop(0)
     if len(words) > 1:
-        ctx.out.info("usage: /model [ROLE] [NAME] (roles: main, orchestrator, coder, scout)",
-                     "yellow")
+        ctx.out.info(
+            "usage: /model [ROLE] [NAME] (roles: main, orchestrator, coder, scout)", "yellow"
+        )
         return
     session = ctx.session
     if words:
@@ -345,8 +364,7 @@ def _show(ctx: CommandContext, arg: str) -> None:
     _say(ctx, output.rstrip("\n"))
 
 
-@command("memo", "the memo index, one entry, or `clear` (with the project notes)",
-         "[KEY|clear]")
+@command("memo", "the memo index, one entry, or `clear` (with the project notes)", "[KEY|clear]")
 def _memo(ctx: CommandContext, arg: str) -> None:
     memo = ctx.session.memo
     if arg == "clear":
@@ -366,9 +384,11 @@ def _memo(ctx: CommandContext, arg: str) -> None:
         ctx.out.info("the memo is empty", "dim")
     _notes_status(ctx)
     for entry in entries:
-        ctx.out.print(ctx.out.styled(
-            (entry.key, "cyan"), (f" — {entry.summary}", ""), (f" ({entry.author})", "dim")
-        ))
+        ctx.out.print(
+            ctx.out.styled(
+                (entry.key, "cyan"), (f" — {entry.summary}", ""), (f" ({entry.author})", "dim")
+            )
+        )
 
 
 @command("todo", "the task plan")
@@ -381,14 +401,20 @@ def _usage(ctx: CommandContext, arg: str) -> None:
     from zen.llm.pricing import usd
 
     usage: dict[str, Any] = dict(ctx.session.usage)
-    rows = [(role, u) for role, u in sorted(usage.items(), key=role_order)
-            if u.prompt_tokens or u.completion_tokens]
+    rows = [
+        (role, u)
+        for role, u in sorted(usage.items(), key=role_order)
+        if u.prompt_tokens or u.completion_tokens
+    ]
     if not rows:
         ctx.out.info("no tokens used yet", "dim")
         return
     for role, u in rows:
-        cached = (f" ({u.cached_tokens / u.prompt_tokens:.0%} cached)"
-                  if u.cached_tokens and u.prompt_tokens else "")
+        cached = (
+            f" ({u.cached_tokens / u.prompt_tokens:.0%} cached)"
+            if u.cached_tokens and u.prompt_tokens
+            else ""
+        )
         guess = u.estimated
         ctx.out.info(
             f"{role}: {tokens(u.prompt_tokens, guess)} in{cached} / "
@@ -401,15 +427,17 @@ def _usage(ctx: CommandContext, arg: str) -> None:
     cached_all = sum(u.cached_tokens for _, u in rows)
     guess = any(u.estimated for _, u in rows)
     hits = f" ({cached_all / prompt:.0%} cached)" if prompt and cached_all else ""
-    ctx.out.info(f"total: {tokens(prompt, guess)} in{hits} / {tokens(completion, guess)} out, "
-                 f"{usd(ctx.session.cost_usd)}", "dim")
+    ctx.out.info(
+        f"total: {tokens(prompt, guess)} in{hits} / {tokens(completion, guess)} out, "
+        f"{usd(ctx.session.cost_usd)}",
+        "dim",
+    )
     used, window = ctx.session.context_now()
     if used:
         of = f" of {tokens(window)} ({used / window:.0%})" if window else ""
         ctx.out.info(f"context: {tokens(used)}{of} (/context for the split)", "dim")
     if ctx.session.cost_usd is None:
-        ctx.out.info("cost unknown: add the model's price under `pricing:` in the config",
-                     "dim")
+        ctx.out.info("cost unknown: add the model's price under `pricing:` in the config", "dim")
 
 
 @command("context", "what fills the model's context window")
@@ -421,24 +449,38 @@ async def _show_context(ctx: CommandContext) -> None:
     part = await ctx.session.context_split()
     window = part.window
     share = part.used / window.tokens if window.tokens else 0.0
-    source = {"config": "from the configuration", "provider": "from the provider table",
-              "server": "reported by the server",
-              "assumed": "assumed: the server does not say (set context_window)",
-              "overflow": "learned: the server refused a longer request"}[window.source]
+    source = {
+        "config": "from the configuration",
+        "provider": "from the provider table",
+        "server": "reported by the server",
+        "assumed": "assumed: the server does not say (set context_window)",
+        "overflow": "learned: the server refused a longer request",
+    }[window.source]
     approx = "" if part.measured else "~"
-    ctx.out.info(f"context: {approx}{tokens(part.used)} of {tokens(window.tokens)} tokens "
-                 f"({share:.0%}) · window {source}")
-    rows = [("system prompt", part.system), ("tool schemas", part.tools), ("memo", part.memo),
-            ("conversation", part.conversation), ("free", part.free)]
+    ctx.out.info(
+        f"context: {approx}{tokens(part.used)} of {tokens(window.tokens)} tokens "
+        f"({share:.0%}) · window {source}"
+    )
+    rows = [
+        ("system prompt", part.system),
+        ("tool schemas", part.tools),
+        ("memo", part.memo),
+        ("conversation", part.conversation),
+        ("free", part.free),
+    ]
     for name, count in rows:
         ctx.out.info(f"  {name:<14}{tokens(count):>8}", "" if name != "free" else "dim")
     at = ctx.session.config.compact_at
-    ctx.out.info(f"compacts at {at:.0%} ({tokens(int(window.tokens * at))}); /compact does "
-                 "it now", "dim")
+    ctx.out.info(
+        f"compacts at {at:.0%} ({tokens(int(window.tokens * at))}); /compact does it now", "dim"
+    )
 
 
-@command("compact", "write the task's state into the memo and restart the conversation "
-         "from it", "[WHAT TO KEEP]")
+@command(
+    "compact",
+    "write the task's state into the memo and restart the conversation from it",
+    "[WHAT TO KEEP]",
+)
 def _compact(ctx: CommandContext, arg: str) -> Awaitable[None]:
     return _run_compact(ctx, arg)
 
@@ -458,8 +500,11 @@ def _yes(ctx: CommandContext, arg: str) -> None:
         ctx.out.info("every tool call is approved without asking (/yes off to undo)", "yellow")
 
 
-@command("mcp", "MCP servers: status, /mcp restart [NAME], /mcp log [LINES]",
-         "[restart [NAME] | log [LINES]]")
+@command(
+    "mcp",
+    "MCP servers: status, /mcp restart [NAME], /mcp log [LINES]",
+    "[restart [NAME] | log [LINES]]",
+)
 def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     manager = ctx.session.mcp
     if manager is None:
@@ -504,8 +549,11 @@ def _notes_status(ctx: CommandContext) -> None:
         return
     dropped = len(session.notes.dropped)
     stale = f", {dropped} dropped (their files changed)" if dropped else ""
-    ctx.out.info(f"project notes: on · {len(session.offered)} offered from earlier "
-                 f"sessions{stale} · /memo clear forgets them", "dim")
+    ctx.out.info(
+        f"project notes: on · {len(session.offered)} offered from earlier "
+        f"sessions{stale} · /memo clear forgets them",
+        "dim",
+    )
 
 
 @command("undo", "restore the files the last message changed (shows them, asks first)")

@@ -29,8 +29,14 @@ ANSWERS = {"y": "yes", "yes": "yes", "a": "always", "always": "always", "n": "no
 class ShellApprover:
     """The shell's `Approver`."""
 
-    def __init__(self, out: LogRenderer, ask: Ask, *, yes: bool = False,
-                 interrupt: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        out: LogRenderer,
+        ask: Ask,
+        *,
+        yes: bool = False,
+        interrupt: Callable[[], None] = lambda: None,
+    ) -> None:
         self.out = out
         self.ask = ask
         self.yes_all = yes

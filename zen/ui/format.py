@@ -63,10 +63,14 @@ def duration(seconds: float) -> str:
     return f"{minutes}m {secs:02d}s"
 
 
-def status_line(usage: dict[str, tuple[int, int, int]], seconds: float,
-                estimated: frozenset[str] | set[str] = frozenset(), *,
-                cost: float | None | bool = False, context: tuple[int, int | None] = (0, None)
-                ) -> str:
+def status_line(
+    usage: dict[str, tuple[int, int, int]],
+    seconds: float,
+    estimated: frozenset[str] | set[str] = frozenset(),
+    *,
+    cost: float | None | bool = False,
+    context: tuple[int, int | None] = (0, None),
+) -> str:
     """After a run: `main 3.1k in (80% cached) / 412 out · $0.0123 · context 9.8k/128k (8%) ·
     12.3s`.
 
@@ -89,8 +93,11 @@ def status_line(usage: dict[str, tuple[int, int, int]], seconds: float,
         parts.append(usd(cost if isinstance(cost, float) else None))
     used, window = context
     if used:
-        parts.append(f"context {tokens(used)}/{tokens(window)} ({used / window:.0%})" if window
-                     else f"context {tokens(used)}")
+        parts.append(
+            f"context {tokens(used)}/{tokens(window)} ({used / window:.0%})"
+            if window
+            else f"context {tokens(used)}"
+        )
     parts.append(duration(seconds))
     return " · ".join(parts)
 
@@ -106,7 +113,8 @@ def role_order(item: tuple[str, object]) -> tuple[int, str]:
 def diff_excerpt(diff: str, max_lines: int = 6) -> list[str]:
     """The changed lines of a unified diff, at most `max_lines`, then `… N more`."""
     changed = [
-        line for line in diff.splitlines()
+        line
+        for line in diff.splitlines()
         if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
     ]
     if len(changed) <= max_lines:

@@ -222,8 +222,12 @@ def _build_markdown_class() -> Any:
         def __rich_console__(self, console: Any, options: Any) -> Any:
             code = str(self.text).rstrip()
             yield Syntax(
-                code, self.lexer_name, theme=self.theme, word_wrap=True,
-                background_color="default", padding=(0, 0, 0, 2),
+                code,
+                self.lexer_name,
+                theme=self.theme,
+                word_wrap=True,
+                background_color="default",
+                padding=(0, 0, 0, 2),
             )
 
     class LogMarkdown(Markdown):

@@ -27,8 +27,9 @@ from zen.terminal_safe import terminal_safe
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
 
-DENIED_HINT = ("rerun with --yes to approve them, or allow the tools under `permissions:` in "
-               ".zen/config.yaml")
+DENIED_HINT = (
+    "rerun with --yes to approve them, or allow the tools under `permissions:` in .zen/config.yaml"
+)
 
 
 async def approve_all(_request: ApprovalRequest) -> Approval:
@@ -43,8 +44,7 @@ class Refusals:
     denied: list[dict[str, Any]] = field(default_factory=list)
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        self.denied.append({"tool": request.tool, "agent": request.agent,
-                            "args": request.args})
+        self.denied.append({"tool": request.tool, "agent": request.agent, "args": request.args})
         return await refuse_all(request)
 
 
@@ -61,8 +61,10 @@ class TextLog:
             if event.agent in self._waiting or event.what == "retry":
                 return  # the retry line already said how long
             self._waiting.add(event.agent)
-            line = (f"waiting for {event.what} ({event.elapsed:.0f}s so far, "
-                    f"giving up after {event.limit:g}s)")
+            line = (
+                f"waiting for {event.what} ({event.elapsed:.0f}s so far, "
+                f"giving up after {event.limit:g}s)"
+            )
             if event.agent != "main":
                 line = f"{event.agent} › {line}"
             print(terminal_safe(line), file=self.err, flush=True)
@@ -107,8 +109,18 @@ class StreamedText:
         if isinstance(event, ev.Retrying) and event.agent == self.agent and self.streamed:
             self.end_line()
             self.out.write("[the connection dropped; the answer starts again]\n")
-        if isinstance(event, (ev.TurnEnded, ev.ToolCallFinished, ev.MemoWritten, ev.Retrying,
-                              ev.Notice, ev.Compacted, ev.Waiting)):
+        if isinstance(
+            event,
+            (
+                ev.TurnEnded,
+                ev.ToolCallFinished,
+                ev.MemoWritten,
+                ev.Retrying,
+                ev.Notice,
+                ev.Compacted,
+                ev.Waiting,
+            ),
+        ):
             self.end_line()
         self.log(event)
 
@@ -129,8 +141,12 @@ class JsonLines:
 
 
 def result_object(
-    session: Session | None, result: RunResult | None, error: str | None,
-    stop: str = "error", *, duration_ms: int = 0,
+    session: Session | None,
+    result: RunResult | None,
+    error: str | None,
+    stop: str = "error",
+    *,
+    duration_ms: int = 0,
     denials: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The one object `json` and `stream-json` end with, even when the run failed."""
@@ -202,23 +218,36 @@ async def run_oneshot(
         if error:
             print(terminal_safe(f"zen: {error}"), file=err)
         elif result and result.stop == "max_turns":
-            print(f"zen: stopped after {result.turns} turns (max_turns); "
-                  "raise it with --max-turns", file=err)
+            print(
+                f"zen: stopped after {result.turns} turns (max_turns); raise it with --max-turns",
+                file=err,
+            )
         elif streamed is not None and streamed.streamed:
             streamed.end_line()  # the answer is on screen already
         elif result:
             out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
     else:
-        write_result(out, result_object(
-            session, result, error, stop, duration_ms=int((time.monotonic() - started) * 1000),
-            denials=refusals.denied,
-        ))
+        write_result(
+            out,
+            result_object(
+                session,
+                result,
+                error,
+                stop,
+                duration_ms=int((time.monotonic() - started) * 1000),
+                denials=refusals.denied,
+            ),
+        )
     out.flush()
     if refusals.denied:
         tools = ", ".join(dict.fromkeys(d["tool"] for d in refusals.denied))
         count = len(refusals.denied)
-        print(f"zen: {count} call{'s' if count != 1 else ''} ({tools}) refused: nobody could "
-              f"approve {'them' if count != 1 else 'it'}; {DENIED_HINT}", file=err, flush=True)
+        print(
+            f"zen: {count} call{'s' if count != 1 else ''} ({tools}) refused: nobody could "
+            f"approve {'them' if count != 1 else 'it'}; {DENIED_HINT}",
+            file=err,
+            flush=True,
+        )
     if error:
         return code
     if result and result.stop != "done":

@@ -12,16 +12,23 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-FIRST_ANSWER = ("openai", "jiter", "anyio._backends._asyncio", "markdown_it", "rich.markdown",
-                "rich.syntax")
+FIRST_ANSWER = (
+    "openai",
+    "jiter",
+    "anyio._backends._asyncio",
+    "markdown_it",
+    "rich.markdown",
+    "rich.syntax",
+)
 """Modules the first answer imports (the SDK's JSON parser, the HTTP transport's event-loop
 backend, the markdown renderer); none of them is needed to show the prompt."""
 
 _started = False
 
 
-def preload(then: Callable[[], None] | None = None,
-            modules: tuple[str, ...] = FIRST_ANSWER) -> None:
+def preload(
+    then: Callable[[], None] | None = None, modules: tuple[str, ...] = FIRST_ANSWER
+) -> None:
     """Import `modules` in a background thread, once per process; then call `then` (in that
     thread: it must hand work to its own loop thread-safely).
 

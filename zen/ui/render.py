@@ -54,8 +54,13 @@ ERASE = "\r\x1b[2K"
 class LiveLine:
     """The one line that may change. Owned by a key, so a finished call clears only its own."""
 
-    def __init__(self, console: Console, caps: Caps, interval: float = 1 / 30,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        console: Console,
+        caps: Caps,
+        interval: float = 1 / 30,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
         self.caps = caps
         self.interval = interval
@@ -97,8 +102,7 @@ class LiveLine:
             return
         self._drawn_at = self.clock()
         width = max(10, self.console.width) - 1
-        text = clip(self.text if isinstance(self.text, str) else self.text(), width,
-                    tail=self.tail)
+        text = clip(self.text if isinstance(self.text, str) else self.text(), width, tail=self.tail)
         out = self.console.file
         if self.caps.vt:
             styled = f"\x1b[2m{text}\x1b[0m" if self.caps.styled and text else text
@@ -147,8 +151,14 @@ class LiveLine:
 class LogRenderer:
     """An `Emit`: give it every event of a run, then `end_run()` and `status()`."""
 
-    def __init__(self, console: Console, caps: Caps, *, interval: float = 1 / 30,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        console: Console,
+        caps: Caps,
+        *,
+        interval: float = 1 / 30,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
         self.caps = caps
         self.live = LiveLine(console, caps, interval, clock)
@@ -183,8 +193,7 @@ class LogRenderer:
     def _reasoning_delta(self, e: ev.ReasoningDelta) -> None:
         parts = self._reasoning.setdefault(e.agent, [])
         parts.append(e.text)
-        self.live.set(("turn", e.agent), lambda: f"{e.agent} › thinking: {_tail(parts)}",
-                      tail=True)
+        self.live.set(("turn", e.agent), lambda: f"{e.agent} › thinking: {_tail(parts)}", tail=True)
 
     def _text_delta(self, e: ev.TextDelta) -> None:
         # the hot path: one call per streamed chunk (30,000 for a 20,000-word answer)
@@ -213,8 +222,9 @@ class LogRenderer:
         agent, name, size = self._args.get((e.agent, e.call_id), (e.agent, e.name, 0))
         size += len(e.delta)
         self._args[(e.agent, e.call_id)] = (agent, name, size)
-        self.live.set(("call", e.agent, e.call_id),
-                      f"{progress_line(agent, name)} · {size:,} chars")
+        self.live.set(
+            ("call", e.agent, e.call_id), f"{progress_line(agent, name)} · {size:,} chars"
+        )
 
     def _call_running(self, e: ev.ToolCallRunning) -> None:
         self._end_text(e.agent)
@@ -223,9 +233,15 @@ class LogRenderer:
             self.live.drop(("call", e.agent, e.call_id))
             indent = "    " if is_nested(e.agent) else ""
             arg = clip(e.detail, 200)
-            self._line(self._styled(
-                (indent, ""), ("› ", "magenta"), (e.name, "bold"), (f" {arg}" if arg else "", "")
-            ), kind="tool")
+            self._line(
+                self._styled(
+                    (indent, ""),
+                    ("› ", "magenta"),
+                    (e.name, "bold"),
+                    (f" {arg}" if arg else "", ""),
+                ),
+                kind="tool",
+            )
             return
         self.live.set(("call", e.agent, e.call_id), progress_line(e.agent, e.name, e.detail))
 
@@ -238,13 +254,16 @@ class LogRenderer:
             return
         detail = "" if e.name in NESTING_TOOLS else e.detail
         indent, marker, name, arg, outcome = call_parts(e.agent, e.name, detail, e.ok, e.summary)
-        self._line(self._styled(
-            (indent, ""),
-            (marker, "green" if e.ok else "red"),
-            (f" {name}", "bold"),
-            (f" {arg}" if arg else "", ""),
-            (f" — {outcome}" if outcome else "", "dim" if e.ok else "red"),
-        ), kind="tool")
+        self._line(
+            self._styled(
+                (indent, ""),
+                (marker, "green" if e.ok else "red"),
+                (f" {name}", "bold"),
+                (f" {arg}" if arg else "", ""),
+                (f" — {outcome}" if outcome else "", "dim" if e.ok else "red"),
+            ),
+            kind="tool",
+        )
         if e.name not in NESTING_TOOLS and e.output:
             self.outputs.append((call_line(e.agent, e.name, detail, e.ok, e.summary), e.output))
             del self.outputs[:-KEPT_OUTPUTS]
@@ -259,29 +278,34 @@ class LogRenderer:
             excerpt, more = output_tail(e.output, OUTPUT_LINES)
             excerpt = [ln for ln in excerpt if ln.removeprefix("Error: ").strip() != e.summary]
             for line in excerpt:
-                self._line(self._styled((indent + "  ", ""), (clip(line, width), "dim")),
-                           kind="tool")
+                self._line(
+                    self._styled((indent + "  ", ""), (clip(line, width), "dim")), kind="tool"
+                )
             if more:
-                self._line(self._styled(
-                    (indent + "  ", ""), (f"… {more} more lines above (/show)", "dim italic")
-                ), kind="tool")
+                self._line(
+                    self._styled(
+                        (indent + "  ", ""), (f"… {more} more lines above (/show)", "dim italic")
+                    ),
+                    kind="tool",
+                )
 
     def _todo_block(self, e: ev.ToolCallFinished) -> None:
         """The plan changed: drawn whole, compact, the step in progress highlighted."""
         indent = "    " if is_nested(e.agent) else ""
-        self._line(self._styled((indent, ""), ("todo ", "cyan"), (e.summary, "dim")),
-                   kind="tool")
+        self._line(self._styled((indent, ""), ("todo ", "cyan"), (e.summary, "dim")), kind="tool")
         width = max(20, self.console.width - len(indent) - 3)
         for line in e.output.splitlines()[:TODO_LINES]:
             style = "bold" if line.startswith("[~]") else ("dim" if line.startswith("[x]") else "")
-            self._line(self._styled((indent + "  ", ""), (clip(line, width), style)),
-                       kind="tool")
+            self._line(self._styled((indent + "  ", ""), (clip(line, width), style)), kind="tool")
 
     def _memo(self, e: ev.MemoWritten) -> None:
         indent = "    " if is_nested(e.agent) else ""
-        self._line(self._styled(
-            (indent, ""), ("memo ", "cyan"), (e.key, "bold cyan"), (f" — {e.summary}", "dim")
-        ), kind="tool")
+        self._line(
+            self._styled(
+                (indent, ""), ("memo ", "cyan"), (e.key, "bold cyan"), (f" — {e.summary}", "dim")
+            ),
+            kind="tool",
+        )
 
     def _retrying(self, e: ev.Retrying) -> None:
         """The stream restarts from scratch. What it half-showed (the live line) is dropped;
@@ -292,16 +316,22 @@ class LogRenderer:
         self._reasoning.pop(e.agent, None)
         self._replay[e.agent] = 0  # compare the new attempt from the turn's first block
         self.live.drop(("turn", e.agent))  # only this agent's: a parallel one keeps its line
-        self._line(self._styled(
-            (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
-        ), kind="tool")
+        self._line(
+            self._styled(
+                (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
+            ),
+            kind="tool",
+        )
 
     def _waiting(self, e: ev.Waiting) -> None:
         """A slow model or a retry pause: the live line says on what and for how long."""
         what = "retry" if e.what == "retry" else e.what
         verb = "retrying in" if e.what == "retry" else f"waiting for {what}:"
-        left = f"{max(0.0, e.limit - e.elapsed):.0f}s" if e.what == "retry" else (
-            f"{e.elapsed:.0f}s (gives up at {e.limit:g}s)")
+        left = (
+            f"{max(0.0, e.limit - e.elapsed):.0f}s"
+            if e.what == "retry"
+            else (f"{e.elapsed:.0f}s (gives up at {e.limit:g}s)")
+        )
         self.live.set(("turn", e.agent), f"{e.agent} › {verb} {left}")
 
     def _turn_ended(self, e: ev.TurnEnded) -> None:
@@ -315,8 +345,9 @@ class LogRenderer:
                 self._line(self._styled(("      " + line, "dim")), kind="tool")
 
     def _compacting(self, e: ev.Compacting) -> None:
-        self.live.set(("compact", e.agent),
-                      f"{e.agent} › compacting: writing the task's state into the memo")
+        self.live.set(
+            ("compact", e.agent), f"{e.agent} › compacting: writing the task's state into the memo"
+        )
 
     def _compacted(self, e: ev.Compacted) -> None:
         self.live.drop(("compact", e.agent))
@@ -465,7 +496,7 @@ def clip(text: str, cells: int, *, tail: bool = False) -> str:
     if cell_len(text) <= cells:
         return text
     if text.isascii():
-        return "…" + text[-(cells - 1):] if tail else text[: cells - 1] + "…"
+        return "…" + text[-(cells - 1) :] if tail else text[: cells - 1] + "…"
     from rich.cells import get_character_cell_size
 
     out: list[str] = []

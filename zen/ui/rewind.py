@@ -65,10 +65,16 @@ def rewind_command(argv: list[str]) -> int:
     )
     parser.add_argument("id", nargs="?", help="a checkpoint id (or its start) from --list")
     parser.add_argument("--list", action="store_true", help="list the checkpoints")
-    parser.add_argument("--prune", action="store_true",
-                        help="drop checkpoints beyond checkpoints.keep_days / max_mb now")
-    parser.add_argument("--force", action="store_true",
-                        help="also overwrite files changed outside zen since the checkpoint")
+    parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="drop checkpoints beyond checkpoints.keep_days / max_mb now",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="also overwrite files changed outside zen since the checkpoint",
+    )
     parser.add_argument("-C", dest="directory", metavar="DIR", help="the workspace")
     args = parser.parse_args(argv)
     workspace = Path(args.directory or ".").expanduser()
@@ -86,9 +92,13 @@ def rewind_command(argv: list[str]) -> int:
     except ConfigError as e:
         return _fail(str(e), exits.USAGE)
     settings = config.checkpoints
-    store = CheckpointStore(workspace.resolve(), max_file_size=settings.max_file_size,
-                            keep_days=settings.keep_days, max_mb=settings.max_mb,
-                            copies=not has_git())
+    store = CheckpointStore(
+        workspace.resolve(),
+        max_file_size=settings.max_file_size,
+        keep_days=settings.keep_days,
+        max_mb=settings.max_mb,
+        copies=not has_git(),
+    )
     try:
         return asyncio.run(_rewind(store, args))
     except (CheckpointError, OSError) as e:
@@ -102,8 +112,10 @@ def rewind_command(argv: list[str]) -> int:
 async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
     if args.prune:
         dropped, size = await store.prune()
-        print(f"pruned {dropped} checkpoint(s); snapshots of this workspace use "
-              f"{size / 1_000_000:.1f} MB")
+        print(
+            f"pruned {dropped} checkpoint(s); snapshots of this workspace use "
+            f"{size / 1_000_000:.1f} MB"
+        )
         return exits.DONE
     if args.list:
         rows = listing(store)
@@ -115,8 +127,10 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
     if args.id:
         target = store.find(args.id)
         if target is None:
-            return _fail(f"no checkpoint {args.id!r} (or more than one starts so); "
-                         "see zen rewind --list", exits.USAGE)
+            return _fail(
+                f"no checkpoint {args.id!r} (or more than one starts so); see zen rewind --list",
+                exits.USAGE,
+            )
     else:
         target = undo_target(store)
         if target is None:
@@ -126,16 +140,21 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
         print(f"nothing to restore: the files already match checkpoint {target.id}")
         return exits.DONE
     if plan.conflicts and not args.force:
-        print(f"zen: not rewinding: {len(plan.conflicts)} file(s) changed outside zen since "
-              "zen last recorded them (--force overwrites them):", file=sys.stderr)
+        print(
+            f"zen: not rewinding: {len(plan.conflicts)} file(s) changed outside zen since "
+            "zen last recorded them (--force overwrites them):",
+            file=sys.stderr,
+        )
         for path in plan.conflicts:
             print(f"  {printable(path)}", file=sys.stderr)
         return exits.CONFLICT
     done = await store.apply(plan, run=undo_run(target, store))
     for line in plan.summary_lines():
         print(printable(line))
-    print(f"restored {len(done)} file(s) to checkpoint {target.id} ({target.when()}); "
-          f"`zen rewind {plan.current.id}` goes back")
+    print(
+        f"restored {len(done)} file(s) to checkpoint {target.id} ({target.when()}); "
+        f"`zen rewind {plan.current.id}` goes back"
+    )
     return exits.DONE
 
 
@@ -183,25 +202,36 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
         if arg:
             ctx.out.info(f"  no message {arg!r}: choose 1 to {len(turns)}", "yellow")
         return
-    choice = (await _ask(ctx, "  rewind [c]ode, c[o]nversation or [b]oth? (Enter: both) › ")
-              ).strip().lower() or "b"
+    choice = (
+        await _ask(ctx, "  rewind [c]ode, c[o]nversation or [b]oth? (Enter: both) › ")
+    ).strip().lower() or "b"
     if choice not in ("c", "o", "b", "code", "conversation", "both"):
         ctx.out.info("  nothing rewound", "dim")
         return
     if choice[0] in "cb":
-        target = _code_target(store, turns[turns.index(turn):]) if store else None
+        target = _code_target(store, turns[turns.index(turn) :]) if store else None
         if target is None:
             ctx.out.info("  no file changed since that message: the code stays as it is", "dim")
-        elif not await _restore(ctx, store, target,  # type: ignore[arg-type]
-                                f"rewind the files to before message {arg}"):
+        elif not await _restore(
+            ctx,
+            store,
+            target,  # type: ignore[arg-type]
+            f"rewind the files to before message {arg}",
+        ):
             return
     if choice[0] in "ob":
         if not session.rewind_conversation(turn):
-            ctx.out.info("  that message was compacted into the memo: the conversation "
-                         "cannot go back before the compaction", "yellow")
+            ctx.out.info(
+                "  that message was compacted into the memo: the conversation "
+                "cannot go back before the compaction",
+                "yellow",
+            )
             return
-        ctx.out.info(f"  conversation rewound: the next message continues from before "
-                     f"“{printable(_first_line(turn.label))}”", "dim")
+        ctx.out.info(
+            f"  conversation rewound: the next message continues from before "
+            f"“{printable(_first_line(turn.label))}”",
+            "dim",
+        )
 
 
 def _code_target(store: CheckpointStore, turns: list[Any]) -> Checkpoint | None:
@@ -213,8 +243,9 @@ def _code_target(store: CheckpointStore, turns: list[Any]) -> Checkpoint | None:
     return None
 
 
-async def _restore(ctx: CommandContext, store: CheckpointStore, target: Checkpoint,
-                   what: str) -> bool:
+async def _restore(
+    ctx: CommandContext, store: CheckpointStore, target: Checkpoint, what: str
+) -> bool:
     """Show what would change, ask, restore. False when the user said no."""
     from zen.checkpoints.shadow import CheckpointError
 
@@ -224,8 +255,7 @@ async def _restore(ctx: CommandContext, store: CheckpointStore, target: Checkpoi
         ctx.out.error(f"cannot {what}: {e}")
         return False
     if not plan.changes:
-        ctx.out.info(f"nothing to restore: the files already match checkpoint {target.id}",
-                     "dim")
+        ctx.out.info(f"nothing to restore: the files already match checkpoint {target.id}", "dim")
         return True
     ctx.out.info(f"{what} (checkpoint {target.id}, {target.when()}):")
     lines = plan.summary_lines()
@@ -235,16 +265,21 @@ async def _restore(ctx: CommandContext, store: CheckpointStore, target: Checkpoi
         ctx.out.info(f"  … {len(lines) - SHOWN_FILES} more", "dim")
     skip: set[str] = set()
     if plan.conflicts:
-        ctx.out.info(f"  {len(plan.conflicts)} file(s) marked ! were changed outside zen "
-                     "since zen last recorded them", "yellow")
+        ctx.out.info(
+            f"  {len(plan.conflicts)} file(s) marked ! were changed outside zen "
+            "since zen last recorded them",
+            "yellow",
+        )
         answer = await _ask(ctx, "  restore [a]ll, [s]kip the ! files, or [n]o? › ")
         if answer.strip().lower() in ("s", "skip"):
             skip = set(plan.conflicts)
         elif answer.strip().lower() not in ("a", "all"):
             ctx.out.info("  nothing restored", "dim")
             return False
-    elif (await _ask(ctx, f"  restore {len(lines)} file(s)? [y/n] › ")).strip().lower() \
-            not in ("y", "yes"):
+    elif (await _ask(ctx, f"  restore {len(lines)} file(s)? [y/n] › ")).strip().lower() not in (
+        "y",
+        "yes",
+    ):
         ctx.out.info("  nothing restored", "dim")
         return False
     try:
@@ -252,8 +287,10 @@ async def _restore(ctx: CommandContext, store: CheckpointStore, target: Checkpoi
     except (CheckpointError, OSError) as e:
         ctx.out.error(f"restore failed: {e}")
         return False
-    ctx.out.info(f"  restored {len(done)} file(s); `zen rewind {plan.current.id}` or /rewind "
-                 "goes back", "dim")
+    ctx.out.info(
+        f"  restored {len(done)} file(s); `zen rewind {plan.current.id}` or /rewind goes back",
+        "dim",
+    )
     return True
 
 

@@ -70,14 +70,19 @@ def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
     listing.add_argument("-C", dest="directory", metavar="DIR")
     listing.add_argument("--all", action="store_true", help="every workspace's sessions")
     listing.add_argument("-n", dest="limit", type=int, default=20)
-    for name, summary in (("show", "one session's conversation, memo and todos"),
-                          ("rm", "delete a session"),
-                          ("export", "a session as JSON lines (secrets redacted)")):
+    for name, summary in (
+        ("show", "one session's conversation, memo and todos"),
+        ("rm", "delete a session"),
+        ("export", "a session as JSON lines (secrets redacted)"),
+    ):
         one = sub.add_parser(name, help=summary)
         one.add_argument("id")
         if name == "export":
-            one.add_argument("--raw-tool-outputs", action="store_true",
-                             help="tool outputs exactly as saved (not redacted)")
+            one.add_argument(
+                "--raw-tool-outputs",
+                action="store_true",
+                help="tool outputs exactly as saved (not redacted)",
+            )
     args = parser.parse_args(argv)
     try:
         store = SessionStore()
@@ -183,16 +188,30 @@ def _first(text: str, limit: int) -> str:
 # -- export ------------------------------------------------------------------------------------
 
 
-def export_events(store: SessionStore, info: SessionInfo, *, raw_tools: bool = False
-                  ) -> Iterator[dict[str, Any]]:
+def export_events(
+    store: SessionStore, info: SessionInfo, *, raw_tools: bool = False
+) -> Iterator[dict[str, Any]]:
     yield {
-        "type": "Session", "id": info.id, "title": redact(info.title),
-        "workspace": info.workspace, "created": info.created, "updated": info.updated,
-        "agent_mode": info.agent_mode, "collaboration": info.collaboration,
-        "models": info.models, "memo": [
-            {"key": m.key, "summary": redact(m.summary), "author": m.author,
-             "content": redact(m.content)} for m in store.memo(info.id)
-        ], "todos": info.state.get("todos", []), "usage": info.state.get("usage", {}),
+        "type": "Session",
+        "id": info.id,
+        "title": redact(info.title),
+        "workspace": info.workspace,
+        "created": info.created,
+        "updated": info.updated,
+        "agent_mode": info.agent_mode,
+        "collaboration": info.collaboration,
+        "models": info.models,
+        "memo": [
+            {
+                "key": m.key,
+                "summary": redact(m.summary),
+                "author": m.author,
+                "content": redact(m.content),
+            }
+            for m in store.memo(info.id)
+        ],
+        "todos": info.state.get("todos", []),
+        "usage": info.state.get("usage", {}),
     }
     yield from _events(store, info, raw_tools)
 
@@ -213,8 +232,14 @@ def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator
             if content:
                 yield {"type": "TextDelta", "agent": agent, "text": redact(content)}
             tool_calls = m.get("tool_calls") or []
-            yield {"type": "TurnEnded", "agent": agent, "turn": turn, "text": redact(content),
-                   "tool_calls": len(tool_calls), "finish_reason": ""}
+            yield {
+                "type": "TurnEnded",
+                "agent": agent,
+                "turn": turn,
+                "text": redact(content),
+                "tool_calls": len(tool_calls),
+                "finish_reason": "",
+            }
             for c in tool_calls:
                 fn = c.get("function", {})
                 try:
@@ -222,14 +247,29 @@ def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator
                 except ValueError:
                     args = {}
                 calls[c.get("id", "")] = (fn.get("name", ""), args)
-                yield {"type": "ToolCallRunning", "agent": agent, "call_id": c.get("id"),
-                       "name": fn.get("name"), "args": args, "detail": ""}
+                yield {
+                    "type": "ToolCallRunning",
+                    "agent": agent,
+                    "call_id": c.get("id"),
+                    "name": fn.get("name"),
+                    "args": args,
+                    "detail": "",
+                }
                 for child in runs.get(c.get("id"), []):
                     yield from _events(store, child, raw_tools)
         elif role == "tool":
             call_id = str(m.get("tool_call_id", ""))
             name, args = calls.get(call_id, ("", {}))
             output = content if raw_tools else redact(content)
-            yield {"type": "ToolCallFinished", "agent": agent, "call_id": call_id,
-                   "name": name, "args": args, "ok": not content.startswith("Error:"),
-                   "summary": "", "output": output, "diff": "", "detail": ""}
+            yield {
+                "type": "ToolCallFinished",
+                "agent": agent,
+                "call_id": call_id,
+                "name": name,
+                "args": args,
+                "ok": not content.startswith("Error:"),
+                "summary": "",
+                "output": output,
+                "diff": "",
+                "detail": "",
+            }

@@ -73,9 +73,17 @@ ATTACH_LIMIT = 100_000
 COMPLETIONS = 200
 
 
-def run_shell(config: Config, workspace: Path, open_session: OpenSession, *,
-              simple: bool = False, yes: bool = False, resume: str | None = None,
-              continue_last: bool = False, keep: frozenset[str] = frozenset()) -> int:
+def run_shell(
+    config: Config,
+    workspace: Path,
+    open_session: OpenSession,
+    *,
+    simple: bool = False,
+    yes: bool = False,
+    resume: str | None = None,
+    continue_last: bool = False,
+    keep: frozenset[str] = frozenset(),
+) -> int:
     """`resume`: a session id, or "" to pick one from a list; `continue_last`: the latest.
     `open_session` is the composition root's (zen.app): the CLI hands it in, so the shell
     depends on the session, never on how one is put together."""
@@ -101,8 +109,16 @@ class Reader(Protocol):
 
 
 class Shell:
-    def __init__(self, config: Config, root: Path, caps: term.Caps, open_session: OpenSession,
-                 *, simple: bool, yes: bool) -> None:
+    def __init__(
+        self,
+        config: Config,
+        root: Path,
+        caps: term.Caps,
+        open_session: OpenSession,
+        *,
+        simple: bool,
+        yes: bool,
+    ) -> None:
         self.config = config
         self.root = root
         self.open_session = open_session
@@ -126,8 +142,13 @@ class Shell:
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def main(self, *, resume: str | None = None, continue_last: bool = False,
-                   keep: frozenset[str] = frozenset()) -> int:
+    async def main(
+        self,
+        *,
+        resume: str | None = None,
+        continue_last: bool = False,
+        keep: frozenset[str] = frozenset(),
+    ) -> int:
         from zen.ui.stop_signals import StopSignals
 
         self._loop = asyncio.get_running_loop()
@@ -140,8 +161,12 @@ class Shell:
         stop.install(main.cancel)
         try:
             async with self.open_session(
-                self.config, self.root, warn=self._warn, resume=resume or None,
-                continue_last=continue_last, keep=keep,
+                self.config,
+                self.root,
+                warn=self._warn,
+                resume=resume or None,
+                continue_last=continue_last,
+                keep=keep,
             ) as session:
                 self.session = session
                 self.approver.always = session.always  # saved with the session, restored too
@@ -153,8 +178,9 @@ class Shell:
                     starting = session.mcp.starting() if session.mcp is not None else []
                     if starting:  # they start in the background; failures are warned later
                         count = len(starting)
-                        self.out.info(f"starting {count} MCP server{'s' if count > 1 else ''}…",
-                                      "dim")
+                        self.out.info(
+                            f"starting {count} MCP server{'s' if count > 1 else ''}…", "dim"
+                        )
                     if resume == "":
                         await self._pick(ctx)
                     elif session.history:
@@ -208,7 +234,7 @@ class Shell:
         if not list_sessions(ctx):
             return
         try:
-            answer = (await self._ask("resume which? number or id (Enter: a new session) › "))
+            answer = await self._ask("resume which? number or id (Enter: a new session) › ")
         except (KeyboardInterrupt, EOFError):
             answer = ""
         if answer.strip():
@@ -264,8 +290,15 @@ class Shell:
         self._report(task)
         spent = _spent(before, _usage_snapshot(session))
         estimated = {role for role, u in session.usage.items() if u.estimated}
-        self.out.status(status_line(spent, time.monotonic() - started, estimated,
-                                    cost=session.run_cost, context=session.context_now()))
+        self.out.status(
+            status_line(
+                spent,
+                time.monotonic() - started,
+                estimated,
+                cost=session.run_cost,
+                context=session.context_now(),
+            )
+        )
 
     async def _supervise(self, work: Any) -> asyncio.Task[Any]:
         """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
@@ -309,15 +342,15 @@ class Shell:
         if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
             self.out.error(str(error))
             if not command and self._unanswered_dropped():
-                self.out.info("your message got no answer and was not kept (↑ recalls it)",
-                              "dim")
+                self.out.info("your message got no answer and was not kept (↑ recalls it)", "dim")
         elif error is not None:
             what = f"{command} failed" if command else "internal error"
             self.out.error(f"{what}: {type(error).__name__}: {error}")
         elif task.result().stop == "max_turns":
             result = task.result()
-            self.out.info(f"stopped after {result.turns} turns (max_turns); say `continue` to "
-                          "go on", "yellow")
+            self.out.info(
+                f"stopped after {result.turns} turns (max_turns); say `continue` to go on", "yellow"
+            )
 
     async def run_bang(self, command: str) -> None:
         """`!cmd`: run it in the workspace without the model, show it, and keep its output
@@ -326,18 +359,21 @@ class Shell:
         tool = self.session.tools["bash"]
         out = self.out
         out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-        result = await tool.execute(tool.Params(command=command),
-                                    self.session.context("user"))
+        result = await tool.execute(tool.Params(command=command), self.session.context("user"))
         lines, more = output_tail(result.output, BANG_LINES)
         if more:
             out.info(f"… {more} lines above (/show)", "dim")
         for line in lines:
             out.print(out.styled((line, "")))
-        out.info(f"{'✓' if result.ok else '✗'} {result.summary} · the output goes with your "
-                 "next message", "green" if result.ok else "red")
+        out.info(
+            f"{'✓' if result.ok else '✗'} {result.summary} · the output goes with your "
+            "next message",
+            "green" if result.ok else "red",
+        )
         out.outputs.append((f"$ {command}", result.output))
         self.bang_outputs.append(
-            f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>")
+            f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>"
+        )
 
     # -- @file mentions -------------------------------------------------------------------
 
@@ -414,8 +450,9 @@ class Shell:
                 model += f" ({settings.provider}'s default; /model to change)"
         except Exception:  # shown at the first task instead
             model = "?"
-        self.out.info(f"zen {__version__} · {self.root} · {model} · /help for commands, "
-                      "Ctrl-D to exit", "dim")
+        self.out.info(
+            f"zen {__version__} · {self.root} · {model} · /help for commands, Ctrl-D to exit", "dim"
+        )
 
     def _unanswered_dropped(self) -> bool:
         """Did the failed run take its user message back? (It got no answer at all: the
@@ -427,8 +464,9 @@ class Shell:
         from zen import paths
 
         for path in paths.tightened:
-            self.out.info(f"note: {path} was readable by others; it is now private to you",
-                          "yellow")
+            self.out.info(
+                f"note: {path} was readable by others; it is now private to you", "yellow"
+            )
         paths.tightened.clear()
 
     def _warn(self, message: str) -> None:
@@ -634,9 +672,7 @@ def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, b
     return found
 
 
-def mentioned_files(
-    line: str, workspace: Workspace, note: Any
-) -> list[tuple[Path, str, str]]:
+def mentioned_files(line: str, workspace: Workspace, note: Any) -> list[tuple[Path, str, str]]:
     """(path, shown path, text) of each `@path` in `line` that is a text file inside the workspace.
 
     Anything else (missing, outside the workspace, a folder, binary) stays in the message as

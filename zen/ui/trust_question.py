@@ -12,9 +12,16 @@ from zen.trust import TrustState
 
 Answer = Literal["trust", "skip", "quit"]
 _ANSWERS: dict[str, Answer] = {
-    "t": "trust", "trust": "trust", "y": "trust", "yes": "trust",
-    "n": "skip", "no": "skip", "not now": "skip", "": "skip",
-    "q": "quit", "quit": "quit",
+    "t": "trust",
+    "trust": "trust",
+    "y": "trust",
+    "yes": "trust",
+    "n": "skip",
+    "no": "skip",
+    "not now": "skip",
+    "": "skip",
+    "q": "quit",
+    "quit": "quit",
 }
 
 
