@@ -17,31 +17,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
 import signal
 import sys
 import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Protocol
-
-from prompt_toolkit.completion import Completer, Completion
+from typing import TYPE_CHECKING, Any
 
 from zen import __version__, exits
 from zen.extensions import load_commands
-from zen.paths import private_file, zen_home
 from zen.terminal_safe import terminal_safe
-from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
 from zen.ui.commands import (
-    COLLABORATIONS,
     CommandContext,
     Prompt,
     is_command,
     list_sessions,
-    listing,
     offered_notes,
     resume_session,
     resumed,
@@ -50,27 +41,21 @@ from zen.ui.commands import (
 )
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import output_tail, status_line
-from zen.ui.preload import preload
+from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
+from zen.ui.readers import PlainReader, PromptReader, Reader
 from zen.ui.render import LogRenderer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractAsyncContextManager
 
-    from prompt_toolkit.document import Document
-
     from zen.agent.session import Session
     from zen.config import Config
 
     OpenSession = Callable[..., AbstractAsyncContextManager[Session]]
 
-MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
-TRAILING_PUNCTUATION = ".,;:!?)]}'\""
 BANG_LINES = 40
 """Lines of a `!cmd`'s output printed; `/show` has the rest."""
-ATTACH_LIMIT = 100_000
-"""Characters of one @file attached to a message, at most."""
-COMPLETIONS = 200
 
 
 def run_shell(
@@ -100,12 +85,6 @@ def run_shell(
         return exits.USAGE
     except KeyboardInterrupt:
         return exits.INTERRUPTED
-
-
-class Reader(Protocol):
-    async def read(self, prompt: str) -> str: ...
-
-    async def ask(self, question: str) -> str: ...
 
 
 class Shell:
@@ -494,240 +473,6 @@ class Shell:
             raise KeyboardInterrupt
         if task is not None and not task.done() and self._loop:
             self._loop.call_soon_threadsafe(task.cancel)
-
-
-# -- readers --------------------------------------------------------------------------------
-
-
-class PlainReader:
-    """input(): for --simple, pipes, TERM=dumb and consoles prompt-toolkit cannot drive.
-
-    A line ending in a backslash continues on the next one.
-    """
-
-    def __init__(self, shell: Shell) -> None:
-        self.shell = shell
-        if shell.out.caps.live and term.is_tty(sys.stdin):
-            use_readline()
-
-    async def read(self, prompt: str) -> str:
-        lines = [self._input(f"{prompt} › ")]
-        while lines[-1].endswith("\\"):
-            lines[-1] = lines[-1][:-1]
-            lines.append(self._input("… "))
-        return "\n".join(lines)
-
-    async def ask(self, question: str) -> str:
-        return self._input(question)
-
-    def _input(self, prompt: str) -> str:
-        sys.stdout.flush()
-        preload()  # input() shows the prompt at once and waits outside the GIL
-        self.shell.reading = True
-        try:
-            return input(prompt)
-        except KeyboardInterrupt:
-            print(flush=True)  # the terminal echoed ^C: what comes next starts a new line
-            raise
-        finally:
-            self.shell.reading = False
-
-
-def use_readline() -> None:
-    """Line editing and Up/Down for plain input(), where the platform has readline."""
-    try:
-        import readline
-    except ImportError:  # Windows without pyreadline: input() as it is
-        return
-    readline.parse_and_bind("set enable-bracketed-paste off")
-
-
-class PromptReader:
-    """prompt-toolkit: history, multi-line input, completion; output above it is patched."""
-
-    def __init__(self, shell: Shell) -> None:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory, History, InMemoryHistory
-        from prompt_toolkit.key_binding import KeyBindings
-        from prompt_toolkit.styles import Style
-
-        self.shell = shell
-        bindings = KeyBindings()
-
-        @bindings.add("c-c")
-        def _interrupt(event: Any) -> None:
-            buffer = event.app.current_buffer
-            if buffer.text:
-                buffer.reset()
-            else:
-                event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
-
-        @bindings.add("escape", "enter")
-        def _newline(event: Any) -> None:
-            event.current_buffer.insert_text("\n")
-
-        history: History
-        try:
-            history = FileHistory(str(private_file(history_path(shell.root))))
-        except OSError:
-            history = InMemoryHistory()
-        assert shell.session is not None
-        self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
-        self.prompt = PromptSession(
-            history=history,
-            completer=ShellCompleter(shell.session.workspace, shell.user_commands),
-            complete_while_typing=True,
-            reserve_space_for_menu=6,
-            key_bindings=bindings,
-            multiline=False,
-            prompt_continuation=lambda width, line, wrap: "… ".rjust(width),
-            style=self.style,
-            include_default_pygments_style=False,
-        )
-        self.prompt.app.after_render += lambda _app: preload(shell.warm_soon)  # prompt drawn
-        self.confirm: Any = None
-
-    async def read(self, prompt: str) -> str:
-        from prompt_toolkit.patch_stdout import patch_stdout
-
-        message = [("class:state", prompt), ("class:arrow", " › ")]
-        typed, self.shell.typeahead = self.shell.typeahead, ""
-        with patch_stdout(raw=True):
-            return await self.prompt.prompt_async(message, handle_sigint=False, default=typed)
-
-    async def ask(self, question: str) -> str:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.patch_stdout import patch_stdout
-
-        if self.confirm is None:
-            self.confirm = PromptSession(style=self.style, include_default_pygments_style=False)
-        with patch_stdout(raw=True):
-            return await self.confirm.prompt_async(
-                [("class:question", question)], handle_sigint=False
-            )
-
-
-def history_path(workspace: Path) -> Path:
-    """~/.zen/history/<workspace hash>: what was typed in this workspace (pasted tokens too),
-    so private to the user; Up recalls this project's prompts, not every project's."""
-    import hashlib
-
-    digest = hashlib.sha256(os.fsencode(workspace)).hexdigest()[:16]
-    return zen_home() / "history" / f"{workspace.name[:40] or 'root'}-{digest}"
-
-
-# -- completion and @mentions ---------------------------------------------------------------
-
-
-class ShellCompleter(Completer):
-    """`/com…` → slash commands (and /collab's modes); `…@pa…` → paths in the workspace."""
-
-    def __init__(self, workspace: Workspace, user: list[tuple[str, str]] | None = None) -> None:
-        self.workspace = workspace
-        self.user = user or []
-        """(name, summary) of the user's own commands and skills."""
-
-    def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
-        before = document.text_before_cursor
-        if before.startswith("/") and " " not in before:
-            rows = [(c.name, c.summary) for c in listing()] + self.user
-            for name, summary in rows:
-                if f"/{name}".startswith(before.lower()):
-                    yield Completion(f"/{name}", -len(before), display_meta=summary)
-            return
-        if before.startswith("/collab ") and " " not in before[8:]:
-            word = before[8:]
-            for mode in COLLABORATIONS:
-                if mode.startswith(word):
-                    yield Completion(mode, -len(word))
-            return
-        word = document.get_word_before_cursor(WORD=True)
-        if word.startswith("@"):
-            for path, is_dir in path_candidates(self.workspace, word[1:]):
-                shown = path + ("/" if is_dir else "")
-                yield Completion("@" + shown, -len(word), display=terminal_safe(shown))
-
-
-def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
-    """Entries of the workspace folder `partial` points into whose names start like it."""
-    folder, _, prefix = partial.rpartition("/")
-    try:
-        base = workspace.resolve(folder or ".")
-        entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except (PathError, OSError):
-        return []
-    found = []
-    for entry in entries:
-        if not entry.name.startswith(prefix):
-            continue
-        if entry.name.startswith(".") and not prefix.startswith("."):
-            continue
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            continue
-        found.append((f"{folder}/{entry.name}" if folder else entry.name, is_dir))
-        if len(found) >= COMPLETIONS:
-            break
-    return found
-
-
-def mentioned_files(line: str, workspace: Workspace, note: Any) -> list[tuple[Path, str, str]]:
-    """(path, shown path, text) of each `@path` in `line` that is a text file inside the workspace.
-
-    Anything else (missing, outside the workspace, a folder, binary) stays in the message as
-    typed, and `note(text, style)` tells the user why it was not attached.
-    """
-    found: list[tuple[Path, str, str]] = []
-    seen: set[Path] = set()
-    for match in MENTION.finditer(line):
-        raw = match.group(1).rstrip(TRAILING_PUNCTUATION) or match.group(1)
-        target = _mention_target(workspace, match.group(1))
-        if isinstance(target, str):
-            note(f"@{raw}: {target}, not attached", "yellow")
-            continue
-        if target in seen:
-            continue
-        try:
-            with open(target, "rb") as f:  # a huge file costs what is attached, no more
-                data = f.read(ATTACH_LIMIT * 4 + 1)
-                size = os.fstat(f.fileno()).st_size
-        except OSError as e:
-            note(f"@{raw}: cannot be read ({e.strerror}), not attached", "yellow")
-            continue
-        if b"\0" in data[:8192]:
-            note(f"@{raw}: a binary file, not attached", "yellow")
-            continue
-        text = data.decode("utf-8", errors="replace")
-        if len(text) > ATTACH_LIMIT or size > len(data):
-            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {size:,} bytes]"
-        seen.add(target)
-        shown = workspace.show(target)
-        found.append((target, shown, text))
-        count = len(text.splitlines())
-        note(f"attached {shown} ({count} line{'' if count == 1 else 's'})", "dim")
-    return found
-
-
-def _mention_target(workspace: Workspace, raw: str) -> Path | str:
-    """The file `@raw` names (trailing punctuation forgiven), or why there is none."""
-    reason = "no such file"
-    for candidate in dict.fromkeys((raw, raw.rstrip(TRAILING_PUNCTUATION))):
-        if not candidate:
-            continue
-        try:
-            path = workspace.resolve(candidate)
-        except OutsideWorkspace:
-            reason = "outside the workspace"
-            continue
-        except PathError:  # a symlink loop, a NUL byte
-            reason = "not a usable path"
-            continue
-        if path.is_file():
-            return path
-        if path.is_dir():
-            reason = "a folder (mention the files in it)"
-    return reason
 
 
 Tokens = tuple[int, int, int]
