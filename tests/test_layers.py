@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
         "yaml_limits",
         "providers",
     ),
-    ("config", "trust", "extensions"),
+    ("config", "config_check", "trust", "extensions"),
     ("stores",),
     ("llm",),
     ("tools",),

@@ -17,7 +17,6 @@ from prompt_toolkit.completion import Completer, Completion
 
 from zen.terminal_safe import terminal_safe
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
-from zen.ui.commands import COLLABORATIONS, listing
 
 if TYPE_CHECKING:
     from prompt_toolkit.document import Document
@@ -33,12 +32,17 @@ COMPLETIONS = 200
 class ShellCompleter(Completer):
     """`/com…` → slash commands (and /collab's modes); `…@pa…` → paths in the workspace."""
 
-    def __init__(self, workspace: Workspace, user: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace | None, user: list[tuple[str, str]] | None = None
+    ) -> None:
         self.workspace = workspace
+        """None until the session is open (the prompt comes first): no path completions."""
         self.user = user or []
         """(name, summary) of the user's own commands and skills."""
 
     def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
+        from zen.ui.commands import COLLABORATIONS, listing  # after the prompt: not at import
+
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
             rows = [(c.name, c.summary) for c in listing()] + self.user
@@ -53,7 +57,7 @@ class ShellCompleter(Completer):
                     yield Completion(mode, -len(word))
             return
         word = document.get_word_before_cursor(WORD=True)
-        if word.startswith("@"):
+        if word.startswith("@") and self.workspace is not None:
             for path, is_dir in path_candidates(self.workspace, word[1:]):
                 shown = path + ("/" if is_dir else "")
                 yield Completion("@" + shown, -len(word), display=terminal_safe(shown))

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zen.paths import private_file, zen_home
+from zen.tools.workspace import Workspace
 from zen.ui import term
 from zen.ui.mentions import ShellCompleter
-from zen.ui.preload import preload
 
 if TYPE_CHECKING:
     from zen.ui.shell import Shell
@@ -35,7 +35,7 @@ class PlainReader:
 
     def __init__(self, shell: Shell) -> None:
         self.shell = shell
-        if shell.out.caps.live and term.is_tty(sys.stdin):
+        if shell.caps.live and term.is_tty(sys.stdin):
             use_readline()
 
     async def read(self, prompt: str) -> str:
@@ -50,7 +50,7 @@ class PlainReader:
 
     def _input(self, prompt: str) -> str:
         sys.stdout.flush()
-        preload()  # input() shows the prompt at once and waits outside the GIL
+        self.shell.start_preload()  # input() shows the prompt at once, waits outside the GIL
         self.shell.reading = True
         try:
             return input(prompt)
@@ -99,11 +99,12 @@ class PromptReader:
             history = FileHistory(str(private_file(history_path(shell.root))))
         except OSError:
             history = InMemoryHistory()
-        assert shell.session is not None
+        self.completer = ShellCompleter(Workspace(shell.root))
+        """The session's workspace (with its extra roots) replaces this one once it is open."""
         self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
         self.prompt = PromptSession(
             history=history,
-            completer=ShellCompleter(shell.session.workspace, shell.user_commands),
+            completer=self.completer,
             complete_while_typing=True,
             reserve_space_for_menu=6,
             key_bindings=bindings,
@@ -112,8 +113,13 @@ class PromptReader:
             style=self.style,
             include_default_pygments_style=False,
         )
-        self.prompt.app.after_render += lambda _app: preload(shell.warm_soon)  # prompt drawn
+        self.prompt.app.after_render += lambda _app: shell.start_preload()  # prompt drawn
         self.confirm: Any = None
+
+    def abort(self, error: BaseException) -> None:
+        """End the prompt now with `error` (the session could not open)."""
+        if self.prompt.app.is_running:
+            self.prompt.app.exit(exception=error)
 
     async def read(self, prompt: str) -> str:
         from prompt_toolkit.patch_stdout import patch_stdout

@@ -25,25 +25,10 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from zen import __version__, exits
-from zen.extensions import load_commands
 from zen.terminal_safe import terminal_safe
 from zen.ui import term
-from zen.ui.commands import (
-    CommandContext,
-    Prompt,
-    is_command,
-    list_sessions,
-    offered_notes,
-    resume_session,
-    resumed,
-    run_command,
-    user_listing,
-)
-from zen.ui.confirm import ShellApprover
-from zen.ui.format import output_tail, status_line
-from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
+from zen.ui.preload import FIRST_ANSWER, preload
 from zen.ui.readers import PlainReader, PromptReader, Reader
-from zen.ui.render import LogRenderer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -51,6 +36,9 @@ if TYPE_CHECKING:
 
     from zen.agent.session import Session
     from zen.config import Config
+    from zen.ui.commands import CommandContext, Prompt
+    from zen.ui.confirm import ShellApprover
+    from zen.ui.render import LogRenderer
 
     OpenSession = Callable[..., AbstractAsyncContextManager[Session]]
 
@@ -59,38 +47,69 @@ BANG_LINES = 40
 
 
 def run_shell(
-    config: Config,
+    load_config: Callable[[], Config],
+    shown: dict[str, str],
     workspace: Path,
     open_session: OpenSession,
     *,
+    imports: tuple[str, ...] = (),
     simple: bool = False,
     yes: bool = False,
     resume: str | None = None,
     continue_last: bool = False,
     keep: frozenset[str] = frozenset(),
 ) -> int:
-    """`resume`: a session id, or "" to pick one from a list; `continue_last`: the latest.
-    `open_session` is the composition root's (zen.app): the CLI hands it in, so the shell
-    depends on the session, never on how one is put together."""
-    from zen.config import ConfigError
-    from zen.stores.sessions import SessionError
-
+    """`load_config` gives the config (checked before, or validated again: the CLI decides);
+    `shown`: what the prompt and banner show until the session is open (`mode`,
+    `collaboration`, `model`, `provider` when it is that provider's default model).
+    `resume`: a session id, or "" to pick one from a list; `continue_last`: the latest.
+    `open_session` is the composition root's (zen.app): the CLI hands it in, with the modules
+    it needs (`imports`, loaded in the background), so the shell depends on the session,
+    never on how one is put together."""
     term.tolerate_encoding(sys.stdout)
     caps = term.detect(sys.stdout)
-    shell = Shell(config, workspace, caps, open_session, simple=simple, yes=yes)
+    shell = Shell(load_config, shown, workspace, caps, open_session, simple=simple, yes=yes)
+    shell.imports = imports
     try:
         return asyncio.run(shell.main(resume=resume, continue_last=continue_last, keep=keep))
-    except (ConfigError, SessionError) as e:
-        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
-        return exits.USAGE
     except KeyboardInterrupt:
         return exits.INTERRUPTED
+    except Exception as e:
+        from zen.config import ConfigError
+        from zen.stores.sessions import SessionError
+
+        if not isinstance(e, (ConfigError, SessionError)):
+            raise
+        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
+        return exits.USAGE
+
+
+STARTUP = (
+    "zen.config",
+    "zen.agent.session",
+    "zen.ui.render",
+    "zen.ui.confirm",
+    "zen.ui.commands",
+    "zen.ui.format",
+    "zen.extensions",
+    "rich.console",
+    "rich.text",
+)
+"""What opening the session and printing its first lines import: loaded in the background
+once the prompt is drawn (with the opener's own `imports`), then the first answer's."""
 
 
 class Shell:
+    """The REPL. Its prompt comes first: the session (config validation, store, git facts,
+    MCP servers) opens in a task while the user types, and the first line waits for it."""
+
+    out: LogRenderer
+    approver: ShellApprover
+
     def __init__(
         self,
-        config: Config,
+        load_config: Callable[[], Config],
+        shown: dict[str, str],
         root: Path,
         caps: term.Caps,
         open_session: OpenSession,
@@ -98,14 +117,17 @@ class Shell:
         simple: bool,
         yes: bool,
     ) -> None:
-        self.config = config
+        self.load_config = load_config
+        self.shown = shown
         self.root = root
+        self.caps = caps
+        self.yes = yes
         self.open_session = open_session
-        self.out = LogRenderer(term.make_console(caps), caps)
-        self.approver = ShellApprover(self.out, self._ask, yes=yes, interrupt=self._cancel_run)
+        self.imports: tuple[str, ...] = ()
         self.simple = simple or not caps.live or not term.is_tty(sys.stdin)
         self.reader: Reader | None = None
         self.session: Session | None = None
+        self.ctx: CommandContext | None = None
         self.user_commands: list[tuple[str, str]] = []
         """(name, summary) of the user's commands and skills, for completion."""
         self.running: asyncio.Task[Any] | None = None
@@ -118,8 +140,15 @@ class Shell:
         self.bang_outputs: list[str] = []
         """`!cmd` runs not yet sent: they go before the next message."""
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._imported = asyncio.Event()
+        """Set from the preload thread once STARTUP is imported."""
+        self._opened = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._bannered = False
+        self._failed: BaseException | None = None
+        """Why the session could not open (it ends the prompt that waits)."""
 
-    # -- the loop -------------------------------------------------------------------------
+    # -- start-up -------------------------------------------------------------------------
 
     async def main(
         self,
@@ -138,49 +167,116 @@ class Shell:
         main = asyncio.current_task()
         assert main is not None
         stop.install(main.cancel)
+        opening = asyncio.ensure_future(
+            self._hold_session(resume=resume, continue_last=continue_last, keep=keep)
+        )
+        opening.add_done_callback(self._opening_ended)
         try:
-            async with self.open_session(
-                self.config,
-                self.root,
-                warn=self._warn,
-                resume=resume or None,
-                continue_last=continue_last,
-                keep=keep,
-            ) as session:
-                self.session = session
-                self.approver.always = session.always  # saved with the session, restored too
-                try:
-                    ctx = self._command_context(session)
-                    self.reader = self._make_reader()
-                    self._banner()
-                    self._report_tightened()
-                    starting = session.mcp.starting() if session.mcp is not None else []
-                    if starting:  # they start in the background; failures are warned later
-                        count = len(starting)
-                        self.out.info(
-                            f"starting {count} MCP server{'s' if count > 1 else ''}…", "dim"
-                        )
-                    if resume == "":
-                        await self._pick(ctx)
-                    elif session.history:
-                        resumed(ctx)
-                    else:
-                        offered_notes(ctx)
-                    await self._repl(ctx)
-                finally:
-                    self.session = None  # Ctrl-C while servers stop must still work
+            self.reader = self._make_reader()
+            if self.simple or resume is not None or continue_last:
+                # input() blocks the loop, and a resumed session shows its history first:
+                # the session opens before the prompt (and the banner shows its model)
+                self.start_preload()
+                await self._ready(opening)
+            else:
+                self._banner()
+            await self._repl(opening, pick=resume == "")
         except asyncio.CancelledError:
             if stop.received is None:
                 raise
             main.uncancel()
             return stop.exit_code
         finally:
+            if not self._opened.is_set():
+                opening.cancel()  # Ctrl-D before it opened: do not finish opening it
+            self._closing.set()
+            await asyncio.wait({opening})
             stop.remove()
             signal.signal(signal.SIGINT, previous)
         return exits.DONE
 
+    async def _hold_session(
+        self, *, resume: str | None, continue_last: bool, keep: frozenset[str]
+    ) -> None:
+        """Open the session once the preload has imported what that takes, keep it open until
+        the shell ends, then close it (MCP servers stop, the record is closed)."""
+        from zen.ui.commands import offered_notes, resumed
+        from zen.ui.confirm import ShellApprover
+        from zen.ui.render import LogRenderer
+
+        await self._imported.wait()
+        config = self.load_config()
+        self.out = LogRenderer(term.make_console(self.caps), self.caps)
+        self.approver = ShellApprover(self.out, self._ask, yes=self.yes, interrupt=self._cancel_run)
+        async with self.open_session(
+            config,
+            self.root,
+            warn=self._warn,
+            resume=resume or None,
+            continue_last=continue_last,
+            keep=keep,
+        ) as session:
+            self.session = session
+            self.approver.always = session.always  # saved with the session, restored too
+            try:
+                if not self._bannered:
+                    self._banner()
+                self.ctx = ctx = self._command_context(session)
+                completer = getattr(self.reader, "completer", None)
+                if completer is not None:
+                    completer.workspace, completer.user = session.workspace, self.user_commands
+                self._report_tightened()
+                starting = session.mcp.starting() if session.mcp is not None else []
+                if starting:  # they start in the background; failures are warned later
+                    count = len(starting)
+                    self.out.info(f"starting {count} MCP server{'s' if count > 1 else ''}…", "dim")
+                if session.history:
+                    resumed(ctx)
+                elif resume != "":
+                    offered_notes(ctx)
+                self._opened.set()
+                await self._closing.wait()
+            finally:
+                self.session = None  # Ctrl-C while servers stop must still work
+
+    def _opening_ended(self, opening: asyncio.Task[None]) -> None:
+        """The session could not open: end the prompt waiting for a line with the reason."""
+        if opening.cancelled() or opening.exception() is None:
+            return
+        self._failed = opening.exception()
+        abort = getattr(self.reader, "abort", None)
+        if abort is not None:
+            abort(self._failed)
+
+    async def _ready(self, opening: asyncio.Task[None]) -> CommandContext:
+        """The command context, once the session is open; its error if it cannot open."""
+        if not self._opened.is_set():
+            opened = asyncio.ensure_future(self._opened.wait())
+            try:
+                await asyncio.wait({opened, opening}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                opened.cancel()
+            if not self._opened.is_set():
+                opening.result()  # raises why
+                raise RuntimeError("the session ended before it opened")
+        assert self.ctx is not None
+        return self.ctx
+
+    def start_preload(self) -> None:
+        """Called once the prompt is on screen: import what opening the session takes, then
+        what the first answer takes, in a thread."""
+        preload((STARTUP + self.imports, self._imported_soon), (FIRST_ANSWER, self.warm_soon))
+
+    def _imported_soon(self) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the shell has already ended
+                self._loop.call_soon_threadsafe(self._imported.set)
+
     def _command_context(self, session: Session) -> CommandContext:
         """Built-in commands plus the user's commands and skills (a trusted project's too)."""
+        from zen.extensions import load_commands
+        from zen.ui.commands import CommandContext, user_listing
+
         root, trusted = session.workspace.root, session.config.project_trusted
         commands = {c.name: c for c in load_commands(root, trusted)}
         skills = {s.name: s for s in session.skills}
@@ -210,6 +306,8 @@ class Shell:
 
     async def _pick(self, ctx: CommandContext) -> None:
         """`zen -r`: list this workspace's sessions and resume the one picked."""
+        from zen.ui.commands import list_sessions, resume_session
+
         if not list_sessions(ctx):
             return
         try:
@@ -219,22 +317,27 @@ class Shell:
         if answer.strip():
             resume_session(ctx, answer.strip())
 
-    async def _repl(self, ctx: CommandContext) -> None:
+    async def _repl(self, opening: asyncio.Task[None], *, pick: bool) -> None:
+        from zen.ui.commands import Prompt, is_command, run_command  # imported by then
+
+        if pick:
+            await self._pick(await self._ready(opening))
         warned = False
-        while not ctx.exit:
+        while self.ctx is None or not self.ctx.exit:
             try:
                 line = await self._read(self._prompt())
             except KeyboardInterrupt:
                 if warned:
                     break
                 warned = True
-                self.out.info("(Ctrl-C again or Ctrl-D to exit)", "dim")
+                self._say("(Ctrl-C again or Ctrl-D to exit)")
                 continue
             except EOFError:
                 break
             warned = False
             if not line.strip():
                 continue
+            ctx = await self._ready(opening)  # the first line waits for the session
             if line.startswith("!") and line[1:].strip():
                 task = await self._supervise(self.run_bang(line[1:].strip()))
                 if task.cancelled() or task.exception() is not None:
@@ -257,6 +360,8 @@ class Shell:
 
     async def run_task(self, line: str) -> None:
         """One task: run it, let Ctrl-C cancel it, then print one status line."""
+        from zen.ui.format import status_line
+
         assert self.session is not None
         session = self.session
         message = self.attach(line)
@@ -334,6 +439,8 @@ class Shell:
     async def run_bang(self, command: str) -> None:
         """`!cmd`: run it in the workspace without the model, show it, and keep its output
         for the next message (the model sees what the user saw)."""
+        from zen.ui.format import output_tail
+
         assert self.session is not None
         tool = self.session.tools["bash"]
         out = self.out
@@ -358,6 +465,8 @@ class Shell:
 
     def attach(self, line: str) -> str:
         """The message with each `@path` inside the workspace attached below it."""
+        from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
+
         assert self.session is not None
         files: list[str] = []
         for path, shown, content in mentioned_files(line, self.session.workspace, self.out.info):
@@ -376,7 +485,7 @@ class Shell:
             return PromptReader(self)
         except Exception as e:  # NoConsoleScreenBufferError (mintty), odd consoles
             self.simple = True
-            self.out.info(f"(plain input: the console cannot run the full prompt: {e})", "dim")
+            self._say(f"(plain input: the console cannot run the full prompt: {e})")
             return PlainReader(self)
 
     async def _read(self, prompt: str) -> str:
@@ -404,7 +513,7 @@ class Shell:
         except (KeyboardInterrupt, EOFError):
             raise
         except Exception as e:
-            if isinstance(self.reader, PlainReader):
+            if isinstance(self.reader, PlainReader) or e is self._failed:
                 raise
             self.simple = True
             self.reader = PlainReader(self)
@@ -412,26 +521,42 @@ class Shell:
             return await (self.reader.ask(text) if question else self.reader.read(text))
 
     def _prompt(self) -> str:
-        assert self.session is not None
-        state = self.session.mode
+        session = self.session
+        if session is None:  # still opening: what the config says
+            state, collaboration = self.shown["mode"], self.shown["collaboration"]
+            yes_all = self.yes
+        else:
+            state, collaboration = session.mode, session.collaboration
+            yes_all = self.approver.yes_all
         if state == "dual":
-            state += f"·{self.session.collaboration}"
-        if self.approver.yes_all:
+            state += f"·{collaboration}"
+        if yes_all:
             state += "·yes"
         return f"zen {state}"
 
     def _banner(self) -> None:
-        assert self.session is not None
-        try:
-            settings = self.session.settings(self.session.role)
-            model = settings.model
-            if settings.default_model:
-                model += f" ({settings.provider}'s default; /model to change)"
-        except Exception:  # shown at the first task instead
-            model = "?"
-        self.out.info(
-            f"zen {__version__} · {self.root} · {model} · /help for commands, Ctrl-D to exit", "dim"
-        )
+        """The first line; before the session opens it comes from `shown` and is written
+        without rich (which the preload imports after the prompt)."""
+        self._bannered = True
+        model, provider = self.shown["model"], self.shown.get("provider")
+        if self.session is not None:
+            try:
+                settings = self.session.settings(self.session.role)
+                model, provider = settings.model, settings.default_model and settings.provider
+            except Exception:  # shown at the first task instead
+                model, provider = "?", None
+        if provider:
+            model += f" ({provider}'s default; /model to change)"
+        self._say(f"zen {__version__} · {self.root} · {model} · /help for commands, Ctrl-D to exit")
+
+    def _say(self, text: str) -> None:
+        """A dim line from the shell, with or without the log renderer."""
+        out = getattr(self, "out", None)
+        if out is not None:
+            out.info(text, "dim")
+            return
+        text = terminal_safe(text)
+        print(f"\x1b[2m{text}\x1b[0m" if self.caps.styled else text, flush=True)
 
     def _unanswered_dropped(self) -> bool:
         """Did the failed run take its user message back? (It got no answer at all: the
