@@ -51,6 +51,8 @@ def _load(stages: tuple[Stage, ...]) -> None:
                 continue
         if "openai" in modules:
             _warm_sdk()
+        if "rich.markdown" in modules:
+            _warm_markdown()
         if then is not None:
             then()
 
@@ -62,5 +64,41 @@ def _warm_sdk() -> None:
 
         client = openai.AsyncOpenAI(api_key="preload", base_url="http://127.0.0.1:9/")
         client.chat.completions  # noqa: B018 - the attribute imports the chat resource
+        # the first request's parameters go through typing introspection the SDK caches
+        from openai._utils import maybe_transform
+        from openai.types.chat import completion_create_params as params
+
+        call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        messages = [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "a", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c", "content": "t"},
+        ]
+        tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+        request = {"messages": messages, "model": "m", "stream": True, "tools": [tool]}
+        maybe_transform(request, params.CompletionCreateParamsStreaming)
     except Exception:  # noqa: S110 - only a warm-up; the real client reports its errors
+        pass
+
+
+WARM_MARKDOWN = (
+    "**b** `c`\n\n- i\n\n```python\nx = 1\n```\n\n```bash\nls\n```\n\n```json\n{}\n```\n"
+)
+"""An answer's usual blocks: the first code block of a language compiles its lexer's regular
+expressions (~60 ms for Python), once per process."""
+
+
+def _warm_markdown() -> None:
+    """Render a sample answer into a throw-away console."""
+    import io
+
+    try:
+        from zen.ui.markdown_stream import render_block
+        from zen.ui.term import Caps, make_console
+
+        console = make_console(Caps(styled=True, live=True, vt=True), file=io.StringIO(), width=80)
+        for block in WARM_MARKDOWN.split("\n\n"):
+            render_block(console, block)
+    except Exception:  # noqa: S110 - only a warm-up; the real answer reports its errors
         pass

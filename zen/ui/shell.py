@@ -318,8 +318,6 @@ class Shell:
             resume_session(ctx, answer.strip())
 
     async def _repl(self, opening: asyncio.Task[None], *, pick: bool) -> None:
-        from zen.ui.commands import Prompt, is_command, run_command  # imported by then
-
         if pick:
             await self._pick(await self._ready(opening))
         warned = False
@@ -338,6 +336,8 @@ class Shell:
             if not line.strip():
                 continue
             ctx = await self._ready(opening)  # the first line waits for the session
+            from zen.ui.commands import Prompt, is_command, run_command  # imported by then
+
             if line.startswith("!") and line[1:].strip():
                 task = await self._supervise(self.run_bang(line[1:].strip()))
                 if task.cancelled() or task.exception() is not None:
@@ -581,13 +581,19 @@ class Shell:
         (its TLS context alone is ~40 ms), not in the first message."""
         if self._loop is not None:
             with contextlib.suppress(RuntimeError):  # the shell has already ended
-                self._loop.call_soon_threadsafe(self._warm_client)
+                self._loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self._warm()))
 
-    def _warm_client(self) -> None:
+    async def _warm(self) -> None:
+        """Once the session is open: its model client, and the tool schemas' first pass
+        through pydantic's JSON schema generator."""
+        await self._opened.wait()
         session = self.session
         if session is not None:
             with contextlib.suppress(Exception):  # e.g. a role without a key: the task says so
                 session.client(session.role)
+            with contextlib.suppress(Exception):
+                for tool in session.tools.values():
+                    tool.schema()
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         """Ctrl-C outside prompt-toolkit's raw mode (which reads it as a key): interrupt a
