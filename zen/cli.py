@@ -449,7 +449,8 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
         except asyncio.CancelledError:
             if stop.received is None:
                 raise
-            main.uncancel()
+            if sys.version_info >= (3, 11):  # 3.10 has no cancel count to undo
+                main.uncancel()
             message = f"stopped by {stop.name}; the run's processes and MCP servers were stopped"
             try:
                 return failed(message, stop.exit_code, "interrupted")

@@ -395,11 +395,12 @@ def load_config(
     if project is not None:
         config._prompts_confined = _supplier(present, ("prompts",)) is project
         others = [layer for layer in present if layer is not project]
+        without: Config | None
         try:
             without = _validate(others)
         except ConfigError:
             without = None
-        else:
+        if without is not None:
             without._env = config._env
         config._redirected = _redirected(config, without, present, project)
     return config
@@ -515,7 +516,7 @@ def _loader() -> type:
         first: [(tag, regex) for tag, regex in pairs if tag != bool_tag]
         for first, pairs in base.yaml_implicit_resolvers.items()
     }
-    loader = type("_ZenLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+    loader: Any = type("_ZenLoader", (base,), {"yaml_implicit_resolvers": resolvers})
     loader.add_implicit_resolver(
         bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )

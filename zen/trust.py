@@ -315,7 +315,7 @@ def _server_line(src: str, name: Any, spec: Any) -> str:
     if not isinstance(spec, dict):
         return f"{src}: MCP server {name}: an entry zen cannot read"
     if spec.get("command"):
-        args = spec.get("args") if isinstance(spec.get("args"), list) else []
+        args: list[Any] = spec["args"] if isinstance(spec.get("args"), list) else []
         command = " ".join(str(part) for part in [spec["command"], *args])
         text = f"{src}: starts MCP server {name}: runs `{command}`"
     else:

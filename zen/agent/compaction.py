@@ -263,10 +263,11 @@ def parse_state(text: str, calls: list[tuple[str, str]]) -> dict[str, str]:
     for name, arguments in calls:  # a model that used the memo tool anyway
         args = parse_arguments(arguments)
         if name == "memo" and isinstance(args, dict) and args.get("action") == "write":
-            key, content = args.get("key"), args.get("content")
-            if isinstance(key, str) and isinstance(content, str):
-                _put(entries, key.strip(), content)
-    key, lines = None, []
+            memo_key, content = args.get("key"), args.get("content")
+            if isinstance(memo_key, str) and isinstance(content, str):
+                _put(entries, memo_key.strip(), content)
+    key: str | None = None
+    lines: list[str] = []
     for line in (text or "").splitlines():
         match = _SECTION.match(line)
         if match:

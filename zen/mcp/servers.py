@@ -58,6 +58,10 @@ def collect_servers(
     return {**config.mcp_servers, **extra}
 
 
+def _prefixed(warn: Warn, prefix: str) -> Warn:
+    return lambda msg: warn(prefix + msg)
+
+
 def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
     """The valid servers of one `.mcp.json`; each problem becomes one warning."""
     try:
@@ -85,9 +89,7 @@ def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
         return {}
     servers: dict[str, McpServer] = {}
     for name, entry in entries.items():
-        spec = _parse_entry(
-            entry, path.parent, lambda msg, n=name: warn(f"{path}: server {n!r}: {msg}")
-        )
+        spec = _parse_entry(entry, path.parent, _prefixed(warn, f"{path}: server {name!r}: "))
         if spec is not None:
             servers[name] = spec
     return servers

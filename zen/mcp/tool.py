@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from zen.tools.base import Level, Tool, ToolContext, ToolResult, clean_schema
+from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult, clean_schema
 
 PREFIX = "mcp__"
 MAX_NAME = 64
@@ -47,7 +47,7 @@ class Caller(Protocol):
     async def call(self, tool: str, args: dict[str, Any]) -> ToolResult: ...
 
 
-class McpParams(BaseModel):
+class McpParams(Params):
     """Any JSON object: the server validates its own arguments and says what is wrong."""
 
     model_config = ConfigDict(extra="allow")
@@ -108,7 +108,6 @@ class McpTool(Tool):
     Params = McpParams
 
     def __init__(self, name: str, remote: RemoteTool, caller: Caller, level: Level) -> None:
-        # Instance attributes shadow Tool's ClassVars: every MCP tool is an instance of this class.
         self.name = name
         self.level = level
         self.read_only = remote.read_only

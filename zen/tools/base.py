@@ -130,10 +130,11 @@ class ToolContext:
 
 
 class Tool(ABC):
-    name: ClassVar[str]
+    # Set per class by built-in tools, per instance by MCP tools (hence not ClassVar).
+    name: str
     Params: ClassVar[type[Params]]
-    level: ClassVar[Level] = "auto"
-    read_only: ClassVar[bool] = False
+    level: Level = "auto"
+    read_only: bool = False
     """Read-only calls of one turn may run concurrently."""
 
     @property

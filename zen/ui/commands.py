@@ -18,6 +18,7 @@ from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
+    from zen.mcp.manager import McpManager
     from zen.ui.confirm import ShellApprover
     from zen.ui.render import LogRenderer
 
@@ -515,7 +516,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
 
     verb, _, rest = arg.partition(" ")
     if verb == "restart":
-        return _mcp_restart(ctx, rest.strip() or None)
+        return _mcp_restart(ctx, manager, rest.strip() or None)
     if verb == "log":
         count = int(rest) if rest.strip().isdigit() else 30
         lines = manager.log_tail(count)
@@ -529,8 +530,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     return None
 
 
-async def _mcp_restart(ctx: CommandContext, name: str | None) -> None:
-    manager = ctx.session.mcp
+async def _mcp_restart(ctx: CommandContext, manager: McpManager, name: str | None) -> None:
     ctx.out.info(f"restarting {name or 'all MCP servers'}…", "dim")
     for line in await manager.restart(name):
         ctx.out.info(line)

@@ -33,7 +33,7 @@ def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
     each run, each Coder's, and the state before each rewind (so a rewind can be undone)."""
     rows = []
     seen_runs: set[str] = set()
-    for c in store.list():
+    for c in store.checkpoints():
         if c.kind not in LISTED:
             continue
         if c.kind == "before":
@@ -210,14 +210,9 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
         return
     if choice[0] in "cb":
         target = _code_target(store, turns[turns.index(turn) :]) if store else None
-        if target is None:
+        if store is None or target is None:
             ctx.out.info("  no file changed since that message: the code stays as it is", "dim")
-        elif not await _restore(
-            ctx,
-            store,
-            target,  # type: ignore[arg-type]
-            f"rewind the files to before message {arg}",
-        ):
+        elif not await _restore(ctx, store, target, f"rewind the files to before message {arg}"):
             return
     if choice[0] in "ob":
         if not session.rewind_conversation(turn):
