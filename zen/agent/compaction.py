@@ -30,6 +30,7 @@ from zen.agent.context import (
 )
 from zen.llm.client import ContextLengthError
 from zen.prompts import load_prompt, render
+from zen.text import clip
 from zen.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
@@ -304,7 +305,7 @@ def merge_constraints(earlier: str, new: str) -> str:
 
 def _summary(content: str) -> str:
     line = next((ln.strip(" -*#") for ln in content.splitlines() if ln.strip(" -*#")), "")
-    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return clip(line, SUMMARY_CHARS)
 
 
 # -- the new conversation -------------------------------------------------------------------

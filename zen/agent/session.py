@@ -48,6 +48,7 @@ from zen.stores.project_notes import EARLIER, ProjectNotes, note_line
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionStore, StoredMemo
 from zen.stores.todo import TodoItem, TodoStore
+from zen.text import clip
 from zen.tools.base import Approver, Tool, ToolContext, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.hooks import Hook, Hooks
@@ -823,7 +824,7 @@ def title_of(task: str) -> str:
     """The first line of the first task, printable, cut to TITLE_CHARS."""
     line = next((ln.strip() for ln in task.splitlines() if ln.strip()), "")
     line = "".join(c if c.isprintable() else " " for c in line)
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+    return clip(line, TITLE_CHARS)
 
 
 def _stored(entry: MemoEntry) -> StoredMemo:

@@ -27,6 +27,7 @@ from pathlib import Path
 from zen.checkpoints.copies import CopyRepo
 from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key, write_private
 from zen.paths import zen_home
+from zen.text import clip
 
 GAP_ENDS = frozenset({"before", "rewind"})
 """Kinds recorded when zen starts acting: what changed just before them was not zen."""
@@ -338,4 +339,4 @@ class CheckpointStore:
 def _label(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
     line = "".join(ch if ch.isprintable() else " " for ch in line)
-    return line if len(line) <= LABEL_LIMIT else line[: LABEL_LIMIT - 1] + "…"
+    return clip(line, LABEL_LIMIT)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from zen.config import Level
 from zen.events import Emit, ignore
 from zen.prompts import tool_description
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from zen.tools.hooks import Hooks
     from zen.tools.spawn_agents import Spawner
     from zen.tools.workspace import Workspace
-
-Level = Literal["auto", "confirm", "deny"]
 
 
 class Params(BaseModel):

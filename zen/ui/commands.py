@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from zen.config import Collaboration
 from zen.extensions import Extension, expand_command
 from zen.prompts import load_prompt, render
+from zen.text import clip
 from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
@@ -250,7 +251,7 @@ def resumed(ctx: CommandContext) -> None:
         message = last.get(role)
         if message:
             text = " ".join(str(message["content"]).split())
-            ctx.out.info(mark + (text if len(text) <= 160 else text[:159] + "…"), "dim")
+            ctx.out.info(mark + (clip(text, 160)), "dim")
 
 
 @command("init", "write a ZEN.md for this project (the model explores it first)")

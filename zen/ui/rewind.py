@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import exits
+from zen.text import clip
 
 if TYPE_CHECKING:
     from zen.checkpoints.store import Checkpoint, CheckpointStore
@@ -305,4 +306,4 @@ def _shell_store(ctx: CommandContext) -> CheckpointStore | None:
 
 def _first_line(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    return line if len(line) <= 70 else line[:69] + "…"
+    return clip(line, 70)
