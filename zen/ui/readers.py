@@ -18,6 +18,8 @@ from zen.ui import term
 from zen.ui.mentions import ShellCompleter
 
 if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+
     from zen.ui.shell import Shell
 
 
@@ -102,7 +104,7 @@ class PromptReader:
         self.completer = ShellCompleter(Workspace(shell.root))
         """The session's workspace (with its extra roots) replaces this one once it is open."""
         self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
-        self.prompt = PromptSession(
+        self.prompt: PromptSession[str] = PromptSession(
             history=history,
             completer=self.completer,
             complete_while_typing=True,
@@ -124,7 +126,7 @@ class PromptReader:
     async def read(self, prompt: str) -> str:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        message = [("class:state", prompt), ("class:arrow", " › ")]
+        message: StyleAndTextTuples = [("class:state", prompt), ("class:arrow", " › ")]
         typed, self.shell.typeahead = self.shell.typeahead, ""
         with patch_stdout(raw=True):
             return await self.prompt.prompt_async(message, handle_sigint=False, default=typed)

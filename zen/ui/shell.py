@@ -184,7 +184,8 @@ class Shell:
         except asyncio.CancelledError:
             if stop.received is None:
                 raise
-            main.uncancel()
+            if sys.version_info >= (3, 11):  # 3.10 has no cancel count to undo
+                main.uncancel()
             return stop.exit_code
         finally:
             if not self._opened.is_set():
@@ -445,7 +446,8 @@ class Shell:
         tool = self.session.tools["bash"]
         out = self.out
         out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-        result = await tool.execute(tool.Params(command=command), self.session.context("user"))
+        params = tool.Params.model_validate({"command": command})
+        result = await tool.execute(params, self.session.context("user"))
         lines, more = output_tail(result.output, BANG_LINES)
         if more:
             out.info(f"… {more} lines above (/show)", "dim")
@@ -542,7 +544,8 @@ class Shell:
         if self.session is not None:
             try:
                 settings = self.session.settings(self.session.role)
-                model, provider = settings.model, settings.default_model and settings.provider
+                model = settings.model
+                provider = settings.provider if settings.default_model else None
             except Exception:  # shown at the first task instead
                 model, provider = "?", None
         if provider:
