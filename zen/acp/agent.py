@@ -151,6 +151,10 @@ class ZenAgent:
         if session_id in self.hosts:
             raise bad_params(f"session {session_id} is already open")
         host = await self._open(cwd, mcp_servers or [], resume=session_id)
+        if host.id != session_id:  # an id prefix found it: the client must use the whole id
+            self.hosts.pop(host.id, None)
+            await host.close()
+            raise bad_params(f"no session {session_id!r}; session/list gives the whole ids")
         await replay(self.conn, host.id, host.session)
         return LoadSessionResponse(modes=self._modes(host))
 
@@ -398,7 +402,7 @@ def with_client_servers(config: Config, servers: list[Any], notices: list[str]) 
             notices.append(f"MCP server {name!r} skipped: {e}")
     if not added:
         return config
-    features = config.features.model_copy(update={"mcp": "on"})
-    return config.model_copy(
-        update={"mcp_servers": {**config.mcp_servers, **added}, "features": features}
-    )
+    if config.features.mcp == "off":
+        notices.append("the client's MCP servers are not started: MCP is off in zen's config")
+        return config
+    return config.model_copy(update={"mcp_servers": {**config.mcp_servers, **added}})

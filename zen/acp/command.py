@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import sys
-from typing import Any
+from typing import Any, cast
 
 from zen import exits
 from zen.terminal_safe import terminal_safe
@@ -99,7 +99,8 @@ async def serve(overrides: dict[str, Any]) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, main.cancel)  # type: ignore[union-attr]
     try:
-        await run_agent(agent, writer, reader, stdio_buffer_limit_bytes=STREAM_LIMIT)
+        # ZenAgent answers the requests zen supports; the SDK says method-not-found to the rest
+        await run_agent(cast(Any, agent), writer, reader, stdio_buffer_limit_bytes=STREAM_LIMIT)
     except asyncio.CancelledError:
         pass
     finally:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
@@ -23,7 +23,11 @@ OPTIONS = [
     PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
-DECISIONS = {"allow": "yes", "always": "always", "reject": "no"}
+DECISIONS: dict[str, Literal["yes", "always", "no"]] = {
+    "allow": "yes",
+    "always": "always",
+    "reject": "no",
+}
 
 
 class EditorApprover:
@@ -51,7 +55,7 @@ class EditorApprover:
         call = ToolCallUpdate(
             tool_call_id=acp_id,
             title=title_of(request.tool, _detail(request)),
-            kind=kind_of(request.tool),  # type: ignore[arg-type]
+            kind=kind_of(request.tool),
             status="pending",
             content=content or None,
             locations=locations(workspace, request.tool, request.args) or None,
@@ -76,7 +80,7 @@ class EditorApprover:
             self.session.always.add(request.tool)
         if decision == "no":
             return Approval("no", "the user rejected it in the editor")
-        return Approval(decision)  # type: ignore[arg-type]
+        return Approval(decision)
 
 
 def _detail(request: ApprovalRequest) -> str:

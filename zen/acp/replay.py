@@ -39,7 +39,7 @@ def replay_updates(history: list[dict[str, Any]]) -> list[Any]:
                     helpers.start_tool_call(
                         call_id,
                         title_of(name, str(detail)),
-                        kind=kind_of(name),  # type: ignore[arg-type]
+                        kind=kind_of(name),
                         status="in_progress",
                     )
                 )

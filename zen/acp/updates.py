@@ -15,7 +15,13 @@ import logging
 from typing import Any
 
 from acp import helpers
-from acp.schema import ContentToolCallContent, FileEditToolCallContent, ToolCallLocation
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    PlanEntryStatus,
+    ToolCallLocation,
+    ToolKind,
+)
 
 from zen import events as ev
 from zen.terminal_safe import terminal_safe
@@ -23,7 +29,7 @@ from zen.tools.workspace import PathError, Workspace
 
 log = logging.getLogger("zen.acp")
 
-KINDS: dict[str, str] = {
+KINDS: dict[str, ToolKind] = {
     "read-file": "read",
     "skill": "read",
     "write-file": "edit",
@@ -37,13 +43,17 @@ KINDS: dict[str, str] = {
     "todo": "think",
 }
 """ACP's tool kinds (the editor's icon for a call); every other tool is `other`."""
-PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "done": "completed"}
+PLAN_STATUS: dict[str, PlanEntryStatus] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "done": "completed",
+}
 OUTPUT_SHOWN = 4000
 """Characters of a tool's output shown in the editor (the model gets all of it)."""
 TITLE_CHARS = 200
 
 
-def kind_of(tool: str) -> str:
+def kind_of(tool: str) -> ToolKind:
     return KINDS.get(tool, "other")
 
 
@@ -188,7 +198,7 @@ class Updates:
                 acp_id,
                 title_of(tool),
                 kind=kind_of(tool),
-                status="pending",  # type: ignore[arg-type]
+                status="pending",
             )
         )
 
@@ -201,7 +211,7 @@ class Updates:
             helpers.update_tool_call(
                 acp_id,
                 title=title_of(event.name, event.detail),
-                kind=kind_of(event.name),  # type: ignore[arg-type]
+                kind=kind_of(event.name),
                 status="in_progress",
                 locations=locations(workspace, event.name, event.args),
                 content=edit_content(workspace, event.name, event.args) or None,
@@ -230,7 +240,7 @@ class Updates:
 
     def plan(self) -> None:
         entries = [
-            helpers.plan_entry(item.text, status=PLAN_STATUS.get(item.status, "pending"))  # type: ignore[arg-type]
+            helpers.plan_entry(item.text, status=PLAN_STATUS.get(item.status, "pending"))
             for item in self.session.todo.items
         ]
         self.send(helpers.update_plan(entries))
