@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zen import events as ev
-from zen.tools.process import kill_tree
+from zen.tools.process import kill_tree, spawn
 
 EVENTS = (
     "PreToolUse",
@@ -309,13 +309,7 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         "cwd": cwd,
         "env": env,
     }
-    if os.name == "nt":
-        return await asyncio.create_subprocess_shell(
-            command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
-        )
-    return await asyncio.create_subprocess_exec(
-        "/bin/sh", "-c", command, start_new_session=True, **pipes
-    )
+    return await spawn(command if os.name == "nt" else ["/bin/sh", "-c", command], **pipes)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
