@@ -159,7 +159,7 @@ class ShadowRepo:
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                **extra,  # type: ignore[arg-type]
+                **extra,
             )
         except OSError as exc:
             raise CheckpointError(f"cannot run git: {exc.strerror or exc}") from None

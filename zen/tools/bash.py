@@ -14,12 +14,13 @@ Python children); a line that is not UTF-8 is read in the console's OEM code pag
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -172,7 +173,7 @@ _BACKGROUND = 'start "" /b cmd > file 2>&1' if _WINDOWS else "cmd > file 2>&1 &"
 async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
     become_subreaper()  # orphans of the command stay zen's to find and kill
     env = {**os.environ, MARK: mark}
-    options = {
+    options: dict[str, Any] = {
         "stdin": asyncio.subprocess.DEVNULL,
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.STDOUT,
@@ -228,12 +229,11 @@ class _Output:
 def _decode(data: bytes) -> str:
     """UTF-8; on Windows a line that is not UTF-8 is read in the OEM code page, which a
     console program that ignored `chcp 65001` writes in its hidden console."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        if not _WINDOWS:
-            return data.decode("utf-8", "replace")
-    oem = _oem_code_page()
+    if sys.platform != "win32":
+        return data.decode("utf-8", "replace")
+    from zen.tools.win_job import oem_code_page
+
+    oem = oem_code_page()
     return "\n".join(_line(line, oem) for line in data.split(b"\n"))
 
 
@@ -242,16 +242,6 @@ def _line(line: bytes, fallback: str) -> str:
         return line.decode("utf-8")
     except UnicodeDecodeError:
         return line.decode(fallback, "replace")
-
-
-def _oem_code_page() -> str:
-    import ctypes
-
-    code_page = ctypes.WinDLL("kernel32").GetOEMCP()
-    try:
-        return codecs.lookup(f"cp{code_page}").name
-    except LookupError:
-        return "cp437"
 
 
 def _clean(text: str) -> str:

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -309,7 +310,7 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         "cwd": cwd,
         "env": env,
     }
-    return await spawn(command if os.name == "nt" else ["/bin/sh", "-c", command], **pipes)
+    return await spawn(command if sys.platform == "win32" else ["/bin/sh", "-c", command], **pipes)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -54,7 +54,7 @@ def become_subreaper() -> bool:
 async def spawn(command: str | list[str], **options: Any) -> asyncio.subprocess.Process:
     """Start `command` (a list: the program and its arguments; a string: a command line for
     cmd.exe, Windows only) as a tree `kill_tree` can end whole. OSError if it cannot start."""
-    if not _WINDOWS:
+    if sys.platform != "win32":  # not _WINDOWS: mypy knows this test
         assert isinstance(command, list)
         return await asyncio.create_subprocess_exec(*command, start_new_session=True, **options)
     from zen.tools import win_job

@@ -10,10 +10,14 @@ dies, Windows closes the last handle and ends them too. ctypes only (no pywin32 
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import functools
+import sys
 import time
-from ctypes import wintypes
+
+assert sys.platform == "win32"  # imported on Windows only; mypy checks the rest only there
+from ctypes import wintypes  # noqa: E402
 
 CREATE_SUSPENDED = 0x00000004
 CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -188,3 +192,11 @@ def _new_job(k: ctypes.WinDLL) -> Job | None:
         job.close()
         return None
     return job
+
+
+def oem_code_page() -> str:
+    """The codec of the OEM code page: what a new console (a command's hidden one) starts in."""
+    try:
+        return codecs.lookup(f"cp{_kernel32().GetOEMCP()}").name
+    except LookupError:
+        return "cp437"
