@@ -229,12 +229,12 @@ class _Output:
 def _decode(data: bytes) -> str:
     """UTF-8; on Windows a line that is not UTF-8 is read in the OEM code page, which a
     console program that ignored `chcp 65001` writes in its hidden console."""
-    if sys.platform != "win32":
-        return data.decode("utf-8", "replace")
-    from zen.tools.win_job import oem_code_page
+    if sys.platform == "win32":
+        from zen.tools.win_job import oem_code_page
 
-    oem = oem_code_page()
-    return "\n".join(_line(line, oem) for line in data.split(b"\n"))
+        oem = oem_code_page()
+        return "\n".join(_line(line, oem) for line in data.split(b"\n"))
+    return data.decode("utf-8", "replace")
 
 
 def _line(line: bytes, fallback: str) -> str:
