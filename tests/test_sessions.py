@@ -644,9 +644,9 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     session = session_for(fake, tmp_path, store)
     for task in ("first", "second", "third"):
         await session.run(task, ev.ignore)
-    turns = session.user_turns()
-    assert [t for _, t in turns] == ["first", "second", "third"]
-    session.rewind_to(turns[1][0])
+    turns = list(session.turns)
+    assert [t.label for t in turns] == ["first", "second", "third"]
+    assert session.rewind_conversation(turns[1])
     await session.run("second, differently", ev.ignore)
     assert user_texts(fake.requests[-1]) == ["first", "second, differently"]
     assert session.id is not None
@@ -658,6 +658,5 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     ]
     undone = [m["content"] for m in store.messages(session.id, branch=0)]
     assert undone == ["first", "one", "second", "two", "third", "three"]
-    with pytest.raises(ValueError):
-        session.rewind_to(99)
+    assert not session.rewind_conversation(turns[2])  # already undone
     await session.aclose()

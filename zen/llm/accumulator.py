@@ -104,15 +104,6 @@ class StreamAccumulator:
         """The stream got to its end: a finish_reason (or the usage that follows it) arrived."""
         return bool(self.finish_reason) or self.saw_usage
 
-    @property
-    def produced(self) -> int:
-        """Characters of answer so far (text, reasoning, call names and arguments)."""
-        return (
-            sum(map(len, self._text))
-            + sum(map(len, self._reasoning))
-            + sum(len(c.name) + sum(map(len, c.parts)) for c in self._calls)
-        )
-
     def feed(self, chunk: Any) -> list[Event] | tuple[Event, ...]:
         """Take one chunk; return the events it produces, in order."""
         if type(chunk) is not dict:
