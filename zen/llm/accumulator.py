@@ -1,8 +1,8 @@
 """Folds streamed chat-completion chunks (parsed JSON) into one AssistantTurn, whatever the
 provider's habits, and refuses chunks of the wrong shape.
 
-Providers disagree on ids, names and indexes (ecosystem notes §3.3), so zen keeps its own
-rules (§3.4):
+Providers disagree on ids, names and indexes, so zen keeps its own rules (each provider's
+shape is a test in tests/test_llm_accumulator.py):
 
 - tool-call deltas are keyed by `index`, or by position in the delta list when it is missing;
 - a new non-empty id at a key opens a new call only once the current call's arguments parse
