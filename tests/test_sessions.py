@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import zen_env
+from tests.conftest import reap, zen_env
 from tests.fakes.server import call, status, text, tool_calls
 from tests.test_dual import base_args, rename_script
 from zen import events as ev
@@ -204,7 +204,7 @@ def test_kill_9_mid_run_keeps_every_completed_message(
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
-        proc.kill()
+        reap(proc)
     done = run_zen("-p", "go on", "--continue", *args_for(fake))
     assert done.code == 0, done.err
     assert done.out.strip() == "Resumed."
@@ -263,7 +263,7 @@ def test_two_processes_at_once(fake_llm, run_zen, project: Path, home: Path) -> 
             ids.append(result_of(out)["session_id"])
     finally:
         for proc in procs:
-            proc.kill()
+            reap(proc)
     assert len(set(ids)) == 3
     store = store_at(home)
     for sid in ids:
@@ -292,8 +292,7 @@ def test_a_session_open_elsewhere_is_not_written_twice(
         shown = run_zen("sessions", "show", store_at(home).latest(str(project.resolve())).id)
         assert shown.code == 0 and "slow one" in shown.out
     finally:
-        proc.kill()
-        proc.wait()
+        reap(proc)
     assert len(fake.requests) == 1
 
 
