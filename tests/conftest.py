@@ -48,9 +48,9 @@ _open_clients: list[Any] = []
 
 
 def closing(client: T) -> T:
-    """`client` (a ChatClient) is closed when the test ends (a test module that uses this says
-    `pytestmark = pytest.mark.usefixtures("close_clients")`): its pooled connections must not
-    outlive the test's event loop (they would be unclosed sockets, a ResourceWarning)."""
+    """`client` (a ChatClient, or a Session holding some) is closed when the test ends (a test
+    module that uses this says `pytestmark = pytest.mark.usefixtures("close_clients")`): pooled
+    connections must not outlive the test's event loop (unclosed sockets: ResourceWarning)."""
     _open_clients.append(client)
     return client
 
