@@ -167,7 +167,9 @@ def _result(
     return ToolResult(code == 0, f"{body}\nexit {code}", summary=f"exit {code}")
 
 
-_BACKGROUND = 'start "" /b cmd > file 2>&1' if _WINDOWS else "cmd > file 2>&1 &"
+_BACKGROUND = 'start "" /min cmd /c "cmd > file 2>&1"' if _WINDOWS else "cmd > file 2>&1 &"
+"""How to keep a background job: on Windows `start /b` children inherit cmd's handle to the
+output pipe even when redirected, so only a job in a console of its own lets the call end."""
 
 
 async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
