@@ -34,6 +34,7 @@ def _no_git() -> bool:
 
 
 NO_GIT = "no git.exe on PATH (the winpy prefix has none)"
+POSIX_MODES = "POSIX file modes (0o755); Windows has only a read-only flag"
 SKIPS: dict[str, tuple[Callable[[], bool] | None, str]] = {
     "tests/test_git.py": (_no_git, NO_GIT),
     "tests/test_git_safety.py": (_no_git, NO_GIT),
@@ -45,7 +46,7 @@ SKIPS: dict[str, tuple[Callable[[], bool] | None, str]] = {
         None,
         "/dev/zero is POSIX",
     ),
-    "tests/test_tool_write_file.py::test_mode_is_kept": (None, POSIX_MODES := "POSIX modes"),
+    "tests/test_tool_write_file.py::test_mode_is_kept": (None, POSIX_MODES),
     "tests/test_tool_edit_file.py::test_mode_is_kept_and_no_temp_files_are_left": (
         None,
         POSIX_MODES,
