@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
         "events",
         "exits",
         "paths",
+        "pids",
         "prompts",
         "redaction",
         "terminal_safe",
