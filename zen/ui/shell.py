@@ -90,7 +90,6 @@ def run_shell(
     from zen.config import ConfigError
     from zen.stores.sessions import SessionError
 
-    term.tolerate_encoding(sys.stdout)
     caps = term.detect(sys.stdout)
     shell = Shell(config, workspace, caps, open_session, simple=simple, yes=yes)
     try:
