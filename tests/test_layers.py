@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
         "exits",
         "paths",
         "pids",
+        "bom",
         "prompts",
         "redaction",
         "terminal_safe",

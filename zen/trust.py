@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zen.bom import decode_text
 from zen.paths import private_dir, zen_home
 
 CONFIG = ".zen/config.yaml"
@@ -246,7 +247,7 @@ def _yaml(path: Path) -> Any:
     if not os.path.lexists(path):
         return _MISSING
     try:
-        return yaml.safe_load(_bytes(path).decode("utf-8", "replace")) or {}
+        return yaml.safe_load(decode_text(_bytes(path), "replace")) or {}
     except yaml.YAMLError:
         return "unreadable"
 
@@ -255,7 +256,7 @@ def _json(path: Path) -> Any:
     if not os.path.lexists(path):
         return _MISSING
     try:
-        return json.loads(_bytes(path).decode("utf-8", "replace"))
+        return json.loads(decode_text(_bytes(path), "replace"))
     except ValueError:
         return "unreadable"
 

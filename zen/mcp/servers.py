@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from zen.bom import decode_text
 from zen.config import Config, McpServer
 
 Warn = Callable[[str], None]
@@ -71,7 +72,7 @@ def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
         warn(f"{path}: larger than {MAX_MCP_JSON // 1024} KB; its MCP servers are ignored")
         return {}
     try:
-        data = json.loads(raw.decode("utf-8-sig"))  # editors on Windows write a BOM
+        data = json.loads(decode_text(raw))  # editors on Windows write a BOM, or UTF-16
     except UnicodeDecodeError:
         warn(f"{path}: not UTF-8 text; its MCP servers are ignored")
         return {}
@@ -184,7 +185,7 @@ def _env_file(value: Any, folder: Path, warn: Warn) -> dict[str, str] | None:
         warn(f"envFile {value!r} is outside the project; skipped")
         return None
     try:
-        text = path.read_bytes()[:MAX_ENV_FILE].decode("utf-8-sig", errors="replace")
+        text = decode_text(path.read_bytes()[:MAX_ENV_FILE], errors="replace")
     except OSError as exc:
         warn(f"envFile {value!r}: cannot read it ({exc.strerror}); skipped")
         return None
