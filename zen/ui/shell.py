@@ -248,7 +248,7 @@ class Shell:
                 if warned:
                     break
                 warned = True
-                self.out.info("(Ctrl-C again or Ctrl-D to exit)", "dim")
+                self.out.info(f"(Ctrl-C again or {self.eof_key} to exit)", "dim")
                 continue
             except EOFError:
                 break
@@ -431,6 +431,12 @@ class Shell:
             self.out.info(f"(plain input from now on: {type(e).__name__}: {e})", "dim")
             return await (self.reader.ask(text) if question else self.reader.read(text))
 
+    @property
+    def eof_key(self) -> str:
+        """End of input at plain input() on a Windows console is Ctrl-Z then Enter (Ctrl-D
+        would arrive as a ^D character); prompt-toolkit takes Ctrl-D everywhere."""
+        return "Ctrl-Z then Enter" if self.simple and sys.platform == "win32" else "Ctrl-D"
+
     def _prompt(self) -> str:
         assert self.session is not None
         state = self.session.mode
@@ -450,7 +456,9 @@ class Shell:
         except Exception:  # shown at the first task instead
             model = "?"
         self.out.info(
-            f"zen {__version__} · {self.root} · {model} · /help for commands, Ctrl-D to exit", "dim"
+            f"zen {__version__} · {self.root} · {model} · /help for commands, {self.eof_key} to "
+            "exit",
+            "dim",
         )
 
     def _unanswered_dropped(self) -> bool:
@@ -524,12 +532,21 @@ class PlainReader:
         preload()  # input() shows the prompt at once and waits outside the GIL
         self.shell.reading = True
         try:
-            return input(prompt)
+            line = input(prompt)
         except KeyboardInterrupt:
             print(flush=True)  # the terminal echoed ^C: what comes next starts a new line
             raise
         finally:
             self.shell.reading = False
+        return end_of_input(line)
+
+
+def end_of_input(line: str) -> str:
+    """A line that starts with ^D (U+0004: what a Windows console gives for Ctrl-D) ends the
+    input like Ctrl-Z Enter; elsewhere the character is dropped: it never reaches the model."""
+    if line.lstrip(" \t").startswith("\x04"):
+        raise EOFError
+    return line.replace("\x04", "")
 
 
 def use_readline() -> None:
