@@ -25,6 +25,7 @@ from zen.agent.prompt import system_prompt
 from zen.agent.roles import CODER
 from zen.prompts import load_prompt, render
 from zen.stores.memo import AUTO, MemoEntry, MemoStore
+from zen.text import clip
 from zen.tools.base import Approver, Delegation, ToolResult
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ class CoderDelegator:
 
 def _short(text: str) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= NOTE_LIMIT else line[: NOTE_LIMIT - 1] + "…"
+    return clip(line, NOTE_LIMIT)
 
 
 def task_notes(memo: MemoStore, text: str) -> list[MemoEntry]:

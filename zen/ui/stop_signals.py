@@ -55,7 +55,7 @@ class StopSignals:
         self._console: Any = None
         self._cleaned = threading.Event()
 
-    def install(self, on_stop: Callable[[], None]) -> None:
+    def install(self, on_stop: Callable[[], object]) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
         for name in NAMES:
@@ -82,7 +82,7 @@ class StopSignals:
             self._loop.remove_signal_handler(signum)
         self._installed.clear()
 
-    def _handle(self, signum: int, on_stop: Callable[[], None]) -> None:
+    def _handle(self, signum: int, on_stop: Callable[[], object]) -> None:
         if self.received is not None:
             return
         self.received = signum
