@@ -32,16 +32,18 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def _alive_win32(pid: int) -> bool:
-    import _winapi
+if sys.platform == "win32":  # checkers read the Windows-only API only there
 
-    try:
-        handle = _winapi.OpenProcess(_QUERY_LIMITED_INFORMATION, False, pid)
-    except OSError as exc:
-        return getattr(exc, "winerror", None) == _ACCESS_DENIED
-    try:
-        return bool(_winapi.GetExitCodeProcess(handle) == _STILL_ACTIVE)
-    except OSError:
-        return True
-    finally:
-        _winapi.CloseHandle(handle)
+    def _alive_win32(pid: int) -> bool:
+        import _winapi
+
+        try:
+            handle = _winapi.OpenProcess(_QUERY_LIMITED_INFORMATION, False, pid)
+        except OSError as exc:
+            return getattr(exc, "winerror", None) == _ACCESS_DENIED
+        try:
+            return bool(_winapi.GetExitCodeProcess(handle) == _STILL_ACTIVE)
+        except OSError:
+            return True
+        finally:
+            _winapi.CloseHandle(handle)
