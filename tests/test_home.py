@@ -26,9 +26,19 @@ def test_the_config_is_read_from_the_same_home_as_everything_else(tmp_path: Path
     assert paths.zen_home() == paths.user_home() / ".zen" == Path.home() / ".zen"
 
 
+def test_a_leading_tilde_is_the_same_home(tmp_path: Path) -> None:
+    home = Path.home()
+    assert paths.expand_user("~") == home
+    assert paths.expand_user("~/a/b.txt") == home / "a" / "b.txt"
+    assert paths.expand_user("a/~/b") == Path("a/~/b")
+    assert paths.expand_user("~other/x") == Path("~other/x")  # never another user's home
+    if os.name == "nt":
+        assert paths.expand_user("~\\a.txt") == home / "a.txt"
+
+
 def test_no_other_module_finds_the_home_directory_its_own_way() -> None:
     own_way = re.compile(
-        r"Path\.home\(|(?:get|getenv)\(\s*[\"'](?:HOME|USERPROFILE)[\"']"
+        r"Path\.home\(|expanduser\(|(?:get|getenv)\(\s*[\"'](?:HOME|USERPROFILE)[\"']"
         r"|\[\s*[\"'](?:HOME|USERPROFILE)[\"']\s*\]"
     )
     found = [

@@ -240,9 +240,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from zen.paths import expand_user
 
-    workspace = Path(args.directory or ".").expanduser()
+    workspace = expand_user(args.directory or ".")
     if not workspace.is_dir():
         return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
@@ -515,9 +515,9 @@ def mcp_command(argv: list[str]) -> int:
         help="include this folder's own servers (.mcp.json) for this run",
     )
     args = parser.parse_args(argv[1:])
-    from pathlib import Path
+    from zen.paths import expand_user
 
-    workspace = Path(args.directory or ".").expanduser().resolve()
+    workspace = expand_user(args.directory or ".").resolve()
 
     import asyncio
 
@@ -554,12 +554,11 @@ def config_command(argv: list[str]) -> int:
         "--trust", action="store_true", help="include this folder's own settings for this run"
     )
     args = parser.parse_args(argv)
-    from pathlib import Path
-
     from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.paths import expand_user
     from zen.ui.format import endpoint_line
 
-    root = Path(args.directory or ".").expanduser().resolve()
+    root = expand_user(args.directory or ".").resolve()
     trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
     try:
         config = load_config(root, trusted=bool(trusted))
@@ -597,9 +596,8 @@ def trust_command(argv: list[str]) -> int:
     which.add_argument("--list", action="store_true", help="list trusted folders")
     which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
     args = parser.parse_args(argv)
-    from pathlib import Path
-
     from zen import trust
+    from zen.paths import expand_user
     from zen.terminal_safe import terminal_safe as safe
 
     try:
@@ -611,11 +609,11 @@ def trust_command(argv: list[str]) -> int:
                 print("No trusted folders.")
             return exits.DONE
         if args.remove:
-            if not trust.forget(Path(args.remove)):
+            if not trust.forget(expand_user(args.remove)):
                 return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
-            print(safe(f"no longer trusted: {Path(args.remove).expanduser().resolve()}"))
+            print(safe(f"no longer trusted: {expand_user(args.remove).resolve()}"))
             return exits.DONE
-        root = Path(args.directory).expanduser()
+        root = expand_user(args.directory)
         if not root.is_dir():
             return fail(f"{args.directory}: no such directory")
         state = trust.check(root)

@@ -32,6 +32,18 @@ def user_home(env: Mapping[str, str] | None = None) -> Path | None:
     return Path(value) if value else None
 
 
+def expand_user(path: str | os.PathLike[str]) -> Path:
+    """`path` with a leading `~` (alone, or before a separator) as the user's home; `~name`
+    and anything else unchanged. zen's one way to expand `~`, so a path the user or model
+    writes with it lands where zen's own state is (os.path.expanduser would ask the
+    environment again, by rules of its own)."""
+    text = os.fspath(path)
+    seps = ("~/", "~\\") if os.name == "nt" else ("~/",)
+    if text == "~" or text.startswith(seps):
+        return Path.home() / text[2:]
+    return Path(text)
+
+
 def zen_home() -> Path:
     """`~/.zen`, not created."""
     return Path.home() / ".zen"

@@ -24,7 +24,7 @@ from typing import Any
 
 from zen import env_vars
 from zen.bom import decode_text
-from zen.paths import private_dir, zen_home
+from zen.paths import expand_user, private_dir, zen_home
 from zen.text import clip
 
 CONFIG = ".zen/config.yaml"
@@ -189,7 +189,7 @@ def trust(state: TrustState) -> None:
 def forget(workspace: Path) -> bool:
     """Remove a workspace's entry (by resolved path, or as written); False when absent."""
     entries = load_store()
-    keys = dict.fromkeys((str(workspace.expanduser().resolve()), str(workspace)))
+    keys = dict.fromkeys((str(expand_user(workspace).resolve()), str(workspace)))
     found = [key for key in keys if key in entries]
     for key in found:
         del entries[key]

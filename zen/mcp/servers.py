@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from zen import env_vars
 from zen.bom import decode_text
 from zen.config import Config, McpServer
+from zen.paths import expand_user
 from zen.warn import Warn, warn_stderr
 
 Kind = Literal["stdio", "http"]
@@ -176,7 +177,7 @@ def _env_file(value: Any, folder: Path, warn: Warn) -> dict[str, str] | None:
     if not isinstance(value, str):
         warn("envFile must be a file name; skipped")
         return None
-    path = (folder / Path(value).expanduser()).resolve()
+    path = (folder / expand_user(value)).resolve()
     if not path.is_relative_to(folder.resolve()):
         warn(f"envFile {value!r} is outside the project; skipped")
         return None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
+from zen.paths import expand_user
 from zen.stores.memo import AUTO
 from zen.tools import temp_journal
 from zen.tools.workspace import PathError
@@ -115,7 +116,7 @@ def hooks_dir(root: Path) -> Path | None:
     if not value:
         return None
     try:
-        return (root / os.path.expanduser(value)).resolve()
+        return (root / expand_user(value)).resolve()
     except (OSError, RuntimeError, ValueError):
         return None
 

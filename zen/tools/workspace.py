@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zen.paths import expand_user
+
 REPLACEMENT = "\ufffd"
 
 
@@ -85,7 +87,7 @@ class Workspace:
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
-        self.extra_roots = [p.expanduser().resolve() for p in self.extra_roots]
+        self.extra_roots = [expand_user(p).resolve() for p in self.extra_roots]
 
     def resolve(self, path: str) -> Path:
         """The real path for `path`; PathError (OutsideWorkspace) when it cannot be used.
@@ -104,7 +106,7 @@ class Workspace:
                     "another name"
                 )
         try:
-            candidate = Path(os.path.expanduser(path))
+            candidate = expand_user(path)
             if not candidate.is_absolute():
                 candidate = self.root / candidate
             if REPLACEMENT in path and not candidate.exists():
