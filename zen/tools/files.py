@@ -433,7 +433,8 @@ def _copy_metadata(fd: int, path: Path, st: os.stat_result) -> None:
         elif st.st_gid != os.getegid():
             with contextlib.suppress(OSError):  # allowed when we are in that group
                 os.fchown(fd, -1, st.st_gid)
-    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
+    if hasattr(os, "fchmod"):  # not on Windows before 3.13 (only its read-only bit, unset here)
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
     if hasattr(os, "listxattr"):
         with contextlib.suppress(OSError):
             for name in os.listxattr(path):
