@@ -472,7 +472,7 @@ async def test_reading_dot_git_config_asks(ctx: ToolContext, repo: Path) -> None
 def test_shell_mention_of_a_huge_file_reads_only_what_it_attaches(tmp_path: Path) -> None:
     import tracemalloc
 
-    from zen.ui.shell import ATTACH_LIMIT, mentioned_files
+    from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
 
     (tmp_path / "huge.log").write_bytes(b"log line\n" * 5_000_000)
     tracemalloc.start()

@@ -34,14 +34,14 @@ LAYERS: list[tuple[str, ...]] = [
         "text",
         "warn",
     ),
-    ("config", "trust", "extensions"),
+    ("config", "config_check", "trust", "extensions"),
     ("stores",),
     ("llm",),
     ("tools",),
     ("mcp", "checkpoints"),
     ("agent",),
     ("app",),
-    ("ui", "cli", "__main__"),  # front-ends
+    ("ui", "cli", "acp", "__main__"),  # front-ends
 ]
 RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}
 NEVER = {("ui", "app")}

@@ -12,7 +12,7 @@ from zen.tools.base import ToolContext, ToolResult
 from zen.tools.read_file import ReadFile
 from zen.tools.workspace import reserved_part, without_verbatim_prefix
 from zen.tools.write_file import WriteFile
-from zen.ui.shell import path_candidates
+from zen.ui.mentions import path_candidates
 
 windows = pytest.mark.skipif(sys.platform != "win32", reason="Windows path rules")
 

@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
         "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
         "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
-        "`zen rewind --list` the checkpoints.",
+        "`zen rewind --list` the checkpoints, `zen acp` serves editors (Agent Client Protocol).",
     )
     p.add_argument(
         "-p",
@@ -220,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     exact_output()
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
+    if argv[:1] == ["acp"]:
+        from zen.acp.command import acp_command
+
+        return acp_command(argv[1:])
     if argv[:1] == ["sessions"]:
         from zen.ui.sessions_cmd import sessions_command
 
@@ -261,13 +265,16 @@ def _main(args: argparse.Namespace) -> int:
     if args.task is not None and args.resume == "":
         return refuse(args, "--resume needs a session ID with -p (zen sessions list shows them)")
 
-    from zen.config import ConfigError, load_config
-
     root = workspace.resolve()
     interactive = args.task is None and sys.stdin.isatty() and sys.stdout.isatty()
     trusted = decide_trust(root, flag=args.trust, ask=interactive, shown=args.directory)
     if trusted is None:
         return exits.DONE
+    if args.task is None:
+        return start_shell(args, root, trusted)
+
+    from zen.config import ConfigError, load_config
+
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
@@ -277,21 +284,6 @@ def _main(args: argparse.Namespace) -> int:
         if note:
             print(f"zen: {note}", file=sys.stderr)
 
-    if args.task is None:
-        from zen.app import open_session
-        from zen.ui.shell import run_shell
-
-        return run_shell(
-            config,
-            root,
-            open_session,
-            simple=args.simple,
-            yes=args.yes,
-            resume=args.resume,
-            continue_last=args.continue_last,
-            keep=frozenset(cli_overrides(args)),
-        )
-
     task = read_task(args.task)
     if not task.strip():
         return refuse(args, "the task is empty")
@@ -300,6 +292,81 @@ def _main(args: argparse.Namespace) -> int:
         if piped:
             task = f"{task.rstrip()}\n\n<stdin>\n{piped.rstrip()}\n</stdin>"
     return run_task(config, root, task, args)
+
+
+def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
+    """The shell, its prompt as soon as possible (issue 20).
+
+    A config whose inputs already passed every start-up check (`zen.config_check`) is not
+    validated before the prompt: pydantic and the session's modules load while the user types
+    and the config is validated again then. Any other config is checked in full first, so a
+    broken one is reported before a prompt that could only fail."""
+    from zen import config_check
+
+    overrides = cli_overrides(args)
+    key = config_check.digest(root, overrides, trusted=trusted)
+    resuming = args.resume is not None or args.continue_last
+    shown = None if resuming else config_check.known(key)
+    if shown is None:
+        from zen.config import ConfigError, load_config
+
+        try:
+            config = load_config(root, overrides, trusted=trusted)
+            shown = startup_summary(config, args.model)
+        except ConfigError as e:
+            return refuse(args, str(e))
+        config_check.remember(key, shown)
+
+        def load() -> Any:
+            return config
+
+    else:
+
+        def load() -> Any:
+            from zen.config import load_config
+
+            return load_config(root, overrides, trusted=trusted)
+
+    if shown.get("note"):
+        print(f"zen: {shown['note']}", file=sys.stderr)
+    from zen.ui.shell import run_shell
+
+    return run_shell(
+        load,
+        shown,
+        root,
+        open_session_later,
+        imports=("zen.app",),
+        simple=args.simple,
+        yes=args.yes,
+        resume=args.resume,
+        continue_last=args.continue_last,
+        keep=frozenset(overrides),
+    )
+
+
+def open_session_later(*args: Any, **kwargs: Any) -> Any:
+    """zen.app's `open_session`, imported when the shell opens its session (after its prompt)."""
+    from zen.app import open_session
+
+    return open_session(*args, **kwargs)
+
+
+def startup_summary(config: Any, model: str | None) -> dict[str, str]:
+    """Run the start-up checks (ConfigError) and keep what the prompt and banner show."""
+    from zen.app import check_startup
+    from zen.config import resolve_model
+
+    check_startup(config)
+    dual = config.agent_mode == "dual"
+    settings = resolve_model(config, "orchestrator" if dual else None)
+    return {
+        "mode": config.agent_mode,
+        "collaboration": config.collaboration,
+        "model": settings.model,
+        "provider": settings.provider if settings.default_model else "",
+        "note": model_note(config, model) if model else "",
+    }
 
 
 def refuse(args: argparse.Namespace, message: str) -> int:
