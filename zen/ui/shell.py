@@ -11,6 +11,10 @@ an empty prompt it warns, and a second one (or Ctrl-D) exits.
 
 `--simple`, TERM=dumb, input or output that is not a terminal, and any console prompt-toolkit
 cannot drive (Windows `NoConsoleScreenBufferError` under mintty/Git Bash) use plain `input()`.
+
+The prompt comes first (issue 20): the session opens in a task while the user types. How a
+line is read lives in `readers.py`, `@path` mentions in `mentions.py`, what a line sets going
+in `runs.py`, the background imports in `preload.py`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ import asyncio
 import contextlib
 import signal
 import sys
-import time
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -36,14 +39,11 @@ if TYPE_CHECKING:
 
     from zen.agent.session import Session
     from zen.config import Config
-    from zen.ui.commands import CommandContext, Prompt
+    from zen.ui.commands import CommandContext
     from zen.ui.confirm import ShellApprover
     from zen.ui.render import LogRenderer
 
     OpenSession = Callable[..., AbstractAsyncContextManager[Session]]
-
-BANG_LINES = 40
-"""Lines of a `!cmd`'s output printed; `/show` has the rest."""
 
 
 def run_shell(
@@ -89,7 +89,7 @@ STARTUP = (
     "zen.ui.render",
     "zen.ui.confirm",
     "zen.ui.commands",
-    "zen.ui.format",
+    "zen.ui.runs",
     "zen.extensions",
     "rich.console",
     "rich.text",
@@ -207,7 +207,7 @@ class Shell:
         await self._imported.wait()
         config = self.load_config()
         self.out = LogRenderer(term.make_console(self.caps), self.caps)
-        self.approver = ShellApprover(self.out, self._ask, yes=self.yes, interrupt=self._cancel_run)
+        self.approver = ShellApprover(self.out, self._ask, yes=self.yes, interrupt=self.cancel_run)
         async with self.open_session(
             config,
             self.root,
@@ -284,26 +284,6 @@ class Shell:
         self.user_commands = user_listing(ctx)
         return ctx
 
-    async def _send(self, prompt: Prompt) -> None:
-        """A command's message for the model, on the command's own model and work mode for
-        this one run."""
-        assert self.session is not None
-        session = self.session
-        model, mode = session.config.model, session.work_mode
-        try:
-            if prompt.model:
-                session.set_model(prompt.model)
-            if prompt.work_mode:
-                session.set_work_mode(prompt.work_mode)
-            await self.run_task(prompt.text)
-        except ValueError as e:
-            self.out.error(str(e))
-        finally:
-            if prompt.model:
-                session.set_model(model)
-            if prompt.work_mode:
-                session.set_work_mode(mode)
-
     async def _pick(self, ctx: CommandContext) -> None:
         """`zen -r`: list this workspace's sessions and resume the one picked."""
         from zen.ui.commands import list_sessions, resume_session
@@ -336,146 +316,13 @@ class Shell:
             if not line.strip():
                 continue
             ctx = await self._ready(opening)  # the first line waits for the session
-            from zen.ui.commands import Prompt, is_command, run_command  # imported by then
+            from zen.ui import runs  # imported by then (STARTUP)
 
-            if line.startswith("!") and line[1:].strip():
-                task = await self._supervise(self.run_bang(line[1:].strip()))
-                if task.cancelled() or task.exception() is not None:
-                    self._report(task, "!" + line[1:].split()[0])
-                continue
-            if is_command(line):
-                try:
-                    pending = run_command(ctx, line)
-                except Exception as e:  # a command's bug must not end the shell
-                    self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
-                    continue
-                if isinstance(pending, Prompt):
-                    await self._send(pending)
-                elif pending is not None:
-                    task = await self._supervise(pending)
-                    if task.cancelled() or task.exception() is not None:
-                        self._report(task, line.split()[0])
-                continue
-            await self.run_task(line)
+            await runs.run_line(self, ctx, line)
 
-    async def run_task(self, line: str) -> None:
-        """One task: run it, let Ctrl-C cancel it, then print one status line."""
-        from zen.ui.format import status_line
-
-        assert self.session is not None
-        session = self.session
-        message = self.attach(line)
-        if self.bang_outputs:  # `!cmd` output the user ran since the last message
-            message = "\n\n".join([*self.bang_outputs, message])
-            self.bang_outputs.clear()
-        before = _usage_snapshot(session)
-        started = time.monotonic()
-        task = await self._supervise(session.run(message, self.out, self.approver))
-        self._report(task)
-        spent = _spent(before, _usage_snapshot(session))
-        estimated = {role for role, u in session.usage.items() if u.estimated}
-        self.out.status(
-            status_line(
-                spent,
-                time.monotonic() - started,
-                estimated,
-                cost=session.run_cost,
-                context=session.context_now(),
-            )
-        )
-
-    async def _supervise(self, work: Any) -> asyncio.Task[Any]:
-        """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
-        cancels it. Returns the finished task."""
-        task = asyncio.ensure_future(work)
-        self.running = task
-        keys = None if self.simple else term.KeyWatcher(self._cancel_run)
-        self.keys = keys
-        try:
-            if keys is not None:
-                keys.start()
-            await asyncio.wait({task})
-        except asyncio.CancelledError:
-            # The shell itself is ending (SIGTERM/SIGHUP): stop the run first, so its tool
-            # processes die and its calls are answered before the MCP servers are stopped.
-            task.cancel()
-            await asyncio.wait({task}, timeout=10)
-            raise
-        finally:
-            self.running = None
-            self.keys = None
-            if keys is not None:
-                keys.stop()
-                self.typeahead += "".join(keys.typed)
-        self.out.end_run()
-        return task
-
-    def _cancel_run(self) -> None:
+    def cancel_run(self) -> None:
         if self.running is not None:
             self.running.cancel()
-
-    def _report(self, task: asyncio.Task[Any], command: str = "") -> None:
-        from zen.config import ConfigError
-        from zen.llm.types import LLMError
-
-        if task.cancelled():
-            what = f"{command} was stopped" if command else "the run was stopped"
-            self.out.info(f"interrupted: {what}, the conversation so far is kept", "yellow")
-            return
-        error = task.exception()
-        if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
-            self.out.error(str(error))
-            if not command and self._unanswered_dropped():
-                self.out.info("your message got no answer and was not kept (↑ recalls it)", "dim")
-        elif error is not None:
-            what = f"{command} failed" if command else "internal error"
-            self.out.error(f"{what}: {type(error).__name__}: {error}")
-        elif task.result().stop == "max_turns":
-            result = task.result()
-            self.out.info(
-                f"stopped after {result.turns} turns (max_turns); say `continue` to go on", "yellow"
-            )
-
-    async def run_bang(self, command: str) -> None:
-        """`!cmd`: run it in the workspace without the model, show it, and keep its output
-        for the next message (the model sees what the user saw)."""
-        from zen.ui.format import output_tail
-
-        assert self.session is not None
-        tool = self.session.tools["bash"]
-        out = self.out
-        out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-        params = tool.Params.model_validate({"command": command})
-        result = await tool.execute(params, self.session.context("user"))
-        lines, more = output_tail(result.output, BANG_LINES)
-        if more:
-            out.info(f"… {more} lines above (/show)", "dim")
-        for line in lines:
-            out.print(out.styled((line, "")))
-        out.info(
-            f"{'✓' if result.ok else '✗'} {result.summary} · the output goes with your "
-            "next message",
-            "green" if result.ok else "red",
-        )
-        out.outputs.append((f"$ {command}", result.output))
-        self.bang_outputs.append(
-            f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>"
-        )
-
-    # -- @file mentions -------------------------------------------------------------------
-
-    def attach(self, line: str) -> str:
-        """The message with each `@path` inside the workspace attached below it."""
-        from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
-
-        assert self.session is not None
-        files: list[str] = []
-        for path, shown, content in mentioned_files(line, self.session.workspace, self.out.info):
-            if len(content) <= ATTACH_LIMIT:
-                self.session.note_read(path)  # it saw the whole file: no re-read to edit it
-            body = content[:-1] if content.endswith("\n") else content
-            files.append(f'<file path="{shown}">\n{body}\n</file>')
-        return line if not files else line.rstrip() + "\n\n" + "\n\n".join(files)
 
     # -- input ----------------------------------------------------------------------------
 
@@ -569,12 +416,6 @@ class Shell:
         text = terminal_safe(text)
         print(f"\x1b[2m{text}\x1b[0m" if self.caps.styled else text, flush=True)
 
-    def _unanswered_dropped(self) -> bool:
-        """Did the failed run take its user message back? (It got no answer at all: the
-        conversation ends as before it, with an answer or nothing.)"""
-        history = self.session.history if self.session else []
-        return not history or history[-1].get("role") == "assistant"
-
     def _report_tightened(self) -> None:
         from zen import paths
 
@@ -615,22 +456,3 @@ class Shell:
             raise KeyboardInterrupt
         if task is not None and not task.done() and self._loop:
             self._loop.call_soon_threadsafe(task.cancel)
-
-
-Tokens = tuple[int, int, int]
-
-
-def _usage_snapshot(session: Session) -> dict[str, Tokens]:
-    return {
-        role: (u.prompt_tokens, u.completion_tokens, u.cached_tokens)
-        for role, u in session.usage.items()
-    }
-
-
-def _spent(before: dict[str, Tokens], after: dict[str, Tokens]) -> dict[str, Tokens]:
-    """What this run used, by role: prompt, completion and cached tokens."""
-    spent = {}
-    for role, (p, c, k) in after.items():
-        p0, c0, k0 = before.get(role, (0, 0, 0))
-        spent[role] = (p - p0, c - c0, k - k0)
-    return spent
