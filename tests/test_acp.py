@@ -22,13 +22,17 @@ from acp.schema import (  # noqa: E402
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
+    McpServerStdio,
     ReadTextFileResponse,
     RequestPermissionResponse,
+    SseMcpServer,
     WriteTextFileResponse,
 )
 
 from tests.conftest import ROOT, zen_env  # noqa: E402
 from tests.fakes import server  # noqa: E402
+from tests.fakes.mcp_servers import stdio_command  # noqa: E402
 from tests.fakes.server import call  # noqa: E402
 from tests.test_dual import Roles  # noqa: E402
 
@@ -485,3 +489,84 @@ def test_missing_extra_is_one_clear_line(home: Path, project: Path, tmp_path: Pa
     assert done.returncode == 2
     assert "zen-code[acp]" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+async def test_client_files_are_used_when_offered(fake_llm, home: Path, project: Path) -> None:
+    """The editor's unsaved buffer is what read-file sees and edit-file changes; the disk is
+    the editor's business. Every guard still runs in zen: nothing outside the workspace or
+    inside .git/ is even asked of the editor."""
+    (project / "calc.py").write_text("stale disk text\n")
+    (project / ".git").mkdir()
+    path = str(project.resolve() / "calc.py")
+    editor = Editor(answer="allow", buffers={path: CALC})
+    fake = fake_llm(
+        [
+            *edit_calls(),
+            tool_calls(
+                [
+                    call("read-file", {"path": "../outside.txt"}),
+                    call("write-file", {"path": ".git/config", "content": "[core]\n"}),
+                ]
+            ),
+            text("done"),
+        ]
+    )
+    async with zen_acp(editor, fake, home, project) as conn:
+        sid = await start(
+            conn, project, fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+        )
+        done = await ask(conn, sid, "add sub()")
+    assert done.stop_reason == "end_turn"
+    read_result = tool_messages(fake.requests[1])[0]
+    assert "return a + b" in read_result and "stale disk text" not in read_result
+    assert editor.writes == {path: CALC.replace("    return a + b\n", SUB)}
+    assert (project / "calc.py").read_text() == "stale disk text\n"  # the editor saves, not zen
+    outside, git = tool_messages(fake.requests[3])[-2:]
+    assert "outside the workspace" in outside and ".git" in git
+    assert set(editor.reads) == {path}
+
+
+async def test_client_buffer_changed_since_the_read_is_stale(
+    fake_llm, home: Path, project: Path
+) -> None:
+    path = str(project.resolve() / "calc.py")
+    (project / "calc.py").write_text(CALC)
+    editor = Editor(answer="allow", buffers={path: CALC})
+
+    def script(body: dict[str, Any]) -> Any:
+        n = len(fake.requests)
+        if n == 2:  # after the read: the user types in the buffer
+            editor.buffers[path] = CALC + "# typed by the user\n"
+        return [*edit_calls(), text("ok")][n - 1]
+
+    fake = fake_llm(script)
+    async with zen_acp(editor, fake, home, project) as conn:
+        sid = await start(
+            conn, project, fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+        )
+        await ask(conn, sid, "edit it")
+    (refused,) = tool_messages(fake.requests[2])[-1:]
+    assert "changed since you read it" in refused
+    assert editor.writes == {}
+    assert editor.permissions == []  # a call that cannot succeed asks nobody
+
+
+async def test_client_mcp_servers_are_added(fake_llm, home: Path, project: Path) -> None:
+    command, args = stdio_command()
+    fake = fake_llm(
+        [tool_calls([call("mcp__editor__echo", {"text": "from the editor's server"})]), text("ok")]
+    )
+    editor = Editor(answer="allow")
+    async with zen_acp(editor, fake, home, project) as conn:
+        await asyncio.wait_for(conn.initialize(protocol_version=1), DEADLINE)
+        servers = [
+            McpServerStdio(name="editor", command=command, args=args, env=[]),
+            SseMcpServer(name="old", url="http://127.0.0.1:9/sse", headers=[], type="sse"),
+        ]
+        new = await asyncio.wait_for(
+            conn.new_session(cwd=str(project), mcp_servers=servers), DEADLINE
+        )
+        await ask(conn, new.session_id, "echo")
+    assert "mcp__editor__echo" in {t["function"]["name"] for t in fake.requests[0]["tools"]}
+    assert "from the editor's server" in tool_messages(fake.requests[1])[0]
+    assert "'old' skipped" in editor.text()

@@ -40,6 +40,7 @@ from acp.schema import (
 )
 
 from zen import __version__, trust
+from zen.acp.client_files import ClientFiles, client_file_tools
 from zen.acp.hosts import Host
 from zen.acp.permission import EditorApprover
 from zen.acp.replay import replay
@@ -201,6 +202,10 @@ class ZenAgent:
             raise failure(f"zen could not open the session: {type(e).__name__}: {e}") from None
         sid = session.id if resume is not None else session.open_record()
         host.id = sid or uuid.uuid4().hex
+        reads, writes = self.client_fs
+        if reads or writes:  # file tools go through the editor; the guards stay zen's
+            files = ClientFiles(self.conn, host.id, reads, writes)
+            session.tools.update(client_file_tools(files))
         self.hosts[host.id] = host
         return host
 
