@@ -48,9 +48,9 @@ class RunCheckpoints:
                 self._warned[0] = True
                 self.emit(
                     ev.Notice(
-                        self.agent,
-                        f"checkpoint failed, /undo may not cover this turn: {exc}",
-                        "warning",
+                        agent=self.agent,
+                        text=f"checkpoint failed, /undo may not cover this turn: {exc}",
+                        level="warning",
                     )
                 )
             return None

@@ -105,9 +105,14 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
         after = tools_tokens(schemas) + messages_tokens(pruned)
         if pruned != agent.messages and after <= window * policy.compact_at * PRUNE_ENOUGH:
             agent.replace_messages(pruned)
-            return _done(agent, ev.Compacted(agent.name, before, after, 0, reason))
+            return _done(
+                agent,
+                ev.Compacted(
+                    agent=agent.name, before=before, after=after, memo_keys=0, reason=reason
+                ),
+            )
 
-    agent.emit(ev.Compacting(agent.name))
+    agent.emit(ev.Compacting(agent=agent.name))
     entries = await _summarise(agent, window, focus)
     memo = agent.ctx.memo
     earlier = memo.read("task:constraints") if policy.owns_task else None
@@ -132,7 +137,12 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
         messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
     after = tools_tokens(schemas) + messages_tokens(messages)
     agent.replace_messages(messages)
-    return _done(agent, ev.Compacted(agent.name, before, after, len(memo.entries), reason))
+    return _done(
+        agent,
+        ev.Compacted(
+            agent=agent.name, before=before, after=after, memo_keys=len(memo.entries), reason=reason
+        ),
+    )
 
 
 def _done(agent: Agent, event: ev.Compacted) -> ev.Compacted:
@@ -212,8 +222,8 @@ async def _summarise(agent: Agent, window: int, focus: str) -> dict[str, str]:
         return parse_state(reply.content, [(c.name, c.arguments) for c in reply.tool_calls])
     agent.emit(
         ev.Notice(
-            agent.name,
-            "compaction: the model could not summarise; keeping your messages verbatim",
+            agent=agent.name,
+            text="compaction: the model could not summarise; keeping your messages verbatim",
             level="warning",
         )
     )

@@ -136,7 +136,7 @@ class Agent:
         self.files_changed = []
         continues = 0
         for turn in range(1, self.max_turns + 1):
-            self.emit(ev.TurnStarted(self.name, turn))
+            self.emit(ev.TurnStarted(agent=self.name, turn=turn))
             try:
                 reply = await self._request()
             except LLMError:
@@ -149,7 +149,11 @@ class Agent:
             self._measured = (len(self.messages), counted if measured else 0)
             self.emit(
                 ev.TurnEnded(
-                    self.name, turn, reply.content, len(reply.tool_calls), reply.finish_reason
+                    agent=self.name,
+                    turn=turn,
+                    text=reply.content,
+                    tool_calls=len(reply.tool_calls),
+                    finish_reason=reply.finish_reason,
                 )
             )
             cut = reply.finish_reason == "length"
@@ -157,8 +161,9 @@ class Agent:
                 if cut:
                     self.emit(
                         ev.Notice(
-                            self.name,
-                            "the answer was cut at max_tokens (raise max_tokens, or ask for less)",
+                            agent=self.name,
+                            text="the answer was cut at max_tokens "
+                            "(raise max_tokens, or ask for less)",
                             level="warning",
                         )
                     )
@@ -302,7 +307,9 @@ class Agent:
     def _refuse_calls(self, calls: list[ToolCall]) -> None:
         self.emit(
             ev.Notice(
-                self.name, "output cut at max_tokens: its tool calls were not run", level="warning"
+                agent=self.name,
+                text="output cut at max_tokens: its tool calls were not run",
+                level="warning",
             )
         )
         for call in calls:
@@ -319,7 +326,11 @@ class Agent:
         shown = args if isinstance(args, dict) else {}
         detail = self.registry.detail(call.name, shown)
         self._started.add(call.id)
-        self.emit(ev.ToolCallRunning(self.name, call.id, call.name, shown, detail))
+        self.emit(
+            ev.ToolCallRunning(
+                agent=self.name, call_id=call.id, name=call.name, args=shown, detail=detail
+            )
+        )
         if self._is_looping(call):
             result = ToolResult.error(
                 f"you made this exact {call.name} call {LOOP_LIMIT} times in a row; you are "
@@ -331,15 +342,15 @@ class Agent:
         self.files_changed.extend(f for f in result.files_changed if f not in self.files_changed)
         self.emit(
             ev.ToolCallFinished(
-                self.name,
-                call.id,
-                call.name,
-                shown,
-                result.ok,
-                result.summary,
-                result.output,
-                result.diff,
-                detail,
+                agent=self.name,
+                call_id=call.id,
+                name=call.name,
+                args=shown,
+                ok=result.ok,
+                summary=result.summary,
+                output=result.output,
+                diff=result.diff,
+                detail=detail,
             )
         )
         return result

@@ -197,7 +197,7 @@ class Session:
             return
 
         def waiting(what: str, elapsed: float, limit: float) -> None:
-            emit(ev.Waiting(self.role, what, elapsed, limit))
+            emit(ev.Waiting(agent=self.role, what=what, elapsed=elapsed, limit=limit))
 
         await self.mcp.ready(waiting)
         tools = self.mcp.tools()
@@ -233,7 +233,9 @@ class Session:
             if said.block:
                 emit(
                     ev.Notice(
-                        self.role, f"prompt blocked by a hook: {said.reason}", level="warning"
+                        agent=self.role,
+                        text=f"prompt blocked by a hook: {said.reason}",
+                        level="warning",
                     )
                 )
                 return None
@@ -350,8 +352,8 @@ class Session:
             if known:
                 emit(
                     ev.Notice(
-                        usage.agent,
-                        "max_budget_usd is not enforced: the price of this "
+                        agent=usage.agent,
+                        text="max_budget_usd is not enforced: the price of this "
                         "model is unknown (add it under `pricing:`)",
                         level="warning",
                     )
@@ -672,7 +674,7 @@ class Session:
         self.notes = None
 
     def _warn(self, text: str) -> None:
-        self._emit(ev.Notice(self.role, text, level="warning"))
+        self._emit(ev.Notice(agent=self.role, text=text, level="warning"))
 
     # -- building agents ------------------------------------------------------------------
 

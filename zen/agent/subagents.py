@@ -71,7 +71,7 @@ class SubAgentRunner:
             return await run_delegate(agent, session, message)
         except Exception as exc:  # one sub-agent's failure is reported, never spread
             reason = str(exc).strip() or type(exc).__name__
-            self.emit(ev.Notice(name, f"sub-agent failed: {reason}", level="warning"))
+            self.emit(ev.Notice(agent=name, text=f"sub-agent failed: {reason}", level="warning"))
             files = list(agent.files_changed) if agent else []
             return Delegation(
                 f"Failed: {reason}", files, memo_keys(session, name, started), ok=False
