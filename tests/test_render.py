@@ -19,7 +19,7 @@ from zen import events as ev
 from zen.tools.base import ApprovalRequest
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import call_line, diff_excerpt, fold, memo_line, status_line, tokens
-from zen.ui.render import LogRenderer, clip
+from zen.ui.render import LogRenderer, fit_line
 from zen.ui.term import Caps, detect, make_console
 
 STYLED = Caps(styled=True, live=True, vt=True)
@@ -179,11 +179,11 @@ def test_the_live_line_never_wraps(text: str) -> None:
 
 
 def test_clip_counts_cells() -> None:
-    assert clip("abc", 5) == "abc"
-    assert clip("abcdef", 4) == "abc…"
-    assert clip("abcdef", 4, tail=True) == "…def"
-    assert clip("漢字漢字", 5) == "漢字…"
-    assert clip("a\x1b[31mb\nc\u202ed", 20) == "a\ufffdb c\ufffdd"  # no control survives
+    assert fit_line("abc", 5) == "abc"
+    assert fit_line("abcdef", 4) == "abc…"
+    assert fit_line("abcdef", 4, tail=True) == "…def"
+    assert fit_line("漢字漢字", 5) == "漢字…"
+    assert fit_line("a\x1b[31mb\nc\u202ed", 20) == "a\ufffdb c\ufffdd"  # no control survives
 
 
 def test_live_updates_are_throttled_and_the_last_one_is_drawn_by_a_timer() -> None:

@@ -116,7 +116,7 @@ def test_two_processes_snapshot_one_workspace_at_once(ws: Path, tmp_path: Path) 
         _out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     store = store_for(ws, tmp_path)
-    records = store.list()
+    records = store.checkpoints()
     assert len(records) == 30
     assert {r.run for r in records} == {"a", "b"}
     latest = records[-1]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,19 +21,14 @@ from zen.extensions import load_skills
 from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.redaction import remember, scrub
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
-from zen.terminal_safe import terminal_safe
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import load_hooks, unmatched
 from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
+from zen.warn import Warn, warn_stderr
 
-Warn = Callable[[str], None]
-__all__ = ["SessionError", "open_session", "warn_stderr"]
-
-
-def warn_stderr(message: str) -> None:
-    print(terminal_safe(f"zen: warning: {message}"), file=sys.stderr, flush=True)
+__all__ = ["SessionError", "open_session"]
 
 
 def make_workspace(config: Config, root: Path) -> Workspace:

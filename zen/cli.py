@@ -294,6 +294,7 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
     once, before anything from them runs; everything else (`-p`, pipes) skips them with one
     warning line. Never a prompt in `-p`."""
     from zen import trust
+    from zen.warn import warn_stderr
 
     state = trust.check(root)
     if flag or state.trusted:
@@ -306,10 +307,9 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
             try:
                 trust.trust(state)
             except OSError as e:
-                print(
-                    f"zen: warning: cannot record trust in {trust.store_path()} "
-                    f"({e.strerror or e}); trusted for this run only",
-                    file=sys.stderr,
+                warn_stderr(
+                    f"cannot record trust in {trust.store_path()} "
+                    f"({e.strerror or e}); trusted for this run only"
                 )
         return None if answer == "quit" else answer == "trust"
     where = f" {shown}" if shown else ""
@@ -318,15 +318,9 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
         if state.changed
         else ("this folder is not trusted")
     )
-    from zen.terminal_safe import terminal_safe
-
-    print(
-        terminal_safe(
-            f"zen: warning: ignored {', '.join(state.inputs)}: {why}; review them "
-            f"and run `zen trust{where}`, or pass --trust for this run"
-        ),
-        file=sys.stderr,
-        flush=True,
+    warn_stderr(
+        f"ignored {', '.join(state.inputs)}: {why}; review them "
+        f"and run `zen trust{where}`, or pass --trust for this run"
     )
     return False
 
@@ -449,7 +443,8 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
         except asyncio.CancelledError:
             if stop.received is None:
                 raise
-            main.uncancel()
+            if sys.version_info >= (3, 11):  # 3.10 has no cancel count to undo
+                main.uncancel()
             message = f"stopped by {stop.name}; the run's processes and MCP servers were stopped"
             try:
                 return failed(message, stop.exit_code, "interrupted")

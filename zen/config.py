@@ -40,6 +40,7 @@ from pydantic import (
     field_validator,
 )
 
+from zen import env_vars
 from zen.providers import PROVIDERS, detect, is_local
 
 Level = Literal["auto", "confirm", "deny"]
@@ -336,7 +337,6 @@ _ENV_KEYS = {
 }
 _ENV_VARS = {key: var for var, key in _ENV_KEYS.items()}
 _FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
-_VAR = re.compile(r"\$(?:(\$)|\{([A-Za-z_]\w*)(:-[^}]*)?\}|([A-Za-z_]\w*))")
 
 
 @dataclass(frozen=True)
@@ -395,11 +395,12 @@ def load_config(
     if project is not None:
         config._prompts_confined = _supplier(present, ("prompts",)) is project
         others = [layer for layer in present if layer is not project]
+        without: Config | None
         try:
             without = _validate(others)
         except ConfigError:
             without = None
-        else:
+        if without is not None:
             without._env = config._env
         config._redirected = _redirected(config, without, present, project)
     return config
@@ -515,7 +516,7 @@ def _loader() -> type:
         first: [(tag, regex) for tag, regex in pairs if tag != bool_tag]
         for first, pairs in base.yaml_implicit_resolvers.items()
     }
-    loader = type("_ZenLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+    loader: Any = type("_ZenLoader", (base,), {"yaml_implicit_resolvers": resolvers})
     loader.add_implicit_resolver(
         bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
     )
@@ -530,22 +531,14 @@ def _expand(node: Any, env: Mapping[str, str], path: Path, loc: tuple[Any, ...])
     if isinstance(node, list):
         return [_expand(value, env, path, (*loc, i)) for i, value in enumerate(node)]
     if isinstance(node, str) and "$" in node:
-
-        def substitute(match: re.Match[str]) -> str:
-            if match[1]:
-                return "$"
-            name = match[2] or match[4]
-            value = env.get(name)
-            if match[3] is not None and not value:
-                return match[3][2:]
-            if value is None:
-                raise ConfigError(
-                    f"{path}: {_dotted(loc)}: environment variable {name} is not set "
-                    f"(write ${{{name}:-}} to allow it empty, $$ for a literal $)"
-                )
-            return value
-
-        return _VAR.sub(substitute, node)
+        text, missing = env_vars.expand(node, env)
+        if missing:
+            name = missing[0]
+            raise ConfigError(
+                f"{path}: {_dotted(loc)}: environment variable {name} is not set "
+                f"(write ${{{name}:-}} to allow it empty, $$ for a literal $)"
+            )
+        return text
     return node
 
 

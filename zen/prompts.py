@@ -36,6 +36,6 @@ def render(template: str, **values: str) -> str:
     return template.format_map(_Strict(values))
 
 
-class _Strict(dict):  # type: ignore[type-arg]
+class _Strict(dict[str, object]):
     def __missing__(self, key: str) -> str:
         raise KeyError(f"prompt placeholder {{{key}}} has no value")

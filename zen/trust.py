@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zen import env_vars
 from zen.paths import private_dir, zen_home
+from zen.text import clip
 
 CONFIG = ".zen/config.yaml"
 MCP_JSON = ".mcp.json"
@@ -36,7 +37,6 @@ STORE = "trusted.yaml"
 HASH_LIMIT = 16 * 1024 * 1024
 """Bytes hashed per file at most: enough for any config, bounded for a hostile one."""
 FILE_LIMIT = 2000
-_VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?::-[^}]*)?\}|\$([A-Za-z_]\w*)")
 
 
 @dataclass(frozen=True)
@@ -315,7 +315,7 @@ def _server_line(src: str, name: Any, spec: Any) -> str:
     if not isinstance(spec, dict):
         return f"{src}: MCP server {name}: an entry zen cannot read"
     if spec.get("command"):
-        args = spec.get("args") if isinstance(spec.get("args"), list) else []
+        args: list[Any] = spec["args"] if isinstance(spec.get("args"), list) else []
         command = " ".join(str(part) for part in [spec["command"], *args])
         text = f"{src}: starts MCP server {name}: runs `{command}`"
     else:
@@ -354,7 +354,7 @@ def _hook_summary(hooks: Any) -> str:
 
 def _variables(node: Any) -> set[str]:
     if isinstance(node, str):
-        return {a or b for a, b in _VAR.findall(node)}
+        return env_vars.names(node)
     if isinstance(node, dict):
         return set().union(*(_variables(v) for v in node.values()), set())
     if isinstance(node, list):
@@ -363,7 +363,7 @@ def _variables(node: Any) -> set[str]:
 
 
 def _show_secret(value: str) -> str:
-    return value if _VAR.fullmatch(value.strip()) else "a literal key (hidden)"
+    return value if env_vars.is_reference(value.strip()) else "a literal key (hidden)"
 
 
 def _plain(text: str, limit: int = 300) -> str:
@@ -373,7 +373,7 @@ def _plain(text: str, limit: int = 300) -> str:
     from zen.terminal_safe import terminal_safe
 
     text = "".join(ch if ch.isprintable() else "?" for ch in terminal_safe(text))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 @dataclass

@@ -30,6 +30,7 @@ from zen.agent.context import (
 )
 from zen.llm.client import ContextLengthError
 from zen.prompts import load_prompt, render
+from zen.text import clip
 from zen.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
@@ -279,10 +280,11 @@ def parse_state(text: str, calls: list[tuple[str, str]]) -> dict[str, str]:
     for name, arguments in calls:  # a model that used the memo tool anyway
         args = parse_arguments(arguments)
         if name == "memo" and isinstance(args, dict) and args.get("action") == "write":
-            key, content = args.get("key"), args.get("content")
-            if isinstance(key, str) and isinstance(content, str):
-                _put(entries, key.strip(), content)
-    key, lines = None, []
+            memo_key, content = args.get("key"), args.get("content")
+            if isinstance(memo_key, str) and isinstance(content, str):
+                _put(entries, memo_key.strip(), content)
+    key: str | None = None
+    lines: list[str] = []
     for line in (text or "").splitlines():
         match = _SECTION.match(line)
         if match:
@@ -319,7 +321,7 @@ def merge_constraints(earlier: str, new: str) -> str:
 
 def _summary(content: str) -> str:
     line = next((ln.strip(" -*#") for ln in content.splitlines() if ln.strip(" -*#")), "")
-    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return clip(line, SUMMARY_CHARS)
 
 
 # -- the new conversation -------------------------------------------------------------------

@@ -24,6 +24,7 @@ from zen.agent.delegate import build_delegate, run_delegate
 from zen.agent.roles import CODER
 from zen.prompts import load_prompt, render
 from zen.stores.memo import AUTO, MemoEntry, MemoStore
+from zen.text import clip
 from zen.tools.base import Approver, Delegation, RunContext, ToolResult
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class CoderDelegator:
 
 def _short(text: str) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= NOTE_LIMIT else line[: NOTE_LIMIT - 1] + "…"
+    return clip(line, NOTE_LIMIT)
 
 
 def task_notes(memo: MemoStore, text: str) -> list[MemoEntry]:

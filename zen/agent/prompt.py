@@ -17,16 +17,15 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from zen.prompts import load_prompt, render
 from zen.tools.workspace import PathError, Workspace
+from zen.warn import Warn
 
 PROJECT_FILES = ("ZEN.md", "AGENTS.md", "CLAUDE.md")
 INSTRUCTIONS_LIMIT = 64 * 1024
-Warn = Callable[[str], None]
 
 
 @dataclass(frozen=True)

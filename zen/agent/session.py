@@ -48,6 +48,7 @@ from zen.stores.project_notes import EARLIER, ProjectNotes, note_line
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionStore, StoredMemo
 from zen.stores.todo import TodoItem, TodoStore
+from zen.text import clip
 from zen.tools.base import Approver, RunContext, Tool, ToolContext, new_run_id, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.hooks import Hook, Hooks
@@ -393,7 +394,7 @@ class Session:
         self._top = None
         self._save_meta()
 
-    def set_model(self, model: str, role: str | None = None) -> str:
+    def set_model(self, model: str | None, role: str | None = None) -> str:
         """Switch `role`'s model (default: the top agent's); returns the role switched.
 
         `main` is the top level, which every dual role without a model of its own follows;
@@ -460,23 +461,22 @@ class Session:
     # -- the session record ---------------------------------------------------------------
 
     @property
-    def notes_on(self) -> bool:
-        """Project notes are kept and offered: `memo.persist: on`, a store, and a trusted
-        workspace (notes are model output a hostile repository could have steered)."""
-        return (
-            self.notes is not None
-            and self.config.memo.persist == "on"
-            and self.config.project_trusted
-        )
+    def kept_notes(self) -> ProjectNotes | None:
+        """The project notes when they are kept and offered: `memo.persist: on`, a store, and
+        a trusted workspace (notes are model output a hostile repository could have steered)."""
+        if self.config.memo.persist == "on" and self.config.project_trusted:
+            return self.notes
+        return None
 
     def offer_notes(self) -> None:
         """A new session is offered the project notes whose files are unchanged (data for
         its first message; in the memo, so `memo read` works)."""
         self.offered, self._notes_text = [], ""
-        if not self.notes_on:
+        notes = self.kept_notes
+        if notes is None:
             return
         try:
-            fresh = self.notes.offer()
+            fresh = notes.offer()
         except Exception as e:  # a broken store costs the notes, never the session
             self._warn(f"project notes unavailable: {e}")
             return
@@ -598,7 +598,7 @@ class Session:
         self.history = self.history[:upto]
         self._top = None
 
-    def models(self) -> dict[str, str]:
+    def models(self) -> dict[str, str | None]:
         found = {"model": self.config.model}
         for role in DUAL_ROLES:
             override = getattr(self.config.dual_agent, role).model
@@ -662,11 +662,12 @@ class Session:
                 self.store.delete_memo(self.id, key)
             else:
                 self.store.put_memo(self.id, _stored(entry))
-            if self.notes_on:
+            notes = self.kept_notes
+            if notes is not None:
                 if entry is None:
-                    self.notes.forget(key)
+                    notes.forget(key)
                 elif EARLIER not in entry.author:
-                    self.notes.keep(entry, self.id)
+                    notes.keep(entry, self.id)
         except Exception as e:
             self._store_failed(e)
 
@@ -843,7 +844,7 @@ def title_of(task: str) -> str:
     """The first line of the first task, printable, cut to TITLE_CHARS."""
     line = next((ln.strip() for ln in task.splitlines() if ln.strip()), "")
     line = "".join(c if c.isprintable() else " " for c in line)
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+    return clip(line, TITLE_CHARS)
 
 
 def _stored(entry: MemoEntry) -> StoredMemo:

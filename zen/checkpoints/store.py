@@ -27,6 +27,7 @@ from pathlib import Path
 from zen.checkpoints.copies import CopyRepo
 from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key, write_private
 from zen.paths import zen_home
+from zen.text import clip
 
 GAP_ENDS = frozenset({"before", "rewind"})
 """Kinds recorded when zen starts acting: what changed just before them was not zen."""
@@ -124,7 +125,7 @@ class CheckpointStore:
         finally:
             os.close(fd)
 
-    def list(self) -> list[Checkpoint]:
+    def checkpoints(self) -> list[Checkpoint]:
         """Every checkpoint of this workspace, oldest first; damaged lines are skipped."""
         try:
             data = self.log.read_text("utf-8", "replace")
@@ -151,17 +152,17 @@ class CheckpointStore:
     def find(self, ident: str) -> Checkpoint | None:
         """The checkpoint whose id starts with `ident` (None when none or several do)."""
         ident = ident.strip().lower()
-        matches = [c for c in self.list() if ident and c.id.startswith(ident)]
+        matches = [c for c in self.checkpoints() if ident and c.id.startswith(ident)]
         return matches[0] if len(matches) == 1 else None
 
     def run_start(self, run: str) -> Checkpoint | None:
         """The first checkpoint of a run: the workspace before that message changed it."""
-        return next((c for c in self.list() if c.run == run), None)
+        return next((c for c in self.checkpoints() if c.run == run), None)
 
     def last_run(self) -> str | None:
         """The most recent run that could have changed files and was not undone since."""
         runs: list[str] = []
-        for c in self.list():
+        for c in self.checkpoints():
             if c.run.startswith("undo:"):  # that run and every later one are undone
                 undone = c.run[5:]
                 runs = runs[: runs.index(undone)] if undone in runs else runs
@@ -179,7 +180,7 @@ class CheckpointStore:
     async def plan(self, target: Checkpoint) -> Plan:
         """Snapshot the present, diff it against `target` and find the conflicts. Nothing is
         recorded until `apply`: a rewind the user declines leaves no trace."""
-        history = self.list()
+        history = self.checkpoints()
         tree = await self.repo.snapshot()
         current = Checkpoint(
             secrets.token_hex(4),
@@ -285,14 +286,14 @@ class CheckpointStore:
         if not (self.repo.git_dir / "HEAD").is_file():
             return 0, 0
         await self.repo.ensure()
-        everything = self.list()
+        everything = self.checkpoints()
         cutoff = time.time() - keep_days * 86400
         old = [c for c in everything if c.time < cutoff]
         dropped = await self._drop(old)
         await self.repo.gc()
         for _round in range(6):
             size = await asyncio.to_thread(self.repo.disk_usage)
-            remaining = self.list()
+            remaining = self.checkpoints()
             if size <= max_bytes or not remaining:
                 break
             dropped += await self._drop(remaining[: max(1, len(remaining) // 4)])
@@ -311,7 +312,7 @@ class CheckpointStore:
         return len(names)
 
     def _rewrite_without(self, names: set[str]) -> None:
-        kept = [c for c in self.list() if c.id not in names]
+        kept = [c for c in self.checkpoints() if c.id not in names]
         write_private(
             self.log, "".join(json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in kept)
         )
@@ -338,4 +339,4 @@ class CheckpointStore:
 def _label(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
     line = "".join(ch if ch.isprintable() else " " for ch in line)
-    return line if len(line) <= LABEL_LIMIT else line[: LABEL_LIMIT - 1] + "…"
+    return clip(line, LABEL_LIMIT)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
     from zen.config import ModelSettings
@@ -88,7 +88,7 @@ def _get(mapping: Any, key: str) -> Any:
     return mapping.get(key) if isinstance(mapping, dict) else None
 
 
-def _sane(value: Any) -> bool:
+def _sane(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value in SANE
 
 

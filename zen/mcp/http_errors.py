@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from zen.text import clip
+
 MAX_BODY = 4096
 """Bytes of an error body read for its message; the rest is never read."""
 _MAX_MESSAGE = 300
@@ -85,7 +87,7 @@ async def _message(response: Any) -> str:
             text = found
     first = next((line for line in text.splitlines() if line.strip()), "")
     first = _CONTROL.sub(" ", first).strip()
-    return first if len(first) <= _MAX_MESSAGE else first[: _MAX_MESSAGE - 1] + "…"
+    return clip(first, _MAX_MESSAGE)
 
 
 def _key(request: Any) -> str:

@@ -12,27 +12,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from zen import env_vars
 from zen.config import Config, McpServer
+from zen.warn import Warn, warn_stderr
 
-Warn = Callable[[str], None]
 Kind = Literal["stdio", "http"]
 
 MCP_JSON = ".mcp.json"
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_MCP_JSON = 1024 * 1024
 MAX_ENV_FILE = 64 * 1024
-
-
-def warn_stderr(message: str) -> None:
-    print(f"zen: warning: {message}", file=sys.stderr)
 
 
 def mcp_enabled(config: Config) -> bool:
@@ -56,6 +50,10 @@ def collect_servers(
     mine = {**config.mcp_servers, **dict.fromkeys(config._mcp_skipped)}
     extra = {name: spec for name, spec in project.items() if name not in mine}
     return {**config.mcp_servers, **extra}
+
+
+def _prefixed(warn: Warn, prefix: str) -> Warn:
+    return lambda msg: warn(prefix + msg)
 
 
 def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
@@ -85,9 +83,7 @@ def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
         return {}
     servers: dict[str, McpServer] = {}
     for name, entry in entries.items():
-        spec = _parse_entry(
-            entry, path.parent, lambda msg, n=name: warn(f"{path}: server {n!r}: {msg}")
-        )
+        spec = _parse_entry(entry, path.parent, _prefixed(warn, f"{path}: server {name!r}: "))
         if spec is not None:
             servers[name] = spec
     return servers
@@ -203,22 +199,13 @@ def _env_file(value: Any, folder: Path, warn: Warn) -> dict[str, str] | None:
     return env
 
 
-def expand_vars(value: Any, missing: list[str] | None = None) -> Any:
-    """`$VAR`, `${VAR}` and `${VAR:-default}` in all strings. An unset variable stays as it
-    is and its name goes to `missing` (the caller skips what needs it)."""
+def expand_vars(value: Any, missing: list[str]) -> Any:
+    """Variables in all strings, by `zen.env_vars`'s rule; the names of unset ones go to
+    `missing` (the caller skips what needs them)."""
     if isinstance(value, str):
-
-        def sub(match: re.Match[str]) -> str:
-            name, default = match.group(1) or match.group(3), match.group(2)
-            if default is not None and not os.environ.get(name):
-                return default
-            if name in os.environ:
-                return os.environ[name]
-            if missing is not None:
-                missing.append(name)
-            return match.group(0)
-
-        return _VAR.sub(sub, value)
+        text, unset = env_vars.expand(value, os.environ)
+        missing += unset
+        return text
     if isinstance(value, list):
         return [expand_vars(item, missing) for item in value]
     if isinstance(value, dict):

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 import anyio
 import anyio.to_thread
 
+from zen.text import clip
+
 log = logging.getLogger("zen.mcp")
 
 _KEPT_LINES = 200
@@ -53,7 +55,7 @@ def clean_line(raw: bytes) -> str:
     """One stderr line as text: decoded, without control sequences, at most 500 characters."""
     text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\n", " ")
     text = _CONTROL.sub("", text).rstrip()
-    return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+    return clip(text, _MAX_LINE)
 
 
 class StderrPump:

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from zen.tools.base import Level, Tool, ToolContext, ToolResult, clean_schema
+from zen.text import clip
+from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult, clean_schema
 
 PREFIX = "mcp__"
 MAX_NAME = 64
@@ -47,7 +48,7 @@ class Caller(Protocol):
     async def call(self, tool: str, args: dict[str, Any]) -> ToolResult: ...
 
 
-class McpParams(BaseModel):
+class McpParams(Params):
     """Any JSON object: the server validates its own arguments and says what is wrong."""
 
     model_config = ConfigDict(extra="allow")
@@ -108,7 +109,6 @@ class McpTool(Tool):
     Params = McpParams
 
     def __init__(self, name: str, remote: RemoteTool, caller: Caller, level: Level) -> None:
-        # Instance attributes shadow Tool's ClassVars: every MCP tool is an instance of this class.
         self.name = name
         self.level = level
         self.read_only = remote.read_only
@@ -140,7 +140,7 @@ class McpTool(Tool):
         }
 
     def key_arg(self, args: dict[str, Any]) -> str:
-        return super().key_arg(args) or _clip(_compact(args), 80)
+        return super().key_arg(args) or clip(_compact(args), 80)
 
     async def preview(self, params: Any, ctx: ToolContext) -> str:
         args = json.dumps(_arguments(params), ensure_ascii=False, indent=2, default=str)
@@ -178,7 +178,7 @@ def render_result(result: Any) -> ToolResult:
     if getattr(result, "is_error", False):
         return ToolResult.error(output or "the tool reported an error without a message")
     first = next((line for line in output.splitlines() if line.strip()), "(no output)")
-    return ToolResult(ok=True, output=output, summary=_clip(first.strip(), 100))
+    return ToolResult(ok=True, output=output, summary=clip(first.strip(), 100))
 
 
 _BINARY_KEYS = ("data", "blob")
@@ -276,7 +276,3 @@ def _arguments(params: Any) -> dict[str, Any]:
 
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -121,7 +121,7 @@ class SessionInfo:
     updated: float
     agent_mode: str
     collaboration: str
-    models: dict[str, str]
+    models: dict[str, str | None]
     state: dict[str, Any]
     branch: int = 0
     agent: str = "main"
@@ -239,7 +239,7 @@ class SessionStore:
         title: str = "",
         agent_mode: str = "",
         collaboration: str = "",
-        models: dict[str, str] | None = None,
+        models: dict[str, str | None] | None = None,
         agent: str = "main",
         parent_id: str | None = None,
         parent_call: str | None = None,

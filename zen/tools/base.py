@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from zen.config import Level
 from zen.events import Emit, ignore
 from zen.prompts import tool_description
 
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
     from zen.tools.hooks import Hooks
     from zen.tools.spawn_agents import Spawner
     from zen.tools.workspace import Workspace
-
-Level = Literal["auto", "confirm", "deny"]
 
 
 class Params(BaseModel):
@@ -161,10 +160,11 @@ class ToolContext:
 
 
 class Tool(ABC):
-    name: ClassVar[str]
+    # Set per class by built-in tools, per instance by MCP tools (hence not ClassVar).
+    name: str
     Params: ClassVar[type[Params]]
-    level: ClassVar[Level] = "auto"
-    read_only: ClassVar[bool] = False
+    level: Level = "auto"
+    read_only: bool = False
     """Read-only calls of one turn may run concurrently."""
 
     @property

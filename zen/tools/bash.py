@@ -15,7 +15,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -145,14 +147,14 @@ def _result(
 
 async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
     become_subreaper()  # orphans of the command stay zen's to find and kill
-    pipes = {
+    pipes: dict[str, Any] = {
         "stdin": asyncio.subprocess.DEVNULL,
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.STDOUT,
         "cwd": cwd,
         "env": {**os.environ, MARK: mark},
     }
-    if _WINDOWS:
+    if sys.platform == "win32":  # not _WINDOWS: mypy knows this test
         # cmd.exe must get the command verbatim; exec would re-quote it with backslashes,
         # which cmd does not understand. create_subprocess_shell runs `%COMSPEC% /c "<cmd>"`.
         return await asyncio.create_subprocess_shell(

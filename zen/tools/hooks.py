@@ -19,6 +19,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -309,7 +310,7 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         "cwd": cwd,
         "env": env,
     }
-    if os.name == "nt":
+    if sys.platform == "win32":
         return await asyncio.create_subprocess_shell(
             command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
         )

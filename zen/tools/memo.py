@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from zen.events import MemoWritten
+from zen.text import clip
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 
 SUMMARY_CHARS = 100
@@ -61,4 +62,4 @@ class Memo(Tool):
 def _one_line(text: str) -> str:
     """The first non-blank line, cut to SUMMARY_CHARS."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return clip(line, SUMMARY_CHARS)

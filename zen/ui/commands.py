@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any, get_args
 from zen.config import Collaboration
 from zen.extensions import Extension, expand_command
 from zen.prompts import load_prompt, render
+from zen.text import clip
 from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
+    from zen.mcp.manager import McpManager
     from zen.ui.confirm import ShellApprover
     from zen.ui.render import LogRenderer
 
@@ -249,7 +251,7 @@ def resumed(ctx: CommandContext) -> None:
         message = last.get(role)
         if message:
             text = " ".join(str(message["content"]).split())
-            ctx.out.info(mark + (text if len(text) <= 160 else text[:159] + "…"), "dim")
+            ctx.out.info(mark + (clip(text, 160)), "dim")
 
 
 @command("init", "write a ZEN.md for this project (the model explores it first)")
@@ -515,7 +517,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
 
     verb, _, rest = arg.partition(" ")
     if verb == "restart":
-        return _mcp_restart(ctx, rest.strip() or None)
+        return _mcp_restart(ctx, manager, rest.strip() or None)
     if verb == "log":
         count = int(rest) if rest.strip().isdigit() else 30
         lines = manager.log_tail(count)
@@ -529,8 +531,7 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     return None
 
 
-async def _mcp_restart(ctx: CommandContext, name: str | None) -> None:
-    manager = ctx.session.mcp
+async def _mcp_restart(ctx: CommandContext, manager: McpManager, name: str | None) -> None:
     ctx.out.info(f"restarting {name or 'all MCP servers'}…", "dim")
     for line in await manager.restart(name):
         ctx.out.info(line)

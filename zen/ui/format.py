@@ -7,12 +7,12 @@ import json
 import re
 from typing import Any
 
+from zen.text import clip
+
+DETAIL_CHARS = 60
+"""A call line's argument is cut to this many characters."""
 NESTED = ("coder",)
 """Agents whose activity is shown indented under the call that started them."""
-
-
-def clip(text: str, width: int = 60) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def is_nested(agent: str) -> bool:
@@ -23,7 +23,13 @@ def call_parts(
     agent: str, name: str, detail: str, ok: bool, summary: str
 ) -> tuple[str, str, str, str, str]:
     """(indent, marker, tool, detail, outcome): a call line, for renderers that style it."""
-    return ("    " if is_nested(agent) else "", "✓" if ok else "✗", name, clip(detail), summary)
+    return (
+        "    " if is_nested(agent) else "",
+        "✓" if ok else "✗",
+        name,
+        clip(detail, DETAIL_CHARS),
+        summary,
+    )
 
 
 def call_line(agent: str, name: str, detail: str, ok: bool, summary: str) -> str:
@@ -41,7 +47,7 @@ def memo_line(agent: str, key: str, summary: str) -> str:
 
 def progress_line(agent: str, name: str, detail: str = "") -> str:
     """The live line while a call runs: `coder › edit-file app/greet.py`."""
-    arg = clip(detail)
+    arg = clip(detail, DETAIL_CHARS)
     return f"{agent} › {name}{' ' + arg if arg else ''}"
 
 

@@ -216,7 +216,7 @@ def _build_markdown_class() -> Any:
     parser = MarkdownIt().enable("strikethrough").enable("table")
 
     class LeftHeading(Heading):
-        LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")  # type: ignore[assignment]
+        LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
     class PlainCodeBlock(CodeBlock):
         def __rich_console__(self, console: Any, options: Any) -> Any:

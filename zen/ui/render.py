@@ -102,7 +102,9 @@ class LiveLine:
             return
         self._drawn_at = self.clock()
         width = max(10, self.console.width) - 1
-        text = clip(self.text if isinstance(self.text, str) else self.text(), width, tail=self.tail)
+        text = fit_line(
+            self.text if isinstance(self.text, str) else self.text(), width, tail=self.tail
+        )
         out = self.console.file
         if self.caps.vt:
             styled = f"\x1b[2m{text}\x1b[0m" if self.caps.styled and text else text
@@ -232,7 +234,7 @@ class LogRenderer:
         if e.name in NESTING_TOOLS:
             self.live.drop(("call", e.agent, e.call_id))
             indent = "    " if is_nested(e.agent) else ""
-            arg = clip(e.detail, 200)
+            arg = fit_line(e.detail, 200)
             self._line(
                 self._styled(
                     (indent, ""),
@@ -279,7 +281,7 @@ class LogRenderer:
             excerpt = [ln for ln in excerpt if ln.removeprefix("Error: ").strip() != e.summary]
             for line in excerpt:
                 self._line(
-                    self._styled((indent + "  ", ""), (clip(line, width), "dim")), kind="tool"
+                    self._styled((indent + "  ", ""), (fit_line(line, width), "dim")), kind="tool"
                 )
             if more:
                 self._line(
@@ -296,7 +298,9 @@ class LogRenderer:
         width = max(20, self.console.width - len(indent) - 3)
         for line in e.output.splitlines()[:TODO_LINES]:
             style = "bold" if line.startswith("[~]") else ("dim" if line.startswith("[x]") else "")
-            self._line(self._styled((indent + "  ", ""), (clip(line, width), style)), kind="tool")
+            self._line(
+                self._styled((indent + "  ", ""), (fit_line(line, width), style)), kind="tool"
+            )
 
     def _memo(self, e: ev.MemoWritten) -> None:
         indent = "    " if is_nested(e.agent) else ""
@@ -489,7 +493,7 @@ def cell_len(text: str) -> int:
     return rich_cell_len(text)
 
 
-def clip(text: str, cells: int, *, tail: bool = False) -> str:
+def fit_line(text: str, cells: int, *, tail: bool = False) -> str:
     """One terminal line of at most `cells` cells: controls shown as placeholders, line breaks
     and tabs as spaces, cut with `…`."""
     text = terminal_safe(text).replace("\n", " ").replace("\t", " ")

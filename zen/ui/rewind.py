@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import exits
+from zen.text import clip
 
 if TYPE_CHECKING:
     from zen.checkpoints.store import Checkpoint, CheckpointStore
@@ -33,7 +34,7 @@ def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
     each run, each Coder's, and the state before each rewind (so a rewind can be undone)."""
     rows = []
     seen_runs: set[str] = set()
-    for c in store.list():
+    for c in store.checkpoints():
         if c.kind not in LISTED:
             continue
         if c.kind == "before":
@@ -210,14 +211,9 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
         return
     if choice[0] in "cb":
         target = _code_target(store, turns[turns.index(turn) :]) if store else None
-        if target is None:
+        if store is None or target is None:
             ctx.out.info("  no file changed since that message: the code stays as it is", "dim")
-        elif not await _restore(
-            ctx,
-            store,
-            target,  # type: ignore[arg-type]
-            f"rewind the files to before message {arg}",
-        ):
+        elif not await _restore(ctx, store, target, f"rewind the files to before message {arg}"):
             return
     if choice[0] in "ob":
         if not session.rewind_conversation(turn):
@@ -310,4 +306,4 @@ def _shell_store(ctx: CommandContext) -> CheckpointStore | None:
 
 def _first_line(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    return line if len(line) <= 70 else line[:69] + "…"
+    return clip(line, 70)

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 from zen import exits
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.terminal_safe import terminal_safe
+from zen.text import clip
 
 SECRET = re.compile(
     r"(?P<kv>(?:authorization|api[_-]?key|x-api-key|token|secret|password)"
@@ -182,7 +183,7 @@ def _agent(info: SessionInfo) -> str:
 
 def _first(text: str, limit: int) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return clip(line, limit)
 
 
 # -- export ------------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from prompt_toolkit.document import Document
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
     from zen.agent.session import Session
     from zen.config import Config
@@ -193,7 +194,8 @@ class Shell:
         except asyncio.CancelledError:
             if stop.received is None:
                 raise
-            main.uncancel()
+            if sys.version_info >= (3, 11):  # 3.10 has no cancel count to undo
+                main.uncancel()
             return stop.exit_code
         finally:
             stop.remove()
@@ -359,7 +361,8 @@ class Shell:
         tool = self.session.tools["bash"]
         out = self.out
         out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-        result = await tool.execute(tool.Params(command=command), self.session.context("user"))
+        params = tool.Params.model_validate({"command": command})
+        result = await tool.execute(params, self.session.context("user"))
         lines, more = output_tail(result.output, BANG_LINES)
         if more:
             out.info(f"… {more} lines above (/show)", "dim")
@@ -434,7 +437,7 @@ class Shell:
 
     def _prompt(self) -> str:
         assert self.session is not None
-        state = self.session.mode
+        state: str = self.session.mode
         if state == "dual":
             state += f"·{self.session.collaboration}"
         if self.approver.yes_all:
@@ -573,7 +576,7 @@ class PromptReader:
             history = InMemoryHistory()
         assert shell.session is not None
         self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
-        self.prompt = PromptSession(
+        self.prompt: PromptSession[str] = PromptSession(
             history=history,
             completer=ShellCompleter(shell.session.workspace, shell.user_commands),
             complete_while_typing=True,
@@ -590,7 +593,7 @@ class PromptReader:
     async def read(self, prompt: str) -> str:
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        message = [("class:state", prompt), ("class:arrow", " › ")]
+        message: StyleAndTextTuples = [("class:state", prompt), ("class:arrow", " › ")]
         typed, self.shell.typeahead = self.shell.typeahead, ""
         with patch_stdout(raw=True):
             return await self.prompt.prompt_async(message, handle_sigint=False, default=typed)

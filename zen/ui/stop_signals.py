@@ -27,7 +27,7 @@ class StopSignals:
         self._installed: list[int] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def install(self, on_stop: Callable[[], None]) -> None:
+    def install(self, on_stop: Callable[[], object]) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
         for name in NAMES:
@@ -47,7 +47,7 @@ class StopSignals:
             self._loop.remove_signal_handler(signum)
         self._installed.clear()
 
-    def _handle(self, signum: int, on_stop: Callable[[], None]) -> None:
+    def _handle(self, signum: int, on_stop: Callable[[], object]) -> None:
         if self.received is not None:
             return
         self.received = signum

@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -137,7 +137,7 @@ class KeyWatcher:
         self.stream = stream or sys.stdin
         self.typed: list[str] = []
         self._fd: int | None = None
-        self._old: list[object] | None = None
+        self._old: list[Any] | None = None  # termios attributes, set with _fd
 
     def start(self) -> None:
         if sys.platform == "win32" or self._fd is not None or not is_tty(self.stream):
@@ -164,7 +164,7 @@ class KeyWatcher:
         self._fd, self._old = fd, old
 
     def stop(self) -> None:
-        if self._fd is None:
+        if self._fd is None or self._old is None:
             return
         import asyncio
         import termios
