@@ -129,3 +129,6 @@ Coder's."""
 
 TOP: dict[str, Role] = {"single": MAIN, "dual": ORCHESTRATOR}
 """The agent the user talks to, by agent mode."""
+NAMED: tuple[Role, ...] = (MAIN, ORCHESTRATOR, CODER)
+"""The roles whose agents' events carry the role's name (sub-agents carry theirs), in the
+order front-ends list them (usage per role)."""
