@@ -21,6 +21,19 @@ from zen.tools.workspace import Workspace
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _under_wine() -> bool:
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
+WINE = _under_wine()
+"""Windows under Wine (the winpy harness, tools/winpy): for skips of what Wine does differently
+from Windows, each naming Wine in its reason."""
+
+
 @pytest.fixture
 def fake_llm() -> Iterator[Callable[..., FakeLLM]]:
     """`fake = fake_llm([text("hi")])`: a started server, stopped after the test."""

@@ -236,3 +236,5 @@ def test_a_process_that_cannot_be_found_is_not_claimed_killed() -> None:
 
     assert "could not be stopped (pid 42)" in Killed(3, [42]).describe()
     assert "may still run" in Killed(1, [], thorough=False).describe()
+    shell_only = Killed(1, [], thorough=False, shell_only=True).describe()
+    assert shell_only == "the command was stopped (processes it started may still run)"

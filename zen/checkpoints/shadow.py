@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zen.paths import private_dir
-from zen.tools.process import kill_tree
+from zen.tools.process import kill_tree, spawn
 
 TIMEOUT = 60.0
 """Seconds one git command may take; a huge first snapshot stays well inside."""
@@ -148,18 +148,18 @@ class ShadowRepo:
         checkout children keep the user's umask, so restored files get their usual modes.
         """
         cmd = ["git", *(x for c in SAFE_CONFIG for x in ("-c", c)), *args]
-        extra: dict[str, object] = {"start_new_session": True} if _POSIX else {}
+        extra: dict[str, object] = {}
         if _POSIX and private:
             extra["umask"] = 0o077
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *cmd,
+            proc = await spawn(
+                cmd,
                 cwd=self.root,
                 env=self._env(index, repo),
                 stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                **extra,  # type: ignore[arg-type]
+                **extra,
             )
         except OSError as exc:
             raise CheckpointError(f"cannot run git: {exc.strerror or exc}") from None

@@ -1,10 +1,14 @@
 """`bash`: run a shell command in the workspace root.
 
 Each call gets a fresh shell (bash, else sh; cmd.exe on Windows) with stdin closed and stdout
-and stderr merged. The shell starts its own session (Unix) or process group (Windows), so a
-timeout or a cancelled call can kill every process the command started, not just the shell.
-Background jobs that still hold the output pipe a moment after the shell exits are stopped too,
-with a note: otherwise the call would hang until its timeout.
+and stderr merged. The shell starts its own session (Unix) or Job object (Windows; see
+`process.spawn`), so a timeout or a cancelled call can kill every process the command started,
+not just the shell. Background jobs that still hold the output pipe a moment after the shell
+exits are stopped too, with a note: otherwise the call would hang until its timeout.
+
+cmd.exe runs only the first line of a command line, so a multi-line command is refused there,
+and its output is made UTF-8 (`chcp 65001` in the command's own console, PYTHONIOENCODING for
+Python children); a line that is not UTF-8 is read in the console's OEM code page.
 """
 
 from __future__ import annotations
@@ -14,13 +18,13 @@ import contextlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from zen.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.process import (
     MARK,
@@ -29,6 +33,7 @@ from zen.tools.process import (
     become_subreaper,
     kill_tree,
     new_mark,
+    spawn,
 )
 
 DEFAULT_TIMEOUT = 120
@@ -37,6 +42,13 @@ LINGER = 1.0
 """Seconds to wait for the output pipe to close after the shell itself has exited."""
 _WINDOWS = os.name == "nt"
 _OVERWRITTEN = re.compile(r"[^\n]*\r(?!\n)")
+_UTF8_CONSOLE = "chcp 65001 >nul & "
+"""Prefixed to every cmd.exe command: cmd and console programs then write UTF-8 (measured under
+Wine: without it `echo café` comes out in the OEM code page, `✓` and CJK as `?`)."""
+MULTI_LINE = (
+    "cmd.exe runs only the first line of a command: put it on one line, joining commands "
+    "with && (or &), or write a .cmd script with write-file and run that"
+)
 
 
 def _shell() -> list[str]:
@@ -62,16 +74,26 @@ class Bash(Tool):
     Params = BashParams
     level = "confirm"
 
+    @property
+    def description(self) -> str:
+        text = super().description
+        return f"{text} {load_prompt('tools/bash-cmd')}" if _WINDOWS else text
+
     async def preview(self, params: BashParams, ctx: ToolContext) -> str:
         return params.command
 
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         if not params.command.strip():
             return ToolResult.error("command is empty")
+        command = params.command
+        if _WINDOWS:
+            command = command.strip()
+            if "\n" in command or "\r" in command:
+                return ToolResult.error(MULTI_LINE)
         timeout = max(1, min(params.timeout, MAX_TIMEOUT))
         mark = new_mark()
         try:
-            proc = await _spawn(params.command, ctx.workspace.root, mark)
+            proc = await _spawn(command, ctx.workspace.root, mark)
         except OSError as exc:
             return ToolResult.error(f"cannot start {shell_description()}: {exc}")
         assert proc.stdout is not None
@@ -140,27 +162,28 @@ def _result(
     if lingered:
         body += (
             f"\n[background processes still writing to the output were stopped ({stopped}); "
-            "redirect their output (cmd > file 2>&1 &) to keep them running]"
+            f"redirect their output ({_BACKGROUND}) to keep them running]"
         )
     return ToolResult(code == 0, f"{body}\nexit {code}", summary=f"exit {code}")
 
 
+_BACKGROUND = 'start "" /b cmd > file 2>&1' if _WINDOWS else "cmd > file 2>&1 &"
+
+
 async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
     become_subreaper()  # orphans of the command stay zen's to find and kill
-    pipes: dict[str, Any] = {
+    env = {**os.environ, MARK: mark}
+    options: dict[str, Any] = {
         "stdin": asyncio.subprocess.DEVNULL,
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.STDOUT,
         "cwd": cwd,
-        "env": {**os.environ, MARK: mark},
+        "env": env,
     }
-    if sys.platform == "win32":  # not _WINDOWS: mypy knows this test
-        # cmd.exe must get the command verbatim; exec would re-quote it with backslashes,
-        # which cmd does not understand. create_subprocess_shell runs `%COMSPEC% /c "<cmd>"`.
-        return await asyncio.create_subprocess_shell(
-            command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
-        )
-    return await asyncio.create_subprocess_exec(*_shell(), command, start_new_session=True, **pipes)
+    if _WINDOWS:
+        env.setdefault("PYTHONIOENCODING", "utf-8")  # else a piped Python child writes cp1252
+        return await spawn(_UTF8_CONSOLE + command, **options)
+    return await spawn([*_shell(), command], **options)
 
 
 def _abandon_pipe(proc: asyncio.subprocess.Process) -> None:
@@ -195,12 +218,30 @@ class _Output:
                 del self.tail[: len(self.tail) - self.half]
 
     def text(self) -> str:
-        head = _clean(self.head.decode("utf-8", "replace"))
+        head = _clean(_decode(bytes(self.head)))
         cut = self.total - len(self.head) - min(len(self.tail), self.half)
-        tail = _clean(bytes(self.tail[-self.half :]).decode("utf-8", "replace"))
+        tail = _clean(_decode(bytes(self.tail[-self.half :])))
         if cut <= 0:
-            return _clean((self.head + self.tail).decode("utf-8", "replace"))
+            return _clean(_decode(bytes(self.head + self.tail)))
         return f"{head}\n[… {cut} bytes cut …]\n{tail}"
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8; on Windows a line that is not UTF-8 is read in the OEM code page, which a
+    console program that ignored `chcp 65001` writes in its hidden console."""
+    if sys.platform == "win32":
+        from zen.tools.win_job import oem_code_page
+
+        oem = oem_code_page()
+        return "\n".join(_line(line, oem) for line in data.split(b"\n"))
+    return data.decode("utf-8", "replace")
+
+
+def _line(line: bytes, fallback: str) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode(fallback, "replace")
 
 
 def _clean(text: str) -> str:

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zen.tools.process import kill_tree
+from zen.tools.process import kill_tree, spawn
 
 TIMEOUT = 30.0
 CONFIG_TIMEOUT = 5.0
@@ -307,15 +307,15 @@ async def _spawn(
     args: list[str], cwd: Path, env: dict[str, str], timeout: float, limit: int, name: str
 ) -> GitOutput:
     try:
-        proc = await asyncio.create_subprocess_exec(
-            "git",
-            *args,
+        # A session (POSIX) or hidden console (Windows) of its own: no terminal, so ssh
+        # cannot ask for a passphrase on zen's.
+        proc = await spawn(
+            ["git", *args],
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=env,
-            start_new_session=True,  # no controlling terminal: ssh cannot ask for a passphrase
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror or exc}") from None

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zen import events as ev
-from zen.tools.process import kill_tree
+from zen.tools.process import kill_tree, spawn
 
 EVENTS = (
     "PreToolUse",
@@ -310,13 +310,7 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         "cwd": cwd,
         "env": env,
     }
-    if sys.platform == "win32":
-        return await asyncio.create_subprocess_shell(
-            command, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
-        )
-    return await asyncio.create_subprocess_exec(
-        "/bin/sh", "-c", command, start_new_session=True, **pipes
-    )
+    return await spawn(command if sys.platform == "win32" else ["/bin/sh", "-c", command], **pipes)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

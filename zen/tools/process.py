@@ -1,7 +1,9 @@
-"""Ending a command and everything it started, on every platform.
+"""Starting a command as a process tree zen can end whole, and ending it, on every platform.
 
-The bash and git tools start each command in its own session (POSIX) or process group
-(Windows), so a timeout or a cancelled call can end the whole group, not just the shell.
+`spawn` starts every command zen runs (bash, git, hooks): in its own session on POSIX (no
+controlling terminal, so nothing can prompt on zen's), and on Windows, where
+`start_new_session` means nothing, in a kill-on-close Job object with a hidden console of its
+own (`win_job.py`): the job ends the whole tree on a timeout or a cancel, and with zen.
 
 A command can leave its group: `setsid cmd &`, a daemon that double-forks. On Linux three more
 things find those:
@@ -22,13 +24,14 @@ import asyncio
 import contextlib
 import os
 import secrets
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 MARK = "ZEN_RUN"
 _LINUX = sys.platform.startswith("linux")
+_WINDOWS = os.name == "nt"
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper = False
 
@@ -48,6 +51,47 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
+async def spawn(command: str | list[str], **options: Any) -> asyncio.subprocess.Process:
+    """Start `command` (a list: the program and its arguments; a string: a command line for
+    cmd.exe, Windows only) as a tree `kill_tree` can end whole. OSError if it cannot start."""
+    if sys.platform != "win32":  # not _WINDOWS: mypy knows this test
+        assert isinstance(command, list)
+        return await asyncio.create_subprocess_exec(*command, start_new_session=True, **options)
+    from zen.tools import win_job
+
+    _forget_finished_jobs()
+    flags = win_job.CREATION_FLAGS
+    if isinstance(command, str):
+        # cmd.exe must get the command verbatim; exec would re-quote it with backslashes,
+        # which cmd does not understand. create_subprocess_shell runs `%COMSPEC% /c "<cmd>"`.
+        proc = await asyncio.create_subprocess_shell(command, creationflags=flags, **options)
+    else:
+        proc = await asyncio.create_subprocess_exec(*command, creationflags=flags, **options)
+    try:
+        job = win_job.contain(proc.pid)
+    except OSError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        raise
+    if job is not None:
+        _jobs[proc] = job
+    return proc
+
+
+_jobs: dict[asyncio.subprocess.Process, Any] = {}
+"""Windows: each started command's Job. A job whose processes have all ended is closed at the
+next start; one that still runs something (a background server) is kept, so it lives as long
+as zen and ends with it (kill-on-close)."""
+
+
+def _forget_finished_jobs() -> None:
+    for proc, job in list(_jobs.items()):
+        if proc.returncode is not None and not job.active():
+            job.close()
+            del _jobs[proc]
+
+
 def new_mark() -> str:
     """A value for MARK, unique to one command of this zen process."""
     return f"{os.getpid()}-{secrets.token_hex(6)}"
@@ -60,13 +104,18 @@ class Killed:
     found: int = 0
     survivors: list[int] = field(default_factory=list)
     thorough: bool = _LINUX
-    """Whether processes that left the group were looked for (Linux only)."""
+    """Whether processes that left the group were looked for (Linux), or were all in a job
+    (Windows)."""
+    shell_only: bool = False
+    """Windows without a job: only the command's own process was ended."""
 
     def describe(self) -> str:
         """What may truthfully be said about the command's processes now."""
         if self.survivors:
-            pids = ", ".join(map(str, self.survivors[:10]))
+            pids = ", ".join(str(p) for p in self.survivors[:10] if p) or "unknown"
             return f"{len(self.survivors)} of its processes could not be stopped (pid {pids})"
+        if self.shell_only:
+            return "the command was stopped (processes it started may still run)"
         if self.thorough:
             return "the command and every process it started were stopped"
         return "the command's process group was stopped (processes that left it may still run)"
@@ -76,14 +125,13 @@ def kill_tree(proc: asyncio.subprocess.Process, mark: str | None = None) -> Kill
     """Kill the process and everything it started, even after the leader itself has exited
     (a background job may still run). Synchronous, so a cancellation cannot interrupt it."""
     report = Killed()
-    if os.name == "nt":
-        subprocess.run(
-            ["taskkill", "/T", "/F", "/PID", str(proc.pid)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-        )
-        report.thorough = False
+    if _WINDOWS:
+        job = _jobs.get(proc)
+        if job is not None:  # every process it started is in the job, whoever its parent is
+            report.found, report.survivors = job.terminate()
+            report.thorough = True
+        else:
+            report.shell_only = True
     else:
         import signal
 
