@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("mcp", "checkpoints"),
     ("agent",),
     ("app",),
-    ("ui", "cli", "__main__"),  # front-ends
+    ("ui", "cli", "acp", "__main__"),  # front-ends
 ]
 RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}
 NEVER = {("ui", "app")}

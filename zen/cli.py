@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
         "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
         "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
-        "`zen rewind --list` the checkpoints.",
+        "`zen rewind --list` the checkpoints, `zen acp` serves editors (Agent Client Protocol).",
     )
     p.add_argument(
         "-p",
@@ -195,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
+    if argv[:1] == ["acp"]:
+        from zen.acp.command import acp_command
+
+        return acp_command(argv[1:])
     if argv[:1] == ["sessions"]:
         from zen.ui.sessions_cmd import sessions_command
 

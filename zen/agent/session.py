@@ -490,6 +490,12 @@ class Session:
                 load_prompt("project-notes"), notes="\n".join(note_line(n) for n in fresh)
             )
 
+    def open_record(self) -> str | None:
+        """Create the session's record before its first task (an ACP client names the
+        session when it opens it); the first task gives it its title."""
+        self._open_record("")
+        return self.id
+
     def _open_record(self, task: str) -> None:
         if self.store is None or self.id is not None:
             return

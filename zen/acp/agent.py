@@ -1,0 +1,413 @@
+"""The ACP agent: sessions, prompts, modes and cancellation mapped onto zen's Session.
+
+Every request is checked before it touches anything: an unknown session, a relative or
+missing `cwd`, an empty prompt or a second prompt while one runs get a JSON-RPC error and
+nothing else happens. Whatever fails inside a run (the model's API, a config problem) is one
+error line for the editor, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    EmbeddedResourceContentBlock,
+    HttpMcpServer,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    McpServerStdio,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from zen import __version__, trust
+from zen.acp.client_files import ClientFiles, client_file_tools
+from zen.acp.hosts import Host
+from zen.acp.permission import EditorApprover
+from zen.acp.replay import replay
+from zen.acp.updates import Updates
+from zen.agent.session import title_of
+from zen.config import DUAL_ROLES, Config, ConfigError, McpServer, load_config, resolve_model
+from zen.llm.types import LLMError
+from zen.redaction import scrub
+from zen.stores.sessions import SessionError
+
+log = logging.getLogger("zen.acp")
+
+MODES = [
+    SessionMode(id="single", name="Single", description="one agent does everything"),
+    SessionMode(
+        id="delegated",
+        name="Dual: delegated",
+        description="an Orchestrator plans and sends each step to a Coder",
+    ),
+    SessionMode(
+        id="autonomous",
+        name="Dual: autonomous",
+        description="the Coder gets whole tasks and finds its own way",
+    ),
+    SessionMode(
+        id="controlled",
+        name="Dual: controlled",
+        description="the Coder only writes code; the Orchestrator applies it",
+    ),
+]
+STOP = {"done": "end_turn", "max_turns": "max_turn_requests", "length": "max_tokens"}
+MAX_PROMPT_CHARS = 2_000_000
+"""A prompt larger than this is refused: no model takes it, and it must not exhaust memory."""
+
+
+def bad_params(message: str) -> RequestError:
+    return RequestError.invalid_params({"message": message})
+
+
+def failure(message: str) -> RequestError:
+    """An error the editor shows as it is: the message is the JSON-RPC message."""
+    return RequestError(-32603, scrub(message))
+
+
+class ZenAgent:
+    """zen behind the ACP SDK's `Agent` interface (one per connection)."""
+
+    def __init__(self, overrides: dict[str, Any] | None = None) -> None:
+        self.overrides = dict(overrides or {})
+        """The `zen acp` flags (model, provider...): the command line layer of every config."""
+        self.conn: Any = None
+        self.hosts: dict[str, Host] = {}
+        self.client_fs = (False, False)
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    # -- handshake --------------------------------------------------------------------------
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.client_fs = (
+            bool(getattr(fs, "read_text_file", False)),
+            bool(getattr(fs, "write_text_file", False)),
+        )
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="zen", title="zen", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        raise bad_params("zen needs no authentication (it reads its API key from its config)")
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    async def new_session(
+        self,
+        cwd: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        host = await self._open(cwd, mcp_servers or [])
+        return NewSessionResponse(session_id=host.id, modes=self._modes(host))
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        if session_id in self.hosts:
+            raise bad_params(f"session {session_id} is already open")
+        host = await self._open(cwd, mcp_servers or [], resume=session_id)
+        if host.id != session_id:  # an id prefix found it: the client must use the whole id
+            self.hosts.pop(host.id, None)
+            await host.close()
+            raise bad_params(f"no session {session_id!r}; session/list gives the whole ids")
+        await replay(self.conn, host.id, host.session)
+        return LoadSessionResponse(modes=self._modes(host))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        from zen.stores.sessions import SessionStore
+
+        root = str(self._root(cwd)) if cwd else None
+        try:
+            store = SessionStore()
+        except SessionError as e:
+            raise failure(str(e)) from None
+        try:
+            found = store.recent(root, limit=100)
+        finally:
+            store.close()
+        from datetime import datetime, timezone
+
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(
+                    session_id=info.id,
+                    cwd=info.workspace,
+                    title=info.title or None,
+                    updated_at=datetime.fromtimestamp(info.updated, timezone.utc).isoformat(),
+                )
+                for info in found
+                if info.turns
+            ]
+        )
+
+    async def _open(self, cwd: str, servers: list[Any], resume: str | None = None) -> Host:
+        root = self._root(cwd)
+        notices: list[str] = []
+        config = self._config(root, notices)
+        config = with_client_servers(config, servers, notices)
+        host = Host(id="", root=root, notices=notices)
+        try:
+            session = await host.open(config, resume=resume)
+        except (SessionError, ConfigError) as e:
+            raise failure(str(e)) from None
+        except Exception as e:
+            raise failure(f"zen could not open the session: {type(e).__name__}: {e}") from None
+        sid = session.id if resume is not None else session.open_record()
+        host.id = sid or uuid.uuid4().hex
+        reads, writes = self.client_fs
+        if reads or writes:  # file tools go through the editor; the guards stay zen's
+            files = ClientFiles(self.conn, host.id, reads, writes)
+            session.tools.update(client_file_tools(files))
+        self.hosts[host.id] = host
+        return host
+
+    @staticmethod
+    def _root(cwd: str) -> Path:
+        path = Path(cwd)
+        if not path.is_absolute():
+            raise bad_params(f"cwd must be an absolute path, not {cwd!r}")
+        try:
+            if not path.is_dir():
+                raise bad_params(f"cwd {cwd!r} is not a directory")
+            return path.resolve()
+        except (OSError, ValueError) as e:
+            raise bad_params(f"cwd {cwd!r} cannot be used: {e}") from None
+
+    def _config(self, root: Path, notices: list[str]) -> Config:
+        """The layered config for this workspace. An untrusted workspace follows the `-p`
+        rule (there is no one to ask): its own inputs are skipped, and the user is told."""
+        state = trust.check(root)
+        if not state.trusted:
+            why = (
+                "they changed since you trusted this folder"
+                if state.changed
+                else "this folder is not trusted"
+            )
+            notices.append(
+                f"ignored {', '.join(state.inputs)}: {why}; review them and run "
+                f"`zen trust {root}` to use them"
+            )
+        try:
+            config = load_config(root, self.overrides, trusted=state.trusted)
+            for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
+                resolve_model(config, role)
+        except ConfigError as e:
+            raise failure(str(e)) from None
+        return config
+
+    def _host(self, session_id: str) -> Host:
+        host = self.hosts.get(session_id)
+        if host is None or host.session is None:
+            raise bad_params(f"no session {session_id!r} (session/new opens one)")
+        return host
+
+    # -- modes ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _modes(host: Host) -> SessionModeState:
+        session = host.session
+        current = "single" if session.mode == "single" else session.collaboration
+        return SessionModeState(current_mode_id=current, available_modes=MODES)
+
+    async def set_session_mode(
+        self, mode_id: str, session_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        host = self._host(session_id)
+        if mode_id not in {m.id for m in MODES}:
+            raise bad_params(f"unknown mode {mode_id!r}: {', '.join(m.id for m in MODES)}")
+        session = host.session
+        if mode_id == "single":
+            session.set_mode("single")
+            return SetSessionModeResponse()
+        try:
+            for role in DUAL_ROLES:
+                resolve_model(session.config, role)  # a role's missing key fails here
+        except ConfigError as e:
+            raise failure(str(e)) from None
+        session.set_collaboration(mode_id)
+        session.set_mode("dual")
+        return SetSessionModeResponse()
+
+    # -- prompts ----------------------------------------------------------------------------
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        host = self._host(session_id)
+        if host.running is not None:
+            raise RequestError.invalid_request(
+                {"message": "a prompt is already running in this session; cancel it first"}
+            )
+        task = prompt_text(prompt)
+        if not task.strip():
+            raise bad_params("the prompt is empty")
+        if len(task) > MAX_PROMPT_CHARS:
+            raise bad_params(f"the prompt is larger than {MAX_PROMPT_CHARS:,} characters")
+        session = host.session
+        updates = Updates(self.conn, session_id, session)
+        for notice in host.notices:
+            updates.message(f"zen: warning: {notice}\n\n")
+        host.notices.clear()
+        first = not session.history
+        approver = EditorApprover(self.conn, session_id, session, updates)
+        host.cancelled = False
+        host.running = run = asyncio.ensure_future(session.run(task, updates, approver))
+        stop = "end_turn"
+        try:
+            if first and session.store is not None and session.id is not None:
+                try:
+                    session.store.update(session.id, title=title_of(task))
+                except Exception as e:
+                    log.warning("zen acp: could not title the session: %s", e)
+            result = await run
+            stop = STOP.get(result.stop, "end_turn")
+        except asyncio.CancelledError:
+            if not host.cancelled:
+                run.cancel()
+                raise
+            stop = "cancelled"
+        except LLMError as e:
+            updates.close_open_calls("not finished: the run failed")
+            await updates.drain()
+            raise failure(str(e)) from None
+        except ConfigError as e:
+            updates.close_open_calls("not finished: the run failed")
+            await updates.drain()
+            raise failure(str(e)) from None
+        except Exception as e:  # a bug in zen: one line for the editor, the log has the rest
+            log.exception("zen acp: the run failed")
+            updates.close_open_calls("not finished: the run failed")
+            await updates.drain()
+            raise failure(f"internal error: {type(e).__name__}: {e}") from None
+        finally:
+            host.running = None
+        updates.close_open_calls("cancelled" if stop == "cancelled" else "not run")
+        await updates.drain()
+        return PromptResponse(stop_reason=stop)  # type: ignore[arg-type]
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        host = self.hosts.get(session_id)
+        if host is not None and host.running is not None and not host.running.done():
+            host.cancelled = True
+            host.running.cancel()
+
+    async def close_all(self) -> None:
+        hosts, self.hosts = list(self.hosts.values()), {}
+        for host in hosts:
+            if host.running is not None:
+                host.cancelled = True
+            await host.close()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt's blocks as one task: text as it is, a linked file as its path, an embedded
+    file (an editor buffer) in a tagged block the model can tell from the request."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"@{_path_of(block.uri)}")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(
+                    f'\n<context ref="{_path_of(resource.uri)}">\n{resource.text}\n</context>\n'
+                )
+            else:
+                parts.append(f"[binary attachment {_path_of(resource.uri)} not read]")
+        else:
+            parts.append(f"[{getattr(block, 'type', 'an')} attachment not read: zen takes text]")
+    return " ".join(p for p in parts if p) if len(parts) > 1 else "".join(parts)
+
+
+def _path_of(uri: str) -> str:
+    if uri.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(uri).path)
+    return uri
+
+
+def with_client_servers(config: Config, servers: list[Any], notices: list[str]) -> Config:
+    """The MCP servers the client passed, added to the config's (the client's entry wins a
+    shared name: it is the user's choice for this session)."""
+    added: dict[str, McpServer] = {}
+    for server in servers:
+        name = getattr(server, "name", "") or ""
+        try:
+            if isinstance(server, McpServerStdio):
+                added[name] = McpServer(
+                    command=server.command,
+                    args=list(server.args),
+                    env={e.name: e.value for e in server.env},
+                )
+            elif isinstance(server, HttpMcpServer):
+                added[name] = McpServer(
+                    url=server.url, headers={h.name: h.value for h in server.headers}
+                )
+            else:
+                notices.append(
+                    f"MCP server {name!r} skipped: zen speaks stdio and streamable HTTP, "
+                    f"not {getattr(server, 'type', 'this transport')}"
+                )
+        except Exception as e:
+            notices.append(f"MCP server {name!r} skipped: {e}")
+    if not added:
+        return config
+    if config.features.mcp == "off":
+        notices.append("the client's MCP servers are not started: MCP is off in zen's config")
+        return config
+    return config.model_copy(update={"mcp_servers": {**config.mcp_servers, **added}})

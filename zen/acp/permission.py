@@ -1,0 +1,91 @@
+"""zen's approver answered by the editor: `session/request_permission` with zen's three answers.
+
+Allow once is `yes`, always allow is `always` (remembered per tool for the session, saved with
+it, as the shell's `a`), reject is `no`: the model reads that the user declined. A request the
+client cancels, or cannot answer, is a refusal too — nothing runs without a yes.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any, Literal
+
+from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+
+from zen.acp.updates import Updates, edit_content, kind_of, locations, text_content, title_of
+from zen.tools.base import Approval, ApprovalRequest
+
+log = logging.getLogger("zen.acp")
+
+OPTIONS = [
+    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
+    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+]
+DECISIONS: dict[str, Literal["yes", "always", "no"]] = {
+    "allow": "yes",
+    "always": "always",
+    "reject": "no",
+}
+
+
+class EditorApprover:
+    """The approver of one prompt: asks the client about the call the request belongs to."""
+
+    def __init__(self, conn: Any, session_id: str, session: Any, updates: Updates) -> None:
+        self.conn = conn
+        self.session_id = session_id
+        self.session = session
+        self.updates = updates
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        if request.tool in self.session.always:
+            return Approval("yes")
+        updates = self.updates
+        acp_id = updates.find_call(request.agent, request.tool, request.args)
+        if acp_id is None:  # not shown yet (a hook asked): show it now, so it can be closed
+            acp_id = f"{request.agent}/ask-{uuid.uuid4().hex[:8]}"
+            updates.started(acp_id, request.agent, request.tool)
+        await updates.drain()  # the call is on the client's screen before the question
+        workspace = self.session.workspace
+        content = edit_content(workspace, request.tool, request.args)
+        if not content and request.preview:
+            content = [text_content(request.preview)]
+        call = ToolCallUpdate(
+            tool_call_id=acp_id,
+            title=title_of(request.tool, _detail(request)),
+            kind=kind_of(request.tool),
+            status="pending",
+            content=content or None,
+            locations=locations(workspace, request.tool, request.args) or None,
+            raw_input=request.args,
+        )
+        try:
+            answer = await self.conn.request_permission(
+                session_id=self.session_id, tool_call=call, options=OPTIONS
+            )
+        except Exception as e:  # the client failed or went away: nothing runs
+            log.warning("zen acp: permission request failed: %s", e)
+            return Approval("no", f"the editor could not be asked ({e})")
+        outcome = answer.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return Approval("no", "the user cancelled the question")
+        decision = DECISIONS.get(outcome.option_id)
+        if decision is None:
+            return Approval(
+                "no", f"the editor answered with an unknown option {outcome.option_id!r}"
+            )
+        if decision == "always":
+            self.session.always.add(request.tool)
+        if decision == "no":
+            return Approval("no", "the user rejected it in the editor")
+        return Approval(decision)
+
+
+def _detail(request: ApprovalRequest) -> str:
+    for key in ("path", "command", "args"):
+        value = request.args.get(key)
+        if value:
+            return str(value)
+    return ""
