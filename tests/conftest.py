@@ -34,6 +34,19 @@ WINE = _under_wine()
 from Windows, each naming Wine in its reason."""
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On Windows, skip what cannot apply there, each with its reason (tests/windows_skips.py)."""
+    if sys.platform != "win32":
+        return
+    from tests import windows_skips
+
+    symlinks = windows_skips._symlinks_work()
+    for item in items:
+        why = windows_skips.reason(item, symlinks)
+        if why:
+            item.add_marker(pytest.mark.skip(reason=why))
+
+
 @pytest.fixture
 def fake_llm() -> Iterator[Callable[..., FakeLLM]]:
     """`fake = fake_llm([text("hi")])`: a started server, stopped after the test."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,10 @@ import pytest
 from tests.fakes.mcp_servers import HttpServer
 from tests.fakes.server import call, text, tool_calls
 
-TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
+# The console script beside this Python's (bin/ on POSIX, Scripts\*.exe on Windows).
+TIME_SERVER = Path(sysconfig.get_path("scripts")) / (
+    "mcp-server-time.exe" if sys.platform == "win32" else "mcp-server-time"
+)
 TOKEN = "e2e-token"
 
 

@@ -199,8 +199,28 @@ async def test_a_start_b_job_holding_the_output_is_stopped_with_a_windows_hint(
         assert time.monotonic() - started < 15
         assert "started" in result.output and len(pids) == 1, result.output
         assert "background processes" in result.output
-        assert 'start "" /b' in result.output and " &)" not in result.output  # cmd, not bash
+        assert 'start "" /min cmd /c "cmd > file 2>&1"' in result.output  # cmd, not bash
         assert wait_dead(pids) == []
+    finally:
+        kill(pids)
+
+
+async def test_the_hinted_background_job_keeps_running_and_the_call_ends(
+    ctx: ToolContext,
+) -> None:
+    sleeper = "import os, time; print(os.getpid(), flush=True); time.sleep(120)"
+    started = time.monotonic()
+    result = await bash(ctx, command=f'start "" /min cmd /c "{PY} -c "{sleeper}" > bg.log 2>&1"')
+    pids: list[int] = []
+    try:
+        assert result.ok and result.output == "(no output)\nexit 0", result.output
+        assert time.monotonic() - started < 15
+        log = ctx.workspace.root / "bg.log"
+        deadline = time.monotonic() + 30
+        while not pids and time.monotonic() < deadline:
+            time.sleep(0.1)
+            pids = pids_in(log.read_text()) if log.exists() else []
+        assert len(pids) == 1 and alive(pids[0])  # it lives on, in its job, until zen exits
     finally:
         kill(pids)
 

@@ -162,12 +162,18 @@ def _result(
     if lingered:
         body += (
             f"\n[background processes still writing to the output were stopped ({stopped}); "
-            f"redirect their output ({_BACKGROUND}) to keep them running]"
+            f"{_BACKGROUND}]"
         )
     return ToolResult(code == 0, f"{body}\nexit {code}", summary=f"exit {code}")
 
 
-_BACKGROUND = 'start "" /b cmd > file 2>&1' if _WINDOWS else "cmd > file 2>&1 &"
+_BACKGROUND = (
+    'to keep one running, start it in a console of its own: start "" /min cmd /c "cmd > file 2>&1"'
+    if _WINDOWS
+    else "redirect their output (cmd > file 2>&1 &) to keep them running"
+)
+"""How to keep a background job: on Windows `start /b` children inherit cmd's handle to the
+output pipe even when redirected, so only a job in a console of its own lets the call end."""
 
 
 async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
