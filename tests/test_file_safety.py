@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,7 @@ async def test_reading_a_big_file_leaves_the_loop_free(ctx: ToolContext) -> None
 async def test_edit_file_refuses_files_above_the_limit(ctx: ToolContext) -> None:
     path = ctx.workspace.root / "huge.txt"
     path.write_text("a line\n" * 2000)
-    ctx.max_edit_bytes = 10_000
+    ctx = replace(ctx, max_edit_bytes=10_000)
     assert (await read(ctx, "huge.txt")).ok
     result = await edit(ctx, "huge.txt", "a line", "b line")
     assert not result.ok
@@ -280,7 +281,7 @@ def test_writable_file_in_a_read_only_folder_can_be_edited() -> None:
         warm = base / "warm"
         warm.mkdir()
         (warm / "f.txt").write_text("before\n")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(base)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(base), "USERPROFILE": str(base)}
         proc = subprocess.run(
             [sys.executable, "-c", script, str(folder), str(warm)],
             capture_output=True,
@@ -317,7 +318,7 @@ def test_a_killed_write_leaves_no_temp_file_after_the_next_start(tmp_path: Path)
         "    print('ready', flush=True)\n"
         "    time.sleep(60)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home), "USERPROFILE": str(home)}
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(ws)], env=env, stdout=subprocess.PIPE, text=True
     )

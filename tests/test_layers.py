@@ -23,6 +23,8 @@ LAYERS: list[tuple[str, ...]] = [
         "events",
         "exits",
         "paths",
+        "pids",
+        "bom",
         "prompts",
         "redaction",
         "terminal_safe",

@@ -181,6 +181,30 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {k: getattr(args, k) for k in CLI_KEYS if getattr(args, k) is not None}
 
 
+def exact_output() -> None:
+    """Every character of an answer reaches the user as written, whatever the code page.
+
+    Redirected to a pipe or file, stdout and stderr write UTF-8 (Windows would use the ANSI
+    code page, which cannot encode `✓` or CJK: a crash after the edits were made, or `?`).
+    A terminal keeps its own encoding (a Windows console is written through its wide-character
+    API, which has no code page); only a lone surrogate, never valid text, is replaced."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            tty = stream.isatty()
+        except (OSError, ValueError):
+            tty = False
+        try:
+            if tty:
+                reconfigure(errors="replace")
+            else:
+                reconfigure(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            pass
+
+
 def fail(message: str, code: int = exits.USAGE) -> int:
     from zen.terminal_safe import terminal_safe  # messages quote config files and paths
 
@@ -193,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # the common case, answered before argparse is even built
         print(f"zen {__version__}")
         return 0
+    exact_output()
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
     if argv[:1] == ["acp"]:
@@ -219,9 +244,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from zen.paths import expand_user
 
-    workspace = Path(args.directory or ".").expanduser()
+    workspace = expand_user(args.directory or ".")
     if not workspace.is_dir():
         return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
@@ -406,8 +431,8 @@ def report_tightened() -> None:
 def read_task(given: str) -> str:
     """The task as valid text: bytes that are not UTF-8 (in argv, kept by Python as lone
     surrogates, or on stdin) become U+FFFD instead of failing far away, in a request."""
-    if given == "-":
-        return sys.stdin.buffer.read().decode("utf-8", "replace")
+    if given == "-":  # UTF-8 whatever the code page; PowerShell may put a BOM first
+        return sys.stdin.buffer.read().decode("utf-8-sig", "replace")
     return given.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
@@ -421,31 +446,47 @@ def piped_input(wait: float = PIPED_WAIT) -> str:
     """What a pipe gives on stdin (`cat log | zen -p "explain"`), as context for the task.
 
     Read only when stdin is not a terminal and has data or end-of-file within `wait` seconds:
-    an editor or CI job that leaves stdin open and silent must not hang zen. Not on Windows,
-    whose select() takes sockets only."""
+    an editor or CI job that leaves stdin open and silent must not hang zen. A reader thread
+    waits for the first chunk (select() takes only sockets on Windows); if the deadline passes
+    it is left blocked and dies with the process."""
+    import os
+    import queue
+    import threading
+
     stream = sys.stdin
-    if stream is None or sys.platform == "win32":
+    if stream is None:
         return ""
     try:
         if stream.isatty():
             return ""
         fd = stream.fileno()
-        import os
-        import select
-
-        if not select.select([fd], [], [], wait)[0]:
-            return ""
-        chunks: list[bytes] = []
-        size = 0
-        while size <= PIPED_LIMIT * 4:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
     except (OSError, ValueError):
         return ""
-    text = b"".join(chunks).decode("utf-8", "replace")
+    chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+    def pump() -> None:
+        size = 0
+        try:
+            while size <= PIPED_LIMIT * 4:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                chunks.put(chunk)
+                size += len(chunk)
+        except OSError:
+            pass
+        chunks.put(None)
+
+    threading.Thread(target=pump, name="zen-stdin", daemon=True).start()
+    try:
+        chunk = chunks.get(timeout=wait)
+    except queue.Empty:
+        return ""
+    got: list[bytes] = []
+    while chunk is not None:
+        got.append(chunk)
+        chunk = chunks.get()
+    text = b"".join(got).decode("utf-8-sig", "replace").replace("\r\n", "\n")
     if len(text) > PIPED_LIMIT:
         text = text[:PIPED_LIMIT] + f"\n[cut: stdin gave more than {PIPED_LIMIT:,} characters]"
     return text
@@ -475,11 +516,6 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     from zen.app import SessionError, open_session
     from zen.config import ConfigError
     from zen.ui.oneshot import result_object, run_oneshot, write_result
-
-    for stream in (sys.stdout, sys.stderr):  # never a traceback for one odd character
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="replace")
 
     async def go() -> int:
         from zen.ui.stop_signals import StopSignals
@@ -546,9 +582,9 @@ def mcp_command(argv: list[str]) -> int:
         help="include this folder's own servers (.mcp.json) for this run",
     )
     args = parser.parse_args(argv[1:])
-    from pathlib import Path
+    from zen.paths import expand_user
 
-    workspace = Path(args.directory or ".").expanduser().resolve()
+    workspace = expand_user(args.directory or ".").resolve()
 
     import asyncio
 
@@ -585,12 +621,11 @@ def config_command(argv: list[str]) -> int:
         "--trust", action="store_true", help="include this folder's own settings for this run"
     )
     args = parser.parse_args(argv)
-    from pathlib import Path
-
     from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.paths import expand_user
     from zen.ui.format import endpoint_line
 
-    root = Path(args.directory or ".").expanduser().resolve()
+    root = expand_user(args.directory or ".").resolve()
     trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
     try:
         config = load_config(root, trusted=bool(trusted))
@@ -628,9 +663,8 @@ def trust_command(argv: list[str]) -> int:
     which.add_argument("--list", action="store_true", help="list trusted folders")
     which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
     args = parser.parse_args(argv)
-    from pathlib import Path
-
     from zen import trust
+    from zen.paths import expand_user
     from zen.terminal_safe import terminal_safe as safe
 
     try:
@@ -642,11 +676,11 @@ def trust_command(argv: list[str]) -> int:
                 print("No trusted folders.")
             return exits.DONE
         if args.remove:
-            if not trust.forget(Path(args.remove)):
+            if not trust.forget(expand_user(args.remove)):
                 return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
-            print(safe(f"no longer trusted: {Path(args.remove).expanduser().resolve()}"))
+            print(safe(f"no longer trusted: {expand_user(args.remove).resolve()}"))
             return exits.DONE
-        root = Path(args.directory).expanduser()
+        root = expand_user(args.directory)
         if not root.is_dir():
             return fail(f"{args.directory}: no such directory")
         state = trust.check(root)

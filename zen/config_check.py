@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from zen import __version__
-from zen.paths import private_dir, zen_home
+from zen.paths import private_dir, user_home, zen_home
 
 KEEP = 32
 """Digests remembered (workspaces × flag sets); the oldest goes first."""
@@ -51,6 +51,7 @@ def digest(
 
     from zen.prompts import data_dir
 
+    home = user_home(env)  # as load_config finds it
     env = os.environ if env is None else env
     h = blake2b(digest_size=20)
 
@@ -67,8 +68,7 @@ def digest(
             add(str(path), info.st_mtime_ns, info.st_size)
     except OSError:
         return None
-    home = env.get("HOME") or env.get("USERPROFILE") or ""
-    files = [Path(home) / ".zen" / "config.yaml"] if home else []
+    files = [home / ".zen" / "config.yaml"] if home else []
     if trusted:
         files.append(Path(workspace) / ".zen" / "config.yaml")
     referenced: set[str] = set()

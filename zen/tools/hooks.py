@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zen import events as ev
+from zen.bom import decode_text
 from zen.tools.process import kill_tree, spawn
 
 EVENTS = (
@@ -129,7 +130,7 @@ def load_hooks(configured: Any, root: Path, trusted: bool) -> tuple[list[Hook], 
     settings = root / ".claude" / "settings.json"
     if trusted and settings.is_file():
         try:
-            data = json.loads(settings.read_bytes().decode("utf-8-sig"))
+            data = json.loads(decode_text(settings.read_bytes()))
         except (OSError, ValueError) as e:
             return hooks, [*problems, f"{settings}: unreadable ({e}); its hooks are ignored"]
         more, said = parse_hooks(
@@ -289,14 +290,14 @@ class Hooks:
     @staticmethod
     def _said(hook: Hook, text: str, emit: ev.Emit, agent: str) -> None:
         line = " ".join(text.split())
-        emit(ev.Notice(agent, f"hook {hook.event}: {line[:300]}"))
+        emit(ev.Notice(agent=agent, text=f"hook {hook.event}: {line[:300]}"))
 
     @staticmethod
     def _failed(hook: Hook, why: str, emit: ev.Emit, agent: str) -> None:
         emit(
             ev.Notice(
-                agent,
-                f"hook {hook.event} `{hook.command[:80]}` failed ({why}); it decided nothing",
+                agent=agent,
+                text=f"hook {hook.event} `{hook.command[:80]}` failed ({why}); it decided nothing",
                 level="warning",
             )
         )

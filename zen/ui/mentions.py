@@ -64,8 +64,12 @@ class ShellCompleter(Completer):
 
 
 def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
-    """Entries of the workspace folder `partial` points into whose names start like it."""
-    folder, _, prefix = partial.rpartition("/")
+    """Entries of the workspace folder `partial` points into whose names start like it
+    (on Windows `src\\` as well as `src/`, names in any case, as its file system does)."""
+    windows = os.name == "nt"
+    cut = max(partial.rfind("/"), partial.rfind("\\") if windows else -1)
+    folder, prefix = partial[: max(cut, 0)], partial[cut + 1 :]
+    sep = partial[cut] if cut >= 0 else "/"
     try:
         base = workspace.resolve(folder or ".")
         entries = sorted(os.scandir(base), key=lambda e: e.name)
@@ -73,7 +77,8 @@ def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, b
         return []
     found = []
     for entry in entries:
-        if not entry.name.startswith(prefix):
+        name = entry.name.lower() if windows else entry.name
+        if not name.startswith(prefix.lower() if windows else prefix):
             continue
         if entry.name.startswith(".") and not prefix.startswith("."):
             continue
@@ -81,7 +86,7 @@ def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, b
             is_dir = entry.is_dir()
         except OSError:
             continue
-        found.append((f"{folder}/{entry.name}" if folder else entry.name, is_dir))
+        found.append((f"{folder}{sep}{entry.name}" if folder else entry.name, is_dir))
         if len(found) >= COMPLETIONS:
             break
     return found

@@ -55,12 +55,21 @@ class PlainReader:
         self.shell.start_preload()  # input() shows the prompt at once, waits outside the GIL
         self.shell.reading = True
         try:
-            return input(prompt)
+            line = input(prompt)
         except KeyboardInterrupt:
             print(flush=True)  # the terminal echoed ^C: what comes next starts a new line
             raise
         finally:
             self.shell.reading = False
+        return end_of_input(line)
+
+
+def end_of_input(line: str) -> str:
+    """A line that starts with ^D (U+0004: what a Windows console gives for Ctrl-D) ends the
+    input like Ctrl-Z Enter; elsewhere the character is dropped: it never reaches the model."""
+    if line.lstrip(" \t").startswith("\x04"):
+        raise EOFError
+    return line.replace("\x04", "")
 
 
 def use_readline() -> None:

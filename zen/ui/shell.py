@@ -66,7 +66,6 @@ def run_shell(
     `open_session` is the composition root's (zen.app): the CLI hands it in, with the modules
     it needs (`imports`, loaded in the background), so the shell depends on the session,
     never on how one is put together."""
-    term.tolerate_encoding(sys.stdout)
     caps = term.detect(sys.stdout)
     shell = Shell(load_config, shown, workspace, caps, open_session, simple=simple, yes=yes)
     shell.imports = imports
@@ -309,7 +308,7 @@ class Shell:
                 if warned:
                     break
                 warned = True
-                self._say("(Ctrl-C again or Ctrl-D to exit)")
+                self._say(f"(Ctrl-C again or {self.eof_key} to exit)")
                 continue
             except EOFError:
                 break
@@ -369,6 +368,12 @@ class Shell:
             self.out.info(f"(plain input from now on: {type(e).__name__}: {e})", "dim")
             return await (self.reader.ask(text) if question else self.reader.read(text))
 
+    @property
+    def eof_key(self) -> str:
+        """End of input at plain input() on a Windows console is Ctrl-Z then Enter (Ctrl-D
+        would arrive as a ^D character); prompt-toolkit takes Ctrl-D everywhere."""
+        return "Ctrl-Z then Enter" if self.simple and sys.platform == "win32" else "Ctrl-D"
+
     def _prompt(self) -> str:
         session = self.session
         if session is None:  # still opening: what the config says
@@ -397,7 +402,10 @@ class Shell:
                 model, provider = "?", None
         if provider:
             model += f" ({provider}'s default; /model to change)"
-        self._say(f"zen {__version__} · {self.root} · {model} · /help for commands, Ctrl-D to exit")
+        self._say(
+            f"zen {__version__} · {self.root} · {model} · /help for commands, {self.eof_key} "
+            "to exit"
+        )
 
     def _say(self, text: str) -> None:
         """A dim line from the shell, with or without the log renderer."""
