@@ -6,6 +6,9 @@ were left running under PID 1. Instead, the first such signal cancels the run li
 bash tool kills its tree, every open tool call gets its result, MCP servers are stopped on the
 way out) and zen exits with 128 + the signal's number (143, 129). Later signals are ignored
 while that cleanup runs; it is bounded by the tools' own deadlines.
+
+A signal that zen was started with ignored stays ignored: `nohup zen -p ... &` must survive
+the terminal closing (Python keeps an inherited SIG_IGN for SIGINT the same way).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ class StopSignals:
         self._loop = loop
         for name in NAMES:
             signum = getattr(signal, name, None)
-            if signum is None:
+            if signum is None or signal.getsignal(signum) == signal.SIG_IGN:
                 continue
             try:
                 loop.add_signal_handler(signum, self._handle, int(signum), on_stop)
