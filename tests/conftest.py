@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -19,6 +21,7 @@ from zen.tools.base import ToolContext
 from zen.tools.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 
 def _under_wine() -> bool:
@@ -52,6 +55,24 @@ def fake_llm() -> Iterator[Callable[..., FakeLLM]]:
     """`fake = fake_llm([text("hi")])`: a started server, stopped after the test."""
     with fake_servers() as start:
         yield start
+
+
+_open_clients: list[Any] = []
+
+
+def closing(client: T) -> T:
+    """`client` (a ChatClient, or a Session holding some) is closed when the test ends (a test
+    module that uses this says `pytestmark = pytest.mark.usefixtures("close_clients")`): pooled
+    connections must not outlive the test's event loop (unclosed sockets: ResourceWarning)."""
+    _open_clients.append(client)
+    return client
+
+
+@pytest.fixture
+async def close_clients() -> AsyncIterator[None]:
+    yield
+    while _open_clients:
+        await _open_clients.pop().aclose()
 
 
 @pytest.fixture
@@ -118,3 +139,15 @@ def run_zen(home: Path, project: Path) -> Callable[..., Done]:
         return Done(done.returncode, done.stdout, done.stderr)
 
     return run
+
+
+def reap(proc: subprocess.Popen[Any]) -> None:
+    """End a process a test started: kill it if it still runs, wait, close our pipe ends
+    (never read: a killed zen's children may hold them open)."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=30)
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()

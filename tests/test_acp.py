@@ -30,7 +30,7 @@ from acp.schema import (  # noqa: E402
     WriteTextFileResponse,
 )
 
-from tests.conftest import ROOT, zen_env  # noqa: E402
+from tests.conftest import ROOT, reap, zen_env  # noqa: E402
 from tests.fakes import server  # noqa: E402
 from tests.fakes.mcp_servers import stdio_command  # noqa: E402
 from tests.fakes.server import call  # noqa: E402
@@ -461,14 +461,12 @@ def test_stdout_carries_protocol_messages_only(fake_llm, home: Path, project: Pa
                 break
         process.stdin.close()
         assert process.wait(timeout=DEADLINE) == 0
+        err = process.stderr.read().decode() if process.stderr else ""
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        reap(process)
     for line in lines:
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert json.loads(lines[-1])["result"]["stopReason"] == "end_turn"
-    err = process.stderr.read().decode() if process.stderr else ""
     assert "Traceback" not in err
 
 

@@ -8,12 +8,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import closing
 from tests.fakes.server import Reply, call, status, text, tool_calls
 from zen import events as ev
 from zen.agent.context import RESTART_HEADER
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.config import load_config
+
+pytestmark = pytest.mark.usefixtures("close_clients")
+
 
 WINDOW = 4000
 CONSTRAINT = "Never change the signature of parse(), other modules call it."
@@ -23,7 +29,7 @@ COMPACT_ASK = "The conversation is about to be compacted"
 
 def session_for(fake: Any, root: Path, **extra: Any) -> Session:
     config = load_config(root, {"base_url": fake.base_url, "api_key": "k", **extra}, env={})
-    return Session(config, make_workspace(config, root))
+    return closing(Session(config, make_workspace(config, root)))
 
 
 def is_summary(body: dict[str, Any]) -> bool:
@@ -206,8 +212,6 @@ async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Pat
 
 
 async def test_a_second_overflow_ends_the_run(fake_llm, tmp_path: Path) -> None:
-    import pytest
-
     from zen.llm.client import ContextLengthError
 
     overflow = status(400, message="prompt is too long", code="context_length_exceeded")

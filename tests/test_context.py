@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import closing
 from tests.fakes.server import Reply, call, text, tool_calls
 from zen import events as ev
 from zen.agent.context import WindowResolver, estimate
@@ -18,10 +19,12 @@ from zen.app import make_workspace
 from zen.config import ModelSettings, load_config
 from zen.llm.window import window_in_models
 
+pytestmark = pytest.mark.usefixtures("close_clients")
+
 
 def session_for(fake: Any, root: Path, **extra: Any) -> Session:
     config = load_config(root, {"base_url": fake.base_url, "api_key": "k", **extra}, env={})
-    return Session(config, make_workspace(config, root))
+    return closing(Session(config, make_workspace(config, root)))
 
 
 def models_asked(fake: Any) -> int:

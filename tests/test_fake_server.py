@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.conftest import reap
 from tests.fakes.server import (
     FakeLLM,
     call,
@@ -248,3 +249,4 @@ def test_main_prints_base_url_and_serves_echo() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=5)
+        reap(proc)

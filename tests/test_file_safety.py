@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import reap
 from zen.llm.types import ToolCall
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -321,9 +322,10 @@ def test_a_killed_write_leaves_no_temp_file_after_the_next_start(tmp_path: Path)
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(ws)], env=env, stdout=subprocess.PIPE, text=True
     )
-    assert child.stdout is not None and child.stdout.readline() == "ready\n"
-    child.kill()
-    child.wait()
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    finally:
+        reap(child)
     leftover = ws / ".notes.txt.0badc0de.zen-tmp"
     assert leftover.exists()
     old_home = os.environ["HOME"]

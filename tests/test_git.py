@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import closing
 from tests.fakes.server import call, text, tool_calls
 from zen import events as ev
 from zen.agent.git_facts import describe_branch, find_work_tree, git_facts, summarize
@@ -21,6 +22,9 @@ from zen.config import Config
 from zen.tools.base import Approval, ApprovalRequest, ToolContext
 from zen.tools.git import Git, GitError, GitParams, run_git
 from zen.tools.workspace import Workspace
+
+pytestmark = pytest.mark.usefixtures("close_clients")
+
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Test",
@@ -89,7 +93,8 @@ def tool_results(body: dict[str, Any]) -> list[str]:
 
 async def session_for(fake: Any, root: Path) -> Session:
     """Built as the composition root builds it: git facts gathered first."""
-    return Session(config(fake), Workspace(root), git_facts=await git_facts(root, "auto"))
+    facts = await git_facts(root, "auto")
+    return closing(Session(config(fake), Workspace(root), git_facts=facts))
 
 
 def commits(repo: Path) -> int:
@@ -224,7 +229,7 @@ async def test_a_confirmed_commit_runs_without_an_editor(fake_llm, repo: Path) -
 async def test_user_permissions_override_the_per_call_level(fake_llm, repo: Path) -> None:
     fake = fake_llm([tool_calls([call("git", {"args": "status"})]), text("denied")])
     cfg = config(fake).model_copy(update={"permissions": {"git": "deny"}})
-    session = Session(cfg, Workspace(repo), git_facts=await git_facts(repo, "auto"))
+    session = closing(Session(cfg, Workspace(repo), git_facts=await git_facts(repo, "auto")))
     await session.run("status", ev.ignore)
     assert "denied by the permissions" in tool_results(fake.requests[1])[0]
 

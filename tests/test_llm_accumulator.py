@@ -1,4 +1,4 @@
-"""The stream accumulator on every provider shape from the ecosystem notes (§3.3, §3.4).
+"""The stream accumulator on every provider shape zen knows of (ids, names, indexes).
 
 Chunks are the parsed JSON of each SSE event, exactly as zen reads them off the wire, so
 index-less deltas, int ids and provider extras look as they do in production.

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import closing
 from tests.fakes.server import FakeLLM, call, cut, sse_error, status, text, tool_calls
 from zen.config import ModelSettings
 from zen.events import (
@@ -31,6 +32,8 @@ from zen.llm.client import (
 )
 from zen.llm.types import LLMError
 
+pytestmark = pytest.mark.usefixtures("close_clients")
+
 USER = [{"role": "user", "content": "hi"}]
 TOOLS = [
     {
@@ -48,10 +51,12 @@ NOW = {"Retry-After": "0"}
 def client(
     fake: FakeLLM, retries: int = 4, deadlines: Deadlines | None = None, **settings: Any
 ) -> ChatClient:
-    return ChatClient(
-        ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
-        retries=retries,
-        deadlines=deadlines or Deadlines(5, 30, 30, 30),
+    return closing(
+        ChatClient(
+            ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
+            retries=retries,
+            deadlines=deadlines or Deadlines(5, 30, 30, 30),
+        )
     )
 
 
@@ -308,7 +313,7 @@ async def test_unreachable_server() -> None:
     settings = ModelSettings(model="m", base_url=f"http://127.0.0.1:{port}/v1")
     log = EventLog()
     with pytest.raises(LLMError, match=r"failed after 2 attempts: could not connect to http://"):
-        await ChatClient(settings, retries=1).stream(USER, [], log, "main")
+        await closing(ChatClient(settings, retries=1)).stream(USER, [], log, "main")
     assert [type(e).__name__ for e in log.events] == ["Retrying"]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import closing
 from tests.fakes.server import (
     FakeLLM,
     call,
@@ -28,6 +29,8 @@ from zen.config import ModelSettings
 from zen.events import EventLog, Retrying, TextDelta, Usage, Waiting
 from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import LLMError
+
+pytestmark = pytest.mark.usefixtures("close_clients")
 
 USER = [{"role": "user", "content": "hi"}]
 TOOLS = [
@@ -46,10 +49,12 @@ FAST = Deadlines(connect=5, first_byte=5, idle=5, total=10, notice=0.1)
 def client(
     fake: FakeLLM, retries: int = 4, deadlines: Deadlines = FAST, **settings: Any
 ) -> ChatClient:
-    return ChatClient(
-        ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
-        retries=retries,
-        deadlines=deadlines,
+    return closing(
+        ChatClient(
+            ModelSettings(model="fake-model", base_url=fake.base_url, **settings),
+            retries=retries,
+            deadlines=deadlines,
+        )
     )
 
 
@@ -202,13 +207,16 @@ async def test_stream_tools_false_sends_tools_unstreamed_with_tool_choice() -> N
 async def test_llamacpp_like_server_drops_streamed_tools_which_the_preset_avoids() -> None:
     script = llamacpp(lambda body: tool_calls([call("read-file", {"path": "a"})]))
     with FakeLLM(script) as fake:
-        plain = ChatClient(ModelSettings(model="m", base_url=fake.base_url), deadlines=FAST)
+        settings = ModelSettings(model="m", base_url=fake.base_url)
+        plain = closing(ChatClient(settings, deadlines=FAST))
         dropped = await plain.stream(USER, TOOLS, EventLog(), "main")
-        preset = ChatClient(
-            ModelSettings(
-                model="m", base_url=fake.base_url, provider="llamacpp", stream_tools=False
-            ),
-            deadlines=FAST,
+        preset = closing(
+            ChatClient(
+                ModelSettings(
+                    model="m", base_url=fake.base_url, provider="llamacpp", stream_tools=False
+                ),
+                deadlines=FAST,
+            )
         )
         honoured = await preset.stream(USER, TOOLS, EventLog(), "main")
     assert not dropped.tool_calls and "tool_choice" not in fake.requests[0]

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import closing
 from tests.fakes.server import call, text, tool_calls
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.config import load_config
 from zen.events import EventLog, ToolCallRunning
 from zen.tools.base import Approval, ApprovalRequest, refuse_all
+
+pytestmark = pytest.mark.usefixtures("close_clients")
 
 
 async def yes(_request: ApprovalRequest) -> Approval:
@@ -23,7 +26,7 @@ async def yes(_request: ApprovalRequest) -> Approval:
 
 def session_for(fake, root: Path) -> Session:
     config = load_config(root, {"base_url": fake.base_url, "api_key": "k"}, env={})
-    return Session(config, make_workspace(config, root))
+    return closing(Session(config, make_workspace(config, root)))
 
 
 async def test_results_come_back_in_call_order(fake_llm, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import zen_env
+from tests.conftest import reap, zen_env
 from tests.fakes.server import call, status, text, tool_calls
 
 CALC = "def add(a, b):\n    return a + b\n"
@@ -380,8 +380,7 @@ def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) 
         assert proc.stdout is not None and proc.stdout.read().strip() == "fine"
         assert fake.requests[0]["messages"][-1]["content"] == "go"
     finally:
-        proc.kill()
-        proc.wait()
+        reap(proc)
 
 
 def test_refused_calls_get_their_own_exit_code(fake_llm, run_zen, project: Path) -> None:

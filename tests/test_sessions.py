@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import zen_env
+from tests.conftest import reap, zen_env
 from tests.fakes.server import call, status, text, tool_calls
 from tests.test_dual import base_args, rename_script
 from zen import events as ev
@@ -204,7 +204,7 @@ def test_kill_9_mid_run_keeps_every_completed_message(
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
-        proc.kill()
+        reap(proc)
     done = run_zen("-p", "go on", "--continue", *args_for(fake))
     assert done.code == 0, done.err
     assert done.out.strip() == "Resumed."
@@ -263,7 +263,7 @@ def test_two_processes_at_once(fake_llm, run_zen, project: Path, home: Path) -> 
             ids.append(result_of(out)["session_id"])
     finally:
         for proc in procs:
-            proc.kill()
+            reap(proc)
     assert len(set(ids)) == 3
     store = store_at(home)
     for sid in ids:
@@ -292,8 +292,7 @@ def test_a_session_open_elsewhere_is_not_written_twice(
         shown = run_zen("sessions", "show", store_at(home).latest(str(project.resolve())).id)
         assert shown.code == 0 and "slow one" in shown.out
     finally:
-        proc.kill()
-        proc.wait()
+        reap(proc)
     assert len(fake.requests) == 1
 
 
@@ -644,9 +643,9 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     session = session_for(fake, tmp_path, store)
     for task in ("first", "second", "third"):
         await session.run(task, ev.ignore)
-    turns = session.user_turns()
-    assert [t for _, t in turns] == ["first", "second", "third"]
-    session.rewind_to(turns[1][0])
+    turns = list(session.turns)
+    assert [t.label for t in turns] == ["first", "second", "third"]
+    assert session.rewind_conversation(turns[1])
     await session.run("second, differently", ev.ignore)
     assert user_texts(fake.requests[-1]) == ["first", "second, differently"]
     assert session.id is not None
@@ -658,8 +657,7 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     ]
     undone = [m["content"] for m in store.messages(session.id, branch=0)]
     assert undone == ["first", "one", "second", "two", "third", "three"]
-    with pytest.raises(ValueError):
-        session.rewind_to(99)
+    assert not session.rewind_conversation(turns[2])  # already undone
     await session.aclose()
 
 

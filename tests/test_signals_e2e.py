@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import zen_env
+from tests.conftest import reap, zen_env
 from tests.fakes.server import call, text, tool_calls
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="POSIX signals; reads /proc")
@@ -128,8 +128,7 @@ def test_signal_during_bash_leaves_nothing_running(
         zen.send_signal(signum)
         out, err = zen.communicate(timeout=15)
     finally:
-        if zen.poll() is None:
-            zen.kill()
+        reap(zen)
     assert zen.returncode == code, err
     assert "Traceback" not in err
     assert wait_for(lambda: not tagged(tag), 3), tagged(tag)

@@ -710,48 +710,71 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
     none of provider, base_url and api_key: it gets its own, or its provider's."""
     over = _override(config, role)
     point = endpoint(config, role)
-    named = over.api_key if point.own else (over.api_key or config.api_key)
-    redirect = config._redirected.get(_role_key(role))
-    fallbacks = [config._env.get(var) for var in point.key_vars]
-    api_key = allowed_key(named, fallbacks, redirect)
-    if api_key is None and not (point.habits.local or is_local(point.base_url)):
-        raise ConfigError(_no_key(point, role, redirect))
-    if redirect is not None:
-        source = redirect.key_source
-    elif named:
-        loc = ("dual_agent", _role_key(role), "api_key") if over.api_key else ("api_key",)
-        source = config._key_sources.get(loc, "the configuration")
-    else:
-        pairs = zip(point.key_vars, fallbacks, strict=True)
-        source = next((f"environment {var}" for var, key in pairs if key), "")
-    own, habits = point.own, point.habits
-    model = over.model or (None if own else config.model)
-    if model is None and own and not over.provider:
-        model = config.model  # a role with only its own base_url: the same model elsewhere
-    default_model = model is None
-    model = model or habits.default_model
-    if model is None:
-        flag = f"dual_agent.{role}.model" if own else "--model NAME"
-        raise ConfigError(
-            f"provider {habits.name} has no default model: set {flag} ({point.base_url}/models "
-            "lists what the server serves)"
-        )
-    stream_tools = habits.stream_tools
-    for chosen in (None if own else config.stream_tools, over.stream_tools):
-        if chosen is not None:
-            stream_tools = chosen
+    api_key, key_source = _key_for(config, role, over, point)
+    model, default_model = _model_for(config, role, over, point)
     return ModelSettings(
-        key_source=source if api_key else "",
-        provider=habits.name,
+        key_source=key_source,
+        provider=point.habits.name,
         model=model,
         default_model=default_model,
-        stream_tools=stream_tools,
+        stream_tools=_stream_tools_for(config, over, point),
         base_url=point.base_url,
         api_key=api_key,
         temperature=over.temperature if over.temperature is not None else config.temperature,
         max_tokens=over.max_tokens or config.max_tokens,
         context_window=over.context_window or config.context_window,
     )
+
+
+def _key_for(
+    config: Config, role: str | None, over: ModelOverride, point: Endpoint
+) -> tuple[str | None, str]:
+    """The key `role` may send to its endpoint (`allowed_key`), and where it came from for
+    `/model` ("" without a key). No key for a remote host is an error saying where to put one."""
+    named = over.api_key if point.own else (over.api_key or config.api_key)
+    redirect = config._redirected.get(_role_key(role))
+    fallbacks = [config._env.get(var) for var in point.key_vars]
+    api_key = allowed_key(named, fallbacks, redirect)
+    if api_key is None and not (point.habits.local or is_local(point.base_url)):
+        raise ConfigError(_no_key(point, role, redirect))
+    if not api_key:
+        return api_key, ""
+    if redirect is not None:
+        return api_key, redirect.key_source
+    if named:
+        loc = ("dual_agent", _role_key(role), "api_key") if over.api_key else ("api_key",)
+        return api_key, config._key_sources.get(loc, "the configuration")
+    pairs = zip(point.key_vars, fallbacks, strict=True)
+    return api_key, next((f"environment {var}" for var, key in pairs if key), "")
+
+
+def _model_for(
+    config: Config, role: str | None, over: ModelOverride, point: Endpoint
+) -> tuple[str, bool]:
+    """`role`'s model, and whether it is the provider's default (none was configured)."""
+    own = point.own
+    model = over.model or (None if own else config.model)
+    if model is None and own and not over.provider:
+        model = config.model  # a role with only its own base_url: the same model elsewhere
+    default_model = model is None
+    model = model or point.habits.default_model
+    if model is None:
+        flag = f"dual_agent.{role}.model" if own else "--model NAME"
+        raise ConfigError(
+            f"provider {point.habits.name} has no default model: set {flag} "
+            f"({point.base_url}/models lists what the server serves)"
+        )
+    return model, default_model
+
+
+def _stream_tools_for(config: Config, over: ModelOverride, point: Endpoint) -> bool:
+    """The provider's habit, unless the top level (for a role on the same endpoint) or the
+    role itself says otherwise."""
+    stream_tools = point.habits.stream_tools
+    for chosen in (None if point.own else config.stream_tools, over.stream_tools):
+        if chosen is not None:
+            stream_tools = chosen
+    return stream_tools
 
 
 def _no_key(point: Endpoint, role: str | None, redirect: Redirect | None) -> str:

@@ -582,28 +582,6 @@ class Session:
         self._top = None
         self._watch_memo()
 
-    def user_turns(self) -> list[tuple[int, str]]:
-        """(position in the history, text) of each user message: the points `rewind_to`
-        can continue from."""
-        return [
-            (i, str(m.get("content") or ""))
-            for i, m in enumerate(self.history)
-            if m.get("role") == "user"
-        ]
-
-    def rewind_to(self, upto: int) -> None:
-        """Continue the conversation from before history[upto] (a user message): the later
-        messages are dropped here and kept in the store as a branch."""
-        if not 0 <= upto <= len(self.history):
-            raise ValueError(f"no message {upto} in this conversation")
-        if self.store is not None and self.id is not None:
-            try:
-                self.store.fork(self.id, upto)
-            except Exception as e:
-                self._store_failed(e)
-        self.history = self.history[:upto]
-        self._top = None
-
     def models(self) -> dict[str, str | None]:
         found = {"model": self.config.model}
         for role in DUAL_ROLES:

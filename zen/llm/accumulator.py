@@ -1,8 +1,8 @@
 """Folds streamed chat-completion chunks (parsed JSON) into one AssistantTurn, whatever the
 provider's habits, and refuses chunks of the wrong shape.
 
-Providers disagree on ids, names and indexes (ecosystem notes §3.3), so zen keeps its own
-rules (§3.4):
+Providers disagree on ids, names and indexes, so zen keeps its own rules (each provider's
+shape is a test in tests/test_llm_accumulator.py):
 
 - tool-call deltas are keyed by `index`, or by position in the delta list when it is missing;
 - a new non-empty id at a key opens a new call only once the current call's arguments parse
@@ -103,15 +103,6 @@ class StreamAccumulator:
     def complete(self) -> bool:
         """The stream got to its end: a finish_reason (or the usage that follows it) arrived."""
         return bool(self.finish_reason) or self.saw_usage
-
-    @property
-    def produced(self) -> int:
-        """Characters of answer so far (text, reasoning, call names and arguments)."""
-        return (
-            sum(map(len, self._text))
-            + sum(map(len, self._reasoning))
-            + sum(len(c.name) + sum(map(len, c.parts)) for c in self._calls)
-        )
 
     def feed(self, chunk: Any) -> list[Event] | tuple[Event, ...]:
         """Take one chunk; return the events it produces, in order."""

@@ -474,8 +474,8 @@ class ChatClient:
 
 
 def estimate_tokens(*texts: str) -> int:
-    """Tokens in `texts` by zen's rule of thumb: UTF-8 bytes / 4 (within ±10 % of o200k on
-    code and prose; ecosystem notes §5)."""
+    """Tokens in `texts` by zen's rule of thumb: UTF-8 bytes / 4 (close to o200k on code and
+    English prose; the server's own count replaces it once a reply reports usage)."""
     size = sum(len(t.encode("utf-8", "replace")) for t in texts)
     return math.ceil(size / 4)
 

@@ -33,7 +33,6 @@ class MemoEntry:
 @dataclass
 class MemoStore:
     entries: dict[str, MemoEntry] = field(default_factory=dict)
-    listeners: list[Callable[[MemoEntry], None]] = field(default_factory=list)
     on_change: Callable[[str, MemoEntry | None], None] | None = None
     """Told of every change, `auto` writes and deletions (None) too: the session record."""
 
@@ -50,8 +49,6 @@ class MemoStore:
             return old
         entry = MemoEntry(key, content, summary, author, run=run)
         self.entries[key] = entry
-        for listener in self.listeners:
-            listener(entry)
         self._changed(key, entry)
         return entry
 

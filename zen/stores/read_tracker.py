@@ -24,10 +24,8 @@ class ReadTracker:
     seen: dict[Path, tuple[int, int] | None] = field(default_factory=dict)
 
     def mark_read(self, path: Path) -> None:
-        self.seen[path] = _stamp(path)
-
-    def mark_written(self, path: Path) -> None:
-        """A file the agent wrote itself counts as read."""
+        """`path` as it is now counts as read: read by the agent, attached to its message, or
+        written by it (it knows what it wrote)."""
         self.seen[path] = _stamp(path)
 
     def has_read(self, path: Path) -> bool:

@@ -74,7 +74,7 @@ class EditFile(Tool):
             except FileError as exc:
                 return ToolResult.error(str(exc))
             t, diff = plan.target, plan.diff
-            ctx.read_tracker.mark_written(t.path)
+            ctx.read_tracker.mark_read(t.path)
         remember(ctx, t.shown, diff.text, f"edited, {diff.stat}")
         head = f"replaced {plan.count} occurrences\n" if plan.count > 1 else ""
         return ToolResult(

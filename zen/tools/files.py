@@ -173,11 +173,6 @@ def regular_stat(t: Target) -> os.stat_result:
     return st
 
 
-def require_file(t: Target) -> os.stat_result:
-    """Missing files, folders and special files are errors that say so."""
-    return regular_stat(t)
-
-
 def open_regular(t: Target, flags: int = os.O_RDONLY) -> int:
     """An fd on the regular file `t`, opened so a file swapped for a FIFO or a symlink since
     the check can neither block nor redirect it (O_NONBLOCK, O_NOFOLLOW, then fstat)."""

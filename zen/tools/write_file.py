@@ -68,7 +68,7 @@ class WriteFile(Tool):
             except FileError as exc:
                 return ToolResult.error(str(exc))
             t = plan.target
-            ctx.read_tracker.mark_written(t.path)
+            ctx.read_tracker.mark_read(t.path)
         verb = "created" if plan.diff is None else "overwrote"
         summary = f"{verb}, {count_lines(plan.text)} lines"
         remember(ctx, t.shown, plan.text, summary)

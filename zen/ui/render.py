@@ -5,7 +5,7 @@ once. At most one *live line* shows what is in progress (the text being streamed
 running, `coder › edit-file app/greet.py`); it is rewritten in place with `\\r` + erase-line,
 cut to width-1 so it never wraps, and erased before anything finished is printed. Nothing
 else moves the cursor: no spinners, no boxes, no cursor-up, so scrollback stays clean in every
-terminal (measured: ecosystem notes §4.3).
+terminal.
 
 Live-line updates are throttled (30 per second); a skipped update is drawn by a timer on the
 running event loop, so the line is never left stale.
