@@ -14,7 +14,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from zen.agent.prompt import system_prompt  # noqa: E402
 from zen.agent.roles import CODER  # noqa: E402
 from zen.agent.session import Session  # noqa: E402
 from zen.app import make_workspace  # noqa: E402
@@ -51,8 +50,8 @@ def main() -> None:
                 *size(orch.messages[0]["content"], orch.registry.schemas(), TASK),
             )
         )
-        names = CODER[mode]
-        coder_prompt = system_prompt("coder", session.facts, variant=mode)
+        names = CODER.tool_names(mode)
+        coder_prompt = CODER.system_prompt(session.facts, mode, planning=False)
         task = render(
             load_prompt("coder-task"),
             task="[goal] rename greet to welcome [files] greet.py [refs] plan:rename",

@@ -68,10 +68,10 @@ def log(caps: Caps) -> Callable[[list[str]], int]:
     def run(chunks: list[str]) -> int:
         sink = io.StringIO()
         renderer = LogRenderer(make_console(caps, file=sink, width=WIDTH), caps)
-        renderer(ev.TurnStarted("main", 1))
+        renderer(ev.TurnStarted(agent="main", turn=1))
         for chunk in chunks:
-            renderer(ev.TextDelta("main", chunk))
-        renderer(ev.TurnEnded("main", 1, "", 0))
+            renderer(ev.TextDelta(agent="main", text=chunk))
+        renderer(ev.TurnEnded(agent="main", turn=1, text="", tool_calls=0))
         renderer.end_run()
         return len(sink.getvalue())
 
@@ -132,7 +132,7 @@ def end_to_end(words: int, repeat: int) -> dict[str, float]:
     def sinks() -> dict[str, Callable[[], ev.Emit]]:
         def markdown() -> ev.Emit:
             renderer = LogRenderer(make_console(STYLED, file=io.StringIO(), width=WIDTH), STYLED)
-            renderer(ev.TurnStarted("main", 1))
+            renderer(ev.TurnStarted(agent="main", turn=1))
             return renderer
 
         return {"raw print": lambda: RawPrinter(io.StringIO()), "markdown log": markdown}

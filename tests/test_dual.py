@@ -343,3 +343,42 @@ def test_dual_with_cheap_scouts_costs_half_of_single() -> None:
     assert set(dual) == {"orchestrator", "scout", "coder"}
     ratio = tokens.cost(dual, 0.1, 0.25) / tokens.cost(single, 0.1, 1.0)
     assert ratio <= 0.5, ratio
+
+
+def test_memo_keys_are_the_ones_the_coders_run_wrote(fake_llm, run_zen, project: Path) -> None:
+    """Memo entries record the run that wrote them: a second Coder that only reads app.py
+    (its read refreshes the first Coder's `file:app.py` note) is not credited with the note."""
+    (project / "app.py").write_text("print('app')\n")
+    roles = Roles(
+        orchestrator=[
+            tool_calls([call("send-to-coder", {"task": "describe app.py"})]),
+            tool_calls([call("send-to-coder", {"task": "check app.py again"})]),
+            text("Both done."),
+        ],
+        coder=[
+            tool_calls([call("read-file", {"path": "app.py"})]),
+            tool_calls(
+                [
+                    call(
+                        "memo",
+                        {
+                            "action": "write",
+                            "key": "file:app.py",
+                            "content": "prints app",
+                            "summary": "prints app",
+                        },
+                    )
+                ]
+            ),
+            text("Described app.py."),
+            tool_calls([call("read-file", {"path": "app.py"})]),
+            text("Checked app.py."),
+        ],
+    )
+    fake = fake_llm(roles)
+    done = run_zen("-p", "look at app.py twice", "--dual", *base_args(fake))
+    assert done.code == 0, done.err
+    orch = roles.requests["orchestrator"]
+    first, second = tool_results(orch[1])[-1], tool_results(orch[2])[-1]
+    assert "Described app.py." in first and "memo keys written: file:app.py" in first
+    assert "Checked app.py." in second and "memo keys written: none" in second

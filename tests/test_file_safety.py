@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,7 @@ async def test_reading_a_big_file_leaves_the_loop_free(ctx: ToolContext) -> None
 async def test_edit_file_refuses_files_above_the_limit(ctx: ToolContext) -> None:
     path = ctx.workspace.root / "huge.txt"
     path.write_text("a line\n" * 2000)
-    ctx.max_edit_bytes = 10_000
+    ctx = replace(ctx, max_edit_bytes=10_000)
     assert (await read(ctx, "huge.txt")).ok
     result = await edit(ctx, "huge.txt", "a line", "b line")
     assert not result.ok

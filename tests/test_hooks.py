@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +221,7 @@ async def test_the_user_approves_the_input_as_the_hooks_left_it(
         "test",
     )
     assert problems == []
-    ctx.hooks = Hooks(hooks, ctx.workspace.root, "s1")
+    ctx = replace(ctx, hooks=Hooks(hooks, ctx.workspace.root, "s1"))
     asked: list[ApprovalRequest] = []
 
     async def approver(request: ApprovalRequest) -> Approval:

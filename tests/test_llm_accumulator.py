@@ -72,7 +72,7 @@ def test_text_and_events() -> None:
         chunk({}, "stop"),
         agent="coder",
     )
-    assert events == [TextDelta("coder", "Hel"), TextDelta("coder", "lo")]
+    assert events == [TextDelta(agent="coder", text="Hel"), TextDelta(agent="coder", text="lo")]
     turn = acc.finish()
     assert (turn.content, turn.tool_calls, turn.finish_reason) == ("Hello", [], "stop")
     assert acc.complete
@@ -89,11 +89,11 @@ def test_openai_fragments_two_calls() -> None:
     )
     assert summary(acc) == [("call_a", "read-file", '{"path": "a.py"}'), ("call_b", "ls", "{}")]
     assert events == [
-        ToolCallStarted("main", "call_a", "read-file"),
-        ToolCallArgsDelta("main", "call_a", "read-file", '{"pa'),
-        ToolCallArgsDelta("main", "call_a", "read-file", 'th": "a.py"}'),
-        ToolCallStarted("main", "call_b", "ls"),
-        ToolCallArgsDelta("main", "call_b", "ls", "{}"),
+        ToolCallStarted(agent="main", call_id="call_a", name="read-file"),
+        ToolCallArgsDelta(agent="main", call_id="call_a", name="read-file", delta='{"pa'),
+        ToolCallArgsDelta(agent="main", call_id="call_a", name="read-file", delta='th": "a.py"}'),
+        ToolCallStarted(agent="main", call_id="call_b", name="ls"),
+        ToolCallArgsDelta(agent="main", call_id="call_b", name="ls", delta="{}"),
     ]
 
 
@@ -117,8 +117,10 @@ def test_whole_calls_one_per_chunk_ollama() -> None:
         ("call_1", "read-file", '{"path": "a.py"}'),
         ("call_2", "grep", '{"pattern": "x"}'),
     ]
-    assert events[0] == ToolCallStarted("main", "call_1", "read-file")
-    assert events[1] == ToolCallArgsDelta("main", "call_1", "read-file", '{"path": "a.py"}')
+    assert events[0] == ToolCallStarted(agent="main", call_id="call_1", name="read-file")
+    assert events[1] == ToolCallArgsDelta(
+        agent="main", call_id="call_1", name="read-file", delta='{"path": "a.py"}'
+    )
 
 
 def test_no_index_fragments_keyed_by_position_then_id() -> None:
@@ -202,8 +204,8 @@ def test_name_arriving_late_announces_with_buffered_args() -> None:
         chunk({}, "tool_calls"),
     )
     assert events == [
-        ToolCallStarted("main", "a", "grep"),
-        ToolCallArgsDelta("main", "a", "grep", '{"q": 1}'),
+        ToolCallStarted(agent="main", call_id="a", name="grep"),
+        ToolCallArgsDelta(agent="main", call_id="a", name="grep", delta='{"q": 1}'),
     ]
     assert summary(acc) == [("a", "grep", '{"q": 1}')]
 
@@ -211,7 +213,7 @@ def test_name_arriving_late_announces_with_buffered_args() -> None:
 def test_int_ids_become_strings() -> None:
     acc, events = run(calls(tc(0, 7, "ls", "{}")), chunk({}, "tool_calls"))
     assert summary(acc) == [("7", "ls", "{}")]
-    assert events[0] == ToolCallStarted("main", "7", "ls")
+    assert events[0] == ToolCallStarted(agent="main", call_id="7", name="ls")
 
 
 def test_missing_ids_are_synthesized() -> None:
@@ -262,7 +264,7 @@ def test_usage_only_final_chunk_with_empty_choices() -> None:
     )
     u = acc.finish().usage
     assert (u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.requests) == (120, 8, 64, 1)
-    assert events == [TextDelta("main", "ok")]
+    assert events == [TextDelta(agent="main", text="ok")]
 
 
 def test_usage_last_one_wins_and_may_ride_on_a_choice() -> None:
@@ -301,9 +303,9 @@ def test_reasoning_content_and_reasoning_alias() -> None:
     turn = acc.finish()
     assert (turn.reasoning, turn.content) == ("think more", "answer")
     assert events == [
-        ReasoningDelta("main", "think "),
-        ReasoningDelta("main", "more"),
-        TextDelta("main", "answer"),
+        ReasoningDelta(agent="main", text="think "),
+        ReasoningDelta(agent="main", text="more"),
+        TextDelta(agent="main", text="answer"),
     ]
 
 

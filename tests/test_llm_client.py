@@ -66,10 +66,10 @@ async def test_text_streams_as_events_tagged_with_the_agent() -> None:
         turn = await client(fake, api_key="sk-abc").stream(USER, [], log, "coder")
     assert turn.content == "hello world" and turn.tool_calls == [] and turn.finish_reason == "stop"
     assert log.events == [
-        TextDelta("coder", "hell"),
-        TextDelta("coder", "o wo"),
-        TextDelta("coder", "rld"),
-        Usage("coder", 12, 3, 8),
+        TextDelta(agent="coder", text="hell"),
+        TextDelta(agent="coder", text="o wo"),
+        TextDelta(agent="coder", text="rld"),
+        Usage(agent="coder", prompt_tokens=12, completion_tokens=3, cached_tokens=8),
     ]
     u = turn.usage
     assert (u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.requests) == (12, 3, 8, 1)
@@ -97,8 +97,8 @@ async def test_tool_calls_and_their_events() -> None:
     ]
     started = [e for e in log.events if isinstance(e, ToolCallStarted)]
     assert started == [
-        ToolCallStarted("main", "c1", "read-file"),
-        ToolCallStarted("main", "c2", "ls"),
+        ToolCallStarted(agent="main", call_id="c1", name="read-file"),
+        ToolCallStarted(agent="main", call_id="c2", name="ls"),
     ]
     args = "".join(
         e.delta for e in log.events if isinstance(e, ToolCallArgsDelta) and e.call_id == "c1"

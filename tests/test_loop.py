@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.config import load_config
 from zen.events import EventLog, ToolCallRunning
-from zen.tools.base import Approval, ApprovalRequest
+from zen.tools.base import Approval, ApprovalRequest, refuse_all
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 
@@ -113,3 +114,29 @@ async def test_switching_modes_keeps_the_conversation_and_its_reads(
     ]
     session.clear()
     assert session.history == [] and not session._top_reads.seen
+
+
+async def test_each_run_brings_its_own_context(fake_llm, tmp_path: Path) -> None:
+    """Events, approvals and memo credit belong to the run that caused them: the agent keeps
+    nothing of one run's context for the next, and its tool context cannot be rewired."""
+    fake = fake_llm(
+        [
+            tool_calls([call("bash", {"command": "echo one"})]),
+            text("first"),
+            tool_calls([call("bash", {"command": "echo two"})]),
+            text("second"),
+        ]
+    )
+    session = session_for(fake, tmp_path)
+    first, second = EventLog(), EventLog()
+    assert (await session.run("one", first, yes)).text == "first"
+    assert (await session.run("two", second, refuse_all)).text == "second"
+    ran = [e for e in first.events if isinstance(e, ToolCallRunning)]
+    assert [e.args["command"] for e in ran] == ["echo one"]
+    assert not any(isinstance(e, ToolCallRunning) and "one" in str(e.args) for e in second.events)
+    refused = [m for m in fake.requests[3]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "one" in [m for m in fake.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "two" not in refused and "--yes" in refused  # the second run's approver said no
+    agent = session._top_agent()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        agent.ctx.agent = "someone else"  # type: ignore[misc]

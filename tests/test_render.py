@@ -55,25 +55,38 @@ def screen(raw: str, cols: int = COLS, rows: int = 12) -> tuple[list[str], pyte.
 
 
 def stream(agent: str, text: str, size: int = 3) -> list[ev.Event]:
-    return [ev.TextDelta(agent, text[i : i + size]) for i in range(0, len(text), size)]
+    return [ev.TextDelta(agent=agent, text=text[i : i + size]) for i in range(0, len(text), size)]
 
 
 def a_run() -> list[ev.Event]:
     diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old()\n+new()\n"
     return [
-        ev.TurnStarted("main", 1),
+        ev.TurnStarted(agent="main", turn=1),
         *stream("main", "I will **fix** it.\n\n- read\n- edit\n"),
-        ev.ToolCallStarted("main", "c1", "edit-file"),
-        *[ev.ToolCallArgsDelta("main", "c1", "edit-file", "x" * 10) for _ in range(5)],
-        ev.TurnEnded("main", 1, "", 1),
-        ev.ToolCallRunning("main", "c1", "edit-file", {"path": "app.py"}, detail="app.py"),
-        ev.ToolCallFinished(
-            "main", "c1", "edit-file", {"path": "app.py"}, True, "+1 -1", "", diff, detail="app.py"
+        ev.ToolCallStarted(agent="main", call_id="c1", name="edit-file"),
+        *[
+            ev.ToolCallArgsDelta(agent="main", call_id="c1", name="edit-file", delta="x" * 10)
+            for _ in range(5)
+        ],
+        ev.TurnEnded(agent="main", turn=1, text="", tool_calls=1),
+        ev.ToolCallRunning(
+            agent="main", call_id="c1", name="edit-file", args={"path": "app.py"}, detail="app.py"
         ),
-        ev.MemoWritten("main", "plan:fix", "swap old() for new()"),
-        ev.TurnStarted("main", 2),
+        ev.ToolCallFinished(
+            agent="main",
+            call_id="c1",
+            name="edit-file",
+            args={"path": "app.py"},
+            ok=True,
+            summary="+1 -1",
+            output="",
+            diff=diff,
+            detail="app.py",
+        ),
+        ev.MemoWritten(agent="main", key="plan:fix", summary="swap old() for new()"),
+        ev.TurnStarted(agent="main", turn=2),
         *stream("main", "Done.\n\n```python\nnew()\n```\n"),
-        ev.TurnEnded("main", 2, "", 0),
+        ev.TurnEnded(agent="main", turn=2, text="", tool_calls=0),
     ]
 
 
@@ -154,7 +167,7 @@ def test_a_console_without_vt_gets_the_live_line_blanked_with_spaces() -> None:
 @pytest.mark.parametrize("text", ["x" * 300, "漢字かな" * 60, "tab\there " * 40])
 def test_the_live_line_never_wraps(text: str) -> None:
     r, sink = renderer(STYLED, width=40, interval=0)
-    feed(r, [ev.TurnStarted("main", 1), *stream("main", text, 1)])
+    feed(r, [ev.TurnStarted(agent="main", turn=1), *stream("main", text, 1)])
     lines, scr = screen(sink.getvalue(), cols=40, rows=5)
     assert len(lines) == 1 and lines[0].startswith("…")
     assert scr.cursor.y == 0
@@ -178,7 +191,7 @@ def test_live_updates_are_throttled_and_the_last_one_is_drawn_by_a_timer() -> No
     r, sink = renderer(STYLED, interval=0.05, clock=lambda: now[0])
 
     async def go() -> None:
-        r(ev.TurnStarted("main", 1))
+        r(ev.TurnStarted(agent="main", turn=1))
         for event in stream("main", "abcdefghij" * 10, 1):
             r(event)
         assert sink.getvalue().count("\x1b[2K") == 1  # only the first draw so far
@@ -196,11 +209,11 @@ def test_a_retry_drops_the_partial_text_and_does_not_repeat_printed_blocks() -> 
     feed(
         r,
         [
-            ev.TurnStarted("main", 1),
+            ev.TurnStarted(agent="main", turn=1),
             *stream("main", "First paragraph.\n\nSecond para"),
-            ev.Retrying("main", 1, 0.5, "connection dropped"),
+            ev.Retrying(agent="main", attempt=1, delay=0.5, reason="connection dropped"),
             *stream("main", "First paragraph.\n\nSecond paragraph, complete.\n"),
-            ev.TurnEnded("main", 1, "", 0),
+            ev.TurnEnded(agent="main", turn=1, text="", tool_calls=0),
         ],
     )
     r.end_run()
@@ -219,11 +232,11 @@ def test_a_retry_that_answers_differently_prints_the_new_answer() -> None:
     feed(
         r,
         [
-            ev.TurnStarted("main", 1),
+            ev.TurnStarted(agent="main", turn=1),
             *stream("main", "Old start.\n\n"),
-            ev.Retrying("main", 1, 0.5, "HTTP 502"),
+            ev.Retrying(agent="main", attempt=1, delay=0.5, reason="HTTP 502"),
             *stream("main", "New start.\n"),
-            ev.TurnEnded("main", 1, "", 0),
+            ev.TurnEnded(agent="main", turn=1, text="", tool_calls=0),
         ],
     )
     r.end_run()
@@ -236,38 +249,48 @@ def test_coder_activity_is_indented_under_its_send_to_coder_line() -> None:
     feed(
         r,
         [
-            ev.TurnStarted("orchestrator", 1),
-            ev.ToolCallStarted("orchestrator", "o1", "send-to-coder"),
-            ev.TurnEnded("orchestrator", 1, "", 1),
+            ev.TurnStarted(agent="orchestrator", turn=1),
+            ev.ToolCallStarted(agent="orchestrator", call_id="o1", name="send-to-coder"),
+            ev.TurnEnded(agent="orchestrator", turn=1, text="", tool_calls=1),
             ev.ToolCallRunning(
-                "orchestrator", "o1", "send-to-coder", {"task": "add a flag"}, detail="add a flag"
+                agent="orchestrator",
+                call_id="o1",
+                name="send-to-coder",
+                args={"task": "add a flag"},
+                detail="add a flag",
             ),
-            ev.TurnStarted("coder", 1),
+            ev.TurnStarted(agent="coder", turn=1),
             *stream("coder", "Reading first."),
-            ev.TurnEnded("coder", 1, "Reading first.", 1),
-            ev.ToolCallRunning("coder", "k1", "read-file", {"path": "cli.py"}, detail="cli.py"),
-            ev.ToolCallFinished(
-                "coder",
-                "k1",
-                "read-file",
-                {"path": "cli.py"},
-                True,
-                "read 9 lines",
-                "",
+            ev.TurnEnded(agent="coder", turn=1, text="Reading first.", tool_calls=1),
+            ev.ToolCallRunning(
+                agent="coder",
+                call_id="k1",
+                name="read-file",
+                args={"path": "cli.py"},
                 detail="cli.py",
             ),
-            ev.MemoWritten("coder", "file:cli.py", "argparse entry point"),
-            ev.TurnStarted("coder", 2),
-            *stream("coder", "Added --name to cli.py and tested it."),
-            ev.TurnEnded("coder", 2, "", 0),
             ev.ToolCallFinished(
-                "orchestrator",
-                "o1",
-                "send-to-coder",
-                {"task": "add a flag"},
-                True,
-                "1 file(s) changed",
-                "report",
+                agent="coder",
+                call_id="k1",
+                name="read-file",
+                args={"path": "cli.py"},
+                ok=True,
+                summary="read 9 lines",
+                output="",
+                detail="cli.py",
+            ),
+            ev.MemoWritten(agent="coder", key="file:cli.py", summary="argparse entry point"),
+            ev.TurnStarted(agent="coder", turn=2),
+            *stream("coder", "Added --name to cli.py and tested it."),
+            ev.TurnEnded(agent="coder", turn=2, text="", tool_calls=0),
+            ev.ToolCallFinished(
+                agent="orchestrator",
+                call_id="o1",
+                name="send-to-coder",
+                args={"task": "add a flag"},
+                ok=True,
+                summary="1 file(s) changed",
+                output="report",
             ),
         ],
     )
@@ -289,7 +312,15 @@ def test_diffs_are_coloured_and_cut_to_a_few_lines() -> None:
     r, sink = renderer(STYLED, interval=0)
     r(
         ev.ToolCallFinished(
-            "main", "c", "edit-file", {"path": "x"}, True, "+9 -9", "", diff, detail="x"
+            agent="main",
+            call_id="c",
+            name="edit-file",
+            args={"path": "x"},
+            ok=True,
+            summary="+9 -9",
+            output="",
+            diff=diff,
+            detail="x",
         )
     )
     lines, scr = screen(sink.getvalue(), rows=20)
@@ -306,7 +337,14 @@ def test_diffs_are_coloured_and_cut_to_a_few_lines() -> None:
     assert scr.buffer[0][0].fg == "green"  # ✓
     r(
         ev.ToolCallFinished(
-            "main", "d", "bash", {"command": "false"}, False, "exit 1", "", detail="false"
+            agent="main",
+            call_id="d",
+            name="bash",
+            args={"command": "false"},
+            ok=False,
+            summary="exit 1",
+            output="",
+            detail="false",
         )
     )
     _, scr = screen(sink.getvalue(), rows=20)
@@ -318,13 +356,13 @@ def test_reasoning_is_folded_to_three_italic_lines() -> None:
     feed(
         r,
         [
-            ev.TurnStarted("main", 1),
+            ev.TurnStarted(agent="main", turn=1),
             *[
-                ev.ReasoningDelta("main", "step by step we consider the problem ")
+                ev.ReasoningDelta(agent="main", text="step by step we consider the problem ")
                 for _ in range(40)
             ],
             *stream("main", "Answer.\n"),
-            ev.TurnEnded("main", 1, "", 0),
+            ev.TurnEnded(agent="main", turn=1, text="", tool_calls=0),
         ],
     )
     lines, scr = screen(sink.getvalue(), rows=20)
@@ -336,7 +374,7 @@ def test_reasoning_is_folded_to_three_italic_lines() -> None:
 
 def test_a_cancelled_run_keeps_what_was_streamed() -> None:
     r, sink = renderer(STYLED, interval=0)
-    feed(r, [ev.TurnStarted("main", 1), *stream("main", "Partial answ")])
+    feed(r, [ev.TurnStarted(agent="main", turn=1), *stream("main", "Partial answ")])
     r.end_run()
     lines, _ = screen(sink.getvalue())
     assert lines == ["Partial answ"]
@@ -458,7 +496,18 @@ def test_an_output_that_cannot_encode_the_markers_replaces_them() -> None:
     stream = io.TextIOWrapper(raw, encoding="cp1252")
     tolerate_encoding(stream)
     r = LogRenderer(make_console(PIPE, file=stream, width=COLS), PIPE)
-    r(ev.ToolCallFinished("main", "c", "bash", {"command": "ls"}, True, "exit 0", "", detail="ls"))
+    r(
+        ev.ToolCallFinished(
+            agent="main",
+            call_id="c",
+            name="bash",
+            args={"command": "ls"},
+            ok=True,
+            summary="exit 0",
+            output="",
+            detail="ls",
+        )
+    )
     stream.flush()
     assert raw.getvalue() == b"? bash ls \x97 exit 0\n"
 
@@ -493,17 +542,17 @@ def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() 
     feed(
         r,
         [
-            ev.TurnStarted("main", 1),
+            ev.TurnStarted(agent="main", turn=1),
             *stream("main", "Clear \x1b[2J the screen\r\n\nnext\n"),
-            ev.TurnEnded("main", 1, "", 1),
+            ev.TurnEnded(agent="main", turn=1, text="", tool_calls=1),
             ev.ToolCallFinished(
-                "main",
-                "c",
-                "bash",
-                {"command": "printf '\x1b[1A'"},
-                True,
-                "exit 0 \x07",
-                "",
+                agent="main",
+                call_id="c",
+                name="bash",
+                args={"command": "printf '\x1b[1A'"},
+                ok=True,
+                summary="exit 0 \x07",
+                output="",
                 detail="printf '\x1b[1A'",
             ),
         ],
@@ -519,11 +568,14 @@ def test_control_characters_from_the_model_or_tools_cannot_drive_the_terminal() 
 def test_each_block_appears_once_however_many_times_the_stream_drops(drops: int) -> None:
     r, sink = renderer(STYLED, interval=0)
     answer = "Alpha block.\n\nBeta block.\n\nGamma block.\n"
-    events: list[ev.Event] = [ev.TurnStarted("main", 1)]
+    events: list[ev.Event] = [ev.TurnStarted(agent="main", turn=1)]
     for n in range(drops):  # each failed attempt gets a little further
         cut = answer.index("Beta") if n == 0 else answer.index("Gamma") + n
-        events += [*stream("main", answer[:cut]), ev.Retrying("main", n + 1, 0.5, "dropped")]
-    events += [*stream("main", answer), ev.TurnEnded("main", 1, "", 0)]
+        events += [
+            *stream("main", answer[:cut]),
+            ev.Retrying(agent="main", attempt=n + 1, delay=0.5, reason="dropped"),
+        ]
+    events += [*stream("main", answer), ev.TurnEnded(agent="main", turn=1, text="", tool_calls=0)]
     feed(r, events)
     r.end_run()
     lines, _ = screen(sink.getvalue(), rows=40)
@@ -539,28 +591,37 @@ def test_a_command_shows_the_tail_of_its_output_and_show_has_it_all() -> None:
     feed(
         r,
         [
-            ev.ToolCallRunning("main", "c1", "bash", {"command": "seq"}, detail="seq"),
-            ev.ToolCallFinished(
-                "main", "c1", "bash", {"command": "seq"}, True, "exit 0", output, detail="seq"
+            ev.ToolCallRunning(
+                agent="main", call_id="c1", name="bash", args={"command": "seq"}, detail="seq"
             ),
             ev.ToolCallFinished(
-                "main",
-                "c2",
-                "bash",
-                {"command": "false"},
-                False,
-                "exit 1",
-                "boom\nexit 1",
+                agent="main",
+                call_id="c1",
+                name="bash",
+                args={"command": "seq"},
+                ok=True,
+                summary="exit 0",
+                output=output,
+                detail="seq",
+            ),
+            ev.ToolCallFinished(
+                agent="main",
+                call_id="c2",
+                name="bash",
+                args={"command": "false"},
+                ok=False,
+                summary="exit 1",
+                output="boom\nexit 1",
                 detail="false",
             ),
             ev.ToolCallFinished(
-                "main",
-                "c3",
-                "read-file",
-                {"path": "a"},
-                True,
-                "read 20 lines",
-                "secret contents",
+                agent="main",
+                call_id="c3",
+                name="read-file",
+                args={"path": "a"},
+                ok=True,
+                summary="read 20 lines",
+                output="secret contents",
                 detail="a",
             ),
         ],
@@ -597,28 +658,36 @@ async def test_an_approved_diff_is_shown_once_and_a_memo_write_is_one_line() -> 
         r,
         [
             ev.ToolCallFinished(
-                "main", "c1", "edit-file", dict(args), True, "+1 -1", "ok", diff, detail="app.py"
+                agent="main",
+                call_id="c1",
+                name="edit-file",
+                args=dict(args),
+                ok=True,
+                summary="+1 -1",
+                output="ok",
+                diff=diff,
+                detail="app.py",
             ),
             ev.ToolCallFinished(
-                "main",
-                "c2",
-                "edit-file",
-                {"path": "b.py"},
-                True,
-                "+1 -1",
-                "ok",
-                diff,
+                agent="main",
+                call_id="c2",
+                name="edit-file",
+                args={"path": "b.py"},
+                ok=True,
+                summary="+1 -1",
+                output="ok",
+                diff=diff,
                 detail="b.py",
             ),
-            ev.MemoWritten("main", "plan:x", "the plan"),
+            ev.MemoWritten(agent="main", key="plan:x", summary="the plan"),
             ev.ToolCallFinished(
-                "main",
-                "c3",
-                "memo",
-                {"action": "write", "key": "plan:x"},
-                True,
-                "plan:x: the plan",
-                "wrote plan:x",
+                agent="main",
+                call_id="c3",
+                name="memo",
+                args={"action": "write", "key": "plan:x"},
+                ok=True,
+                summary="plan:x: the plan",
+                output="wrote plan:x",
                 detail="write plan:x",
             ),
         ],
@@ -669,17 +738,24 @@ def test_a_changed_todo_list_is_drawn_as_a_block() -> None:
         r,
         [
             ev.ToolCallFinished(
-                "main",
-                "c1",
-                "todo",
-                {"action": "update", "id": 2, "status": "in_progress"},
-                True,
-                "1/3 done",
-                plan,
+                agent="main",
+                call_id="c1",
+                name="todo",
+                args={"action": "update", "id": 2, "status": "in_progress"},
+                ok=True,
+                summary="1/3 done",
+                output=plan,
                 detail="update",
             ),
             ev.ToolCallFinished(
-                "main", "c2", "todo", {"action": "list"}, True, "1/3 done", plan, detail="list"
+                agent="main",
+                call_id="c2",
+                name="todo",
+                args={"action": "list"},
+                ok=True,
+                summary="1/3 done",
+                output=plan,
+                detail="list",
             ),
         ],
     )

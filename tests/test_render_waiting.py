@@ -12,16 +12,22 @@ def test_waiting_shows_on_the_live_line_and_leaves_no_trace() -> None:
     feed(
         r,
         [
-            ev.TurnStarted("main", 1),
-            ev.Waiting("main", "the model's first token", 2.0, 300),
-            ev.Waiting("main", "the model's first token", 12.4, 300),
+            ev.TurnStarted(agent="main", turn=1),
+            ev.Waiting(agent="main", what="the model's first token", elapsed=2.0, limit=300),
+            ev.Waiting(agent="main", what="the model's first token", elapsed=12.4, limit=300),
         ],
     )
     lines, _ = screen(sink.getvalue(), cols=100)
     assert lines == ["main › waiting for the model's first token: 12s (gives up at 300s)"]
-    feed(r, [ev.Waiting("main", "retry", 3.0, 8.0)])
+    feed(r, [ev.Waiting(agent="main", what="retry", elapsed=3.0, limit=8.0)])
     assert screen(sink.getvalue(), cols=100)[0] == ["main › retrying in 5s"]
-    feed(r, [ev.TextDelta("main", "Here it is.\n\n"), ev.TurnEnded("main", 1, "", 0)])
+    feed(
+        r,
+        [
+            ev.TextDelta(agent="main", text="Here it is.\n\n"),
+            ev.TurnEnded(agent="main", turn=1, text="", tool_calls=0),
+        ],
+    )
     r.end_run()
     assert screen(sink.getvalue(), cols=100, rows=20)[0] == ["Here it is."]
 

@@ -572,7 +572,7 @@ def test_migrations_and_a_newer_schema(tmp_path: Path) -> None:
     SessionStore(path).close()
     SessionStore(path).close()  # opening again migrates nothing
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.execute("PRAGMA user_version=99")
     db.commit()
@@ -658,4 +658,45 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     undone = [m["content"] for m in store.messages(session.id, branch=0)]
     assert undone == ["first", "one", "second", "two", "third", "three"]
     assert not session.rewind_conversation(turns[2])  # already undone
+    await session.aclose()
+
+
+async def test_memo_runs_are_saved_and_older_sessions_without_them_still_load(
+    fake_llm, tmp_path: Path
+) -> None:
+    from zen.stores.sessions import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)  # a store written before memo entries had runs (schema 1)
+    db.executescript(MIGRATIONS[0] + "; PRAGMA user_version=1;")
+    db.execute(
+        "INSERT INTO sessions(id, agent, workspace, created, updated) VALUES(?,?,?,?,?)",
+        ("old1", "main", str(tmp_path), 1.0, 1.0),
+    )
+    db.execute(
+        "INSERT INTO memo(session_id, key, content, summary, author, time) VALUES(?,?,?,?,?,?)",
+        ("old1", "plan:x", "the plan", "a plan", "main", 2.0),
+    )
+    db.commit()
+    db.close()
+
+    fake = fake_llm(
+        [
+            tool_calls(
+                [call("memo", {"action": "write", "key": "note:new", "content": "written now"})]
+            ),
+            text("ok"),
+        ]
+    )
+    store = SessionStore(path)  # migrates: the old entry has no run
+    session = session_for(fake, tmp_path, store)
+    session.resume(store.info("old1"))
+    old = session.memo.read("plan:x")
+    assert old is not None and (old.content, old.author, old.run) == ("the plan", "main", "")
+    await session.run("write a note", ev.ignore)
+    new = session.memo.read("note:new")
+    assert new is not None and len(new.run) == 8 and new.run != old.run
+    saved = {m.key: m.run for m in store.memo("old1")}
+    assert saved == {"plan:x": "", "note:new": new.run}
+    session.close_record()
     await session.aclose()

@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,7 @@ async def test_a_background_job_with_redirected_output_keeps_running(ctx: ToolCo
 
 
 async def test_long_output_keeps_head_and_tail(ctx: ToolContext) -> None:
-    ctx.max_tool_output = 2200
+    ctx = replace(ctx, max_tool_output=2200)
     result = await bash(ctx, command="seq 1 100000")
     lines = result.output.splitlines()
     assert lines[:3] == ["1", "2", "3"]

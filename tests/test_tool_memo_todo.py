@@ -12,7 +12,7 @@ from zen.events import EventLog, MemoWritten
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.todo import TodoStore
-from zen.tools.base import Tool, ToolContext, ToolResult
+from zen.tools.base import RunContext, Tool, ToolContext, ToolResult
 from zen.tools.memo import Memo
 from zen.tools.todo import Todo
 from zen.tools.workspace import Workspace
@@ -26,7 +26,12 @@ def log() -> EventLog:
 @pytest.fixture
 def ctx(tmp_path: Path, log: EventLog) -> ToolContext:
     return ToolContext(
-        Workspace(tmp_path), "orchestrator", ReadTracker(), MemoStore(), TodoStore(), emit=log
+        Workspace(tmp_path),
+        "orchestrator",
+        ReadTracker(),
+        MemoStore(),
+        TodoStore(),
+        run=RunContext(emit=log),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,7 @@ async def test_offset_past_the_end_is_an_error(ctx: ToolContext) -> None:
 
 
 async def test_output_budget_pages_before_the_registry_would_cut(ctx: ToolContext) -> None:
-    ctx.max_tool_output = 1200
+    ctx = replace(ctx, max_tool_output=1200)
     (root(ctx) / "wide.txt").write_text("".join(f"{i:03} " + "x" * 95 + "\n" for i in range(50)))
     result = await read(ctx, path="wide.txt")
     assert len(result.output) <= ctx.max_tool_output

@@ -140,15 +140,16 @@ class ModelPrice(_Strict):
     """None: the same as `input` (no cache discount)."""
 
 
-DUAL_ROLES = ("orchestrator", "coder", "scout")
-"""Roles whose model `dual_agent` can override."""
-
-
 class DualAgent(_Strict):
     orchestrator: ModelOverride = Field(default_factory=ModelOverride)
     coder: ModelOverride = Field(default_factory=ModelOverride)
     scout: ModelOverride = Field(default_factory=ModelOverride)
     """Explore and plan sub-agents: the role that reads, so the cheapest model that reads well."""
+
+
+DUAL_ROLES: tuple[str, ...] = tuple(DualAgent.model_fields)
+"""Model roles whose model `dual_agent` can override: its fields, so a new one is declared
+once (a `Role` in zen/agent/roles.py names the model role it runs on)."""
 
 
 class Features(_Strict):

@@ -4,6 +4,9 @@ The core never prints. It calls an `Emit` callback with one of these; the one-sh
 the JSON streamer and the interactive shell each render them their own way. Every event names
 the `agent` that produced it ("main", "orchestrator", "coder", or a sub-agent's description),
 so a front-end can nest coder activity under its `send-to-coder` call.
+
+Events are keyword-only (`Notice(agent=..., text=...)`): several carry adjacent strings
+(`summary`, `output`, `diff`, `detail`) that positional arguments could swap silently.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Event:
     agent: str
 
@@ -25,22 +28,22 @@ class Event:
         return {"type": self.kind, **asdict(self)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TurnStarted(Event):
     turn: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TextDelta(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReasoningDelta(Event):
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallStarted(Event):
     """The model began a tool call; its arguments are still streaming."""
 
@@ -48,14 +51,14 @@ class ToolCallStarted(Event):
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallArgsDelta(Event):
     call_id: str
     name: str
     delta: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallRunning(Event):
     """The call's arguments are complete and it is about to execute."""
 
@@ -66,7 +69,7 @@ class ToolCallRunning(Event):
     """What the call is about, as its tool puts it (`*.py in src`, the command)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCallFinished(Event):
     call_id: str
     name: str
@@ -78,7 +81,7 @@ class ToolCallFinished(Event):
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MemoWritten(Event):
     """An agent (not auto-memo) wrote a memo entry; its summary is for the user."""
 
@@ -86,7 +89,7 @@ class MemoWritten(Event):
     summary: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Usage(Event):
     prompt_tokens: int
     completion_tokens: int
@@ -97,14 +100,14 @@ class Usage(Event):
     """What this request cost, when the model's price is known (zen/llm/pricing.py)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Retrying(Event):
     attempt: int
     delay: float
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Waiting(Event):
     """zen has been waiting `elapsed` seconds (of at most `limit`) on `what`; sent about once
     a second once a wait passes two seconds, so front-ends can say what is slow."""
@@ -114,7 +117,7 @@ class Waiting(Event):
     limit: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TurnEnded(Event):
     turn: int
     text: str
@@ -122,12 +125,12 @@ class TurnEnded(Event):
     finish_reason: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Compacting(Event):
     """The model is writing the task's state into the memo (a live line, not a log line)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Compacted(Event):
     """The conversation was compacted: one log line, `compacted: 91,400 → 12,800 tokens`."""
 
@@ -144,7 +147,7 @@ class Compacted(Event):
         return f"compacted: {self.before:,} → {self.after:,} tokens ({how})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Notice(Event):
     """A one-line note for the user (a warning, a mode switch, a server that failed)."""
 
@@ -152,7 +155,7 @@ class Notice(Event):
     level: str = "info"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Error(Event):
     message: str
 

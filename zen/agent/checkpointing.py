@@ -7,7 +7,6 @@ on, because losing a checkpoint is better than losing the user's task.
 
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING
 
 from zen import events as ev
@@ -21,13 +20,20 @@ class RunCheckpoints:
     """The checkpoints of one run (one user message); the loop calls `before` and `after`."""
 
     def __init__(
-        self, store: CheckpointStore, emit: ev.Emit, label: str, agent: str, warned: list[bool]
+        self,
+        store: CheckpointStore,
+        emit: ev.Emit,
+        label: str,
+        agent: str,
+        warned: list[bool],
+        run: str,
     ) -> None:
         self.store = store
         self.emit = emit
         self.label = label
         self.agent = agent
-        self.run = secrets.token_hex(4)
+        self.run = run
+        """The run's id (`RunContext.id`), shared by its checkpoints and its memo notes."""
         self.first: Checkpoint | None = None
         self._warned = warned
         """Shared by the session's runs: one warning per session is enough."""
@@ -48,9 +54,9 @@ class RunCheckpoints:
                 self._warned[0] = True
                 self.emit(
                     ev.Notice(
-                        self.agent,
-                        f"checkpoint failed, /undo may not cover this turn: {exc}",
-                        "warning",
+                        agent=self.agent,
+                        text=f"checkpoint failed, /undo may not cover this turn: {exc}",
+                        level="warning",
                     )
                 )
             return None

@@ -35,6 +35,7 @@ from zen.tools.registry import parse_arguments
 
 if TYPE_CHECKING:
     from zen.agent.loop import Agent
+    from zen.tools.base import RunContext
 
 KEEP_TOOL_SHARE = 0.1
 """The newest tool outputs, up to this share of the window, are never stubbed."""
@@ -77,8 +78,11 @@ class ContextPolicy:
     Orchestrator's); its `file:*` notes are shared either way."""
 
 
-async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | None:
-    """Compact `agent`'s conversation; the one place a compaction starts.
+async def compact(
+    agent: Agent, run: RunContext, reason: str, focus: str = ""
+) -> ev.Compacted | None:
+    """Compact `agent`'s conversation within `run` (its events, and the run its memo notes are
+    credited to); the one place a compaction starts.
 
     reason: "auto" (the threshold was crossed: stubbing old tool outputs is tried first),
     "overflow" (the server said the request is too long) or "manual" (/compact [focus]).
@@ -91,7 +95,7 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
     if hooks and hooks.wants("PreCompact"):
         await hooks.run(
             "PreCompact",
-            agent.emit,
+            run.emit,
             agent.name,
             trigger="manual" if reason == "manual" else "auto",
             custom_instructions=focus,
@@ -106,10 +110,16 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
         after = tools_tokens(schemas) + messages_tokens(pruned)
         if pruned != agent.messages and after <= window * policy.compact_at * PRUNE_ENOUGH:
             agent.replace_messages(pruned)
-            return _done(agent, ev.Compacted(agent.name, before, after, 0, reason))
+            return _done(
+                agent,
+                run.emit,
+                ev.Compacted(
+                    agent=agent.name, before=before, after=after, memo_keys=0, reason=reason
+                ),
+            )
 
-    agent.emit(ev.Compacting(agent.name))
-    entries = await _summarise(agent, window, focus)
+    run.emit(ev.Compacting(agent=agent.name))
+    entries = await _summarise(agent, run.emit, window, focus)
     memo = agent.ctx.memo
     earlier = memo.read("task:constraints") if policy.owns_task else None
     carried = earlier.content if earlier else agent.constraints
@@ -120,7 +130,7 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
     agent.constraints = entries.get("task:constraints", "")
     for key, content in entries.items():
         if policy.owns_task or not key.startswith("task:"):
-            memo.write(key, content, _summary(content), agent.name)
+            memo.write(key, content, _summary(content), agent.name, run=run.id)
     if policy.owns_task:  # the memo's state, older keys this summary left out included
         found = (memo.read(key) for key in STATE_KEYS)
         state = {e.key: e.content for e in found if e is not None}
@@ -133,12 +143,18 @@ async def compact(agent: Agent, reason: str, focus: str = "") -> ev.Compacted | 
         messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
     after = tools_tokens(schemas) + messages_tokens(messages)
     agent.replace_messages(messages)
-    return _done(agent, ev.Compacted(agent.name, before, after, len(memo.entries), reason))
+    return _done(
+        agent,
+        run.emit,
+        ev.Compacted(
+            agent=agent.name, before=before, after=after, memo_keys=len(memo.entries), reason=reason
+        ),
+    )
 
 
-def _done(agent: Agent, event: ev.Compacted) -> ev.Compacted:
+def _done(agent: Agent, emit: ev.Emit, event: ev.Compacted) -> ev.Compacted:
     agent.compacted_to = event.after
-    agent.emit(event)
+    emit(event)
     return event
 
 
@@ -190,7 +206,7 @@ def _calls(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any
 # -- the model writes the state into the memo -----------------------------------------------
 
 
-async def _summarise(agent: Agent, window: int, focus: str) -> dict[str, str]:
+async def _summarise(agent: Agent, emit: ev.Emit, window: int, focus: str) -> dict[str, str]:
     """One request asking the model for the state; {memo key: content} ({} if it failed)."""
     ask = {
         "role": "user",
@@ -206,15 +222,15 @@ async def _summarise(agent: Agent, window: int, focus: str) -> dict[str, str]:
     for _ in range(2):
         view = fit_view(agent.messages, budget, agent)
         try:
-            reply = await agent.client.stream([*view, ask], schemas, _quiet(agent.emit), agent.name)
+            reply = await agent.client.stream([*view, ask], schemas, _quiet(emit), agent.name)
         except ContextLengthError:  # again, at half of what was just refused
             budget = min(budget, messages_tokens(view)) // 2
             continue
         return parse_state(reply.content, [(c.name, c.arguments) for c in reply.tool_calls])
-    agent.emit(
+    emit(
         ev.Notice(
-            agent.name,
-            "compaction: the model could not summarise; keeping your messages verbatim",
+            agent=agent.name,
+            text="compaction: the model could not summarise; keeping your messages verbatim",
             level="warning",
         )
     )

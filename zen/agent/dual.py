@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING
 
 from zen import events as ev
 from zen.agent.delegate import build_delegate, run_delegate
-from zen.agent.prompt import system_prompt
 from zen.agent.roles import CODER
 from zen.prompts import load_prompt, render
 from zen.stores.memo import AUTO, MemoEntry, MemoStore
 from zen.text import clip
-from zen.tools.base import Approver, Delegation, ToolResult
+from zen.tools.base import Approver, Delegation, RunContext, ToolResult
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
@@ -42,25 +41,18 @@ class Attempt:
 
 
 class CoderDelegator:
-    def __init__(self, session: Session, emit: ev.Emit, approver: Approver) -> None:
+    """The Orchestrator's `send-to-coder` and `revert-coder` for one of its runs (`run`: that
+    run's id, which the attempt notes it writes record)."""
+
+    def __init__(self, session: Session, emit: ev.Emit, approver: Approver, run: str) -> None:
         self.session = session
         self.emit = emit
         self.approver = approver
+        self.run = run
 
     async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
         session = self.session
-        mode = session.collaboration
-        coder = build_delegate(
-            session,
-            "coder",
-            model_role="coder",
-            tools=CODER[mode],
-            # No planning layer: a Coder's task is one step of the Orchestrator's plan.
-            prompt=lambda facts: system_prompt("coder", facts, variant=mode),
-            emit=self.emit,
-            approver=self.approver,
-            call_id=call_id,
-        )
+        coder = build_delegate(session, CODER, CODER.name, call_id=call_id)
         context = context.strip() if context else ""
         notes = task_notes(session.memo, f"{task}\n{context}")
         rest = [e for e in session.memo.index() if e not in notes]
@@ -75,7 +67,8 @@ class CoderDelegator:
             memo="\n".join(e.line() for e in rest) or "(empty)",
         )
         checkpoint = await self._checkpoint()
-        done = await run_delegate(coder, session, message)
+        run = RunContext(emit=self.emit, approver=self.approver)
+        done = await run_delegate(coder, session, message, run)
         if checkpoint is None:
             return done
         done = replace(done, checkpoint=checkpoint)
@@ -113,6 +106,7 @@ class CoderDelegator:
             f"Its report: {attempt.delegation.report.strip()}\nRejected because: {reason}",
             f"tried: {_short(attempt.task)}; rejected: {_short(reason)}",
             session.role,
+            run=self.run,
         )
         lines = [
             f"Restored {len(restored)} file(s) to before that Coder ran: "

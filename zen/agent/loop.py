@@ -16,15 +16,13 @@ from zen.agent.context import messages_tokens, tools_tokens
 from zen.llm.client import ContextLengthError
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
 from zen.stores.sessions import SessionLog
-from zen.tools.base import Approver, ToolContext, ToolResult, refuse_all
+from zen.tools.base import RunContext, ToolContext, ToolResult
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 LOOP_LIMIT = 3
 """The same call with the same arguments this many times in a row is refused."""
 STOP_HOOK_LIMIT = 3
 """A Stop hook may send the agent back to work this many times in one run."""
-TOP_AGENTS = ("main", "orchestrator")
-"""Agents the user talks to: their end fires Stop hooks; every other agent's, SubagentStop."""
 INTERRUPTED = "\n\n[interrupted by the user]"
 """Ends a partial answer kept in the history: the model sees what it had said, and that it
 was cut off."""
@@ -59,14 +57,6 @@ class ChatModel(Protocol):
     ) -> AssistantTurn: ...
 
 
-class TurnFrame(Protocol):
-    """Called around a turn whose calls may change files (checkpoints); never raises."""
-
-    async def before(self) -> None: ...
-
-    async def after(self) -> None: ...
-
-
 @dataclass
 class RunResult:
     text: str
@@ -88,7 +78,7 @@ class Agent:
         system_prompt: str,
         *,
         max_turns: int = 100,
-        approver: Approver = refuse_all,
+        top: bool = False,
         history: list[dict[str, Any]] | None = None,
         log: SessionLog | None = None,
         context: compaction.ContextPolicy | None = None,
@@ -98,7 +88,8 @@ class Agent:
         self.registry = registry
         self.ctx = ctx
         self.max_turns = max_turns
-        self.approver = approver
+        self.top = top
+        """The agent the user talks to: its end fires Stop hooks; a delegate's, SubagentStop."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
         self.messages.extend(history or [])
         self.log = log
@@ -109,8 +100,6 @@ class Agent:
         """Calls of the current turn that began to run (for the cancellation message)."""
         self._last_call: tuple[str, str] | None = None
         self._repeats = 0
-        self.frame: TurnFrame | None = None
-        """Set on the top agent when checkpoints are on."""
         self.context = context
         """How the conversation stays inside the window; None: it is never compacted."""
         self._measured = (0, 0)
@@ -120,25 +109,24 @@ class Agent:
         self.constraints = ""
         """The user's instructions as the last compaction recorded them (task:constraints)."""
 
-    @property
-    def emit(self) -> ev.Emit:
-        return self.ctx.emit
-
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
         self.messages.append(message)
         if self.log is not None:
             self.log.append(message)
 
-    async def run(self, user_text: str) -> RunResult:
+    async def run(self, user_text: str, run: RunContext) -> RunResult:
+        """Run one task to its end; `run` carries what belongs to this run alone (its events'
+        destination, approver, delegations, checkpoints, id)."""
+        emit = run.emit
         asked = len(self.messages)
         self.add({"role": "user", "content": user_text})
         self.files_changed = []
         continues = 0
         for turn in range(1, self.max_turns + 1):
-            self.emit(ev.TurnStarted(self.name, turn))
+            emit(ev.TurnStarted(agent=self.name, turn=turn))
             try:
-                reply = await self._request()
+                reply = await self._request(run)
             except LLMError:
                 if len(self.messages) == asked + 1:
                     self._unask(asked)  # never answered: the retry must not hold it twice
@@ -147,41 +135,46 @@ class Agent:
             counted = reply.usage.prompt_tokens + reply.usage.completion_tokens
             measured = reply.usage.prompt_tokens and not reply.usage.estimated
             self._measured = (len(self.messages), counted if measured else 0)
-            self.emit(
+            emit(
                 ev.TurnEnded(
-                    self.name, turn, reply.content, len(reply.tool_calls), reply.finish_reason
+                    agent=self.name,
+                    turn=turn,
+                    text=reply.content,
+                    tool_calls=len(reply.tool_calls),
+                    finish_reason=reply.finish_reason,
                 )
             )
             cut = reply.finish_reason == "length"
             if not reply.tool_calls:
                 if cut:
-                    self.emit(
+                    emit(
                         ev.Notice(
-                            self.name,
-                            "the answer was cut at max_tokens (raise max_tokens, or ask for less)",
+                            agent=self.name,
+                            text="the answer was cut at max_tokens "
+                            "(raise max_tokens, or ask for less)",
                             level="warning",
                         )
                     )
                     text = f"{reply.content.rstrip()}\n\n{CUT_MARK}".lstrip()
                     return RunResult(text, turn, list(self.files_changed), stop="length")
-                if await self._stop_hook_continues(continues):
+                if await self._stop_hook_continues(continues, emit):
                     continues += 1
                     continue
                 return RunResult(reply.content, turn, list(self.files_changed))
             if cut:  # a call cut mid-arguments must not run half-formed
-                self._refuse_calls(reply.tool_calls)
+                self._refuse_calls(reply.tool_calls, emit)
                 continue
-            await self._run_calls(reply.tool_calls)
+            await self._run_calls(reply.tool_calls, run)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
 
-    async def _stop_hook_continues(self, continues: int) -> bool:
+    async def _stop_hook_continues(self, continues: int, emit: ev.Emit) -> bool:
         """Stop (or SubagentStop) hooks may refuse the end of the run with a reason: the
         agent gets the reason as a user message and goes on, at most STOP_HOOK_LIMIT times."""
         hooks = self.ctx.hooks
-        event = "Stop" if self.name in TOP_AGENTS else "SubagentStop"
+        event = "Stop" if self.top else "SubagentStop"
         if not hooks or not hooks.wants(event) or continues >= STOP_HOOK_LIMIT:
             return False
-        said = await hooks.run(event, self.emit, self.name, stop_hook_active=continues > 0)
+        said = await hooks.run(event, emit, self.name, stop_hook_active=continues > 0)
         if not said.block:
             return False
         self.messages.append(
@@ -189,19 +182,19 @@ class Agent:
         )
         return True
 
-    async def _request(self) -> AssistantTurn:
+    async def _request(self, run: RunContext) -> AssistantTurn:
         """One model turn; compacts first when the window is full, and once more (then
         retries once) when the server says the conversation is too long."""
         if self.context is not None:
-            await self._compact_if_full()
+            await self._compact_if_full(run)
         try:
-            return await self._stream()
+            return await self._stream(run.emit)
         except ContextLengthError:
-            if self.context is None or await compaction.compact(self, "overflow") is None:
+            if self.context is None or await compaction.compact(self, run, "overflow") is None:
                 raise
-        return await self._stream()
+        return await self._stream(run.emit)
 
-    async def _compact_if_full(self) -> None:
+    async def _compact_if_full(self, run: RunContext) -> None:
         assert self.context is not None
         used = self.context_tokens()
         if self.context.window.known is None and used < ASK_WINDOW_ABOVE:
@@ -211,7 +204,7 @@ class Agent:
             return
         if self.compacted_to is not None and used < self.compacted_to + window * (compaction.AGAIN):
             return  # compacting again would not shrink it: the kept messages are that long
-        await compaction.compact(self, "auto")
+        await compaction.compact(self, run, "auto")
 
     @property
     def counted(self) -> bool:
@@ -234,7 +227,7 @@ class Agent:
         if self.log is not None:
             self.log.restart(messages[1:])
 
-    async def _stream(self) -> AssistantTurn:
+    async def _stream(self, emit: ev.Emit) -> AssistantTurn:
         """One model turn. Cancelled midway, the text streamed so far stays in the history,
         marked as interrupted."""
         partial: list[str] = []
@@ -245,7 +238,7 @@ class Agent:
                     partial.append(event.text)
                 elif isinstance(event, ev.Retrying):
                     partial.clear()  # that attempt's text is thrown away
-            self.emit(event)
+            emit(event)
 
         try:
             return await self.client.stream(
@@ -263,7 +256,7 @@ class Agent:
         if self.log is not None and self.log.last_seq >= 0:
             self.log.drop_from(self.log.last_seq)
 
-    async def _run_calls(self, calls: list[ToolCall]) -> None:
+    async def _run_calls(self, calls: list[ToolCall], run: RunContext) -> None:
         """Run one turn's calls: consecutive read-only calls together, the rest in order.
 
         Results are appended in call order. If the run is cancelled midway, every call still
@@ -271,7 +264,7 @@ class Agent:
         """
         results: dict[str, ToolResult] = {}
         self._started = set()
-        frame = self.frame
+        frame = run.frame
         if frame is not None and not any(self.registry.may_change_files(c) for c in calls):
             frame = None
         try:
@@ -282,10 +275,10 @@ class Agent:
                 if self.registry.is_read_only(call):
                     batch.append(call)
                     continue
-                await self._run_batch(batch, results)
+                await self._run_batch(batch, results, run)
                 batch = []
-                await self._run_batch([call], results)
-            await self._run_batch(batch, results)
+                await self._run_batch([call], results, run)
+            await self._run_batch(batch, results, run)
         finally:
             for call in calls:
                 result = results.get(call.id)
@@ -299,47 +292,55 @@ class Agent:
             if frame is not None:
                 await frame.after()
 
-    def _refuse_calls(self, calls: list[ToolCall]) -> None:
-        self.emit(
+    def _refuse_calls(self, calls: list[ToolCall], emit: ev.Emit) -> None:
+        emit(
             ev.Notice(
-                self.name, "output cut at max_tokens: its tool calls were not run", level="warning"
+                agent=self.name,
+                text="output cut at max_tokens: its tool calls were not run",
+                level="warning",
             )
         )
         for call in calls:
             self.messages.append({"role": "tool", "tool_call_id": call.id, "content": CUT_CALL})
 
-    async def _run_batch(self, batch: list[ToolCall], results: dict[str, ToolResult]) -> None:
+    async def _run_batch(
+        self, batch: list[ToolCall], results: dict[str, ToolResult], run: RunContext
+    ) -> None:
         if not batch:
             return
-        outcomes = await asyncio.gather(*(self._run_one(c) for c in batch))
+        outcomes = await asyncio.gather(*(self._run_one(c, run) for c in batch))
         results.update(zip((c.id for c in batch), outcomes, strict=True))
 
-    async def _run_one(self, call: ToolCall) -> ToolResult:
+    async def _run_one(self, call: ToolCall, run: RunContext) -> ToolResult:
         args = parse_arguments(call.arguments)
         shown = args if isinstance(args, dict) else {}
         detail = self.registry.detail(call.name, shown)
         self._started.add(call.id)
-        self.emit(ev.ToolCallRunning(self.name, call.id, call.name, shown, detail))
+        run.emit(
+            ev.ToolCallRunning(
+                agent=self.name, call_id=call.id, name=call.name, args=shown, detail=detail
+            )
+        )
         if self._is_looping(call):
             result = ToolResult.error(
                 f"you made this exact {call.name} call {LOOP_LIMIT} times in a row; you are "
                 "looping. Use the result you already have or try something different."
             )
         else:
-            ctx = replace(self.ctx, call_id=call.id)  # delegations link their record to it
-            result = await self.registry.call(call, ctx, self.approver)
+            ctx = replace(self.ctx, run=run, call_id=call.id)  # delegations link their record
+            result = await self.registry.call(call, ctx, run.approver)
         self.files_changed.extend(f for f in result.files_changed if f not in self.files_changed)
-        self.emit(
+        run.emit(
             ev.ToolCallFinished(
-                self.name,
-                call.id,
-                call.name,
-                shown,
-                result.ok,
-                result.summary,
-                result.output,
-                result.diff,
-                detail,
+                agent=self.name,
+                call_id=call.id,
+                name=call.name,
+                args=shown,
+                ok=result.ok,
+                summary=result.summary,
+                output=result.output,
+                diff=result.diff,
+                detail=detail,
             )
         )
         return result

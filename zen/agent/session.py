@@ -27,8 +27,8 @@ from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.context import ContextSplit, WindowResolver, split
 from zen.agent.dual import Attempt, CoderDelegator
 from zen.agent.loop import Agent, BudgetLimit, RunResult, TimeLimit
-from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
-from zen.agent.roles import ORCHESTRATOR, SINGLE
+from zen.agent.prompt import PromptFacts, project_instructions
+from zen.agent.roles import TOP, Role
 from zen.agent.subagents import SubAgentRunner
 from zen.config import (
     DUAL_ROLES,
@@ -49,7 +49,7 @@ from zen.stores.read_tracker import ReadTracker
 from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionStore, StoredMemo
 from zen.stores.todo import TodoItem, TodoStore
 from zen.text import clip
-from zen.tools.base import Approver, Tool, ToolContext, refuse_all
+from zen.tools.base import Approver, RunContext, Tool, ToolContext, new_run_id, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.hooks import Hook, Hooks
 from zen.tools.registry import ToolRegistry
@@ -151,9 +151,14 @@ class Session:
     # -- what the front-ends call ---------------------------------------------------------
 
     @property
+    def top_role(self) -> Role:
+        """The role of the agent the user talks to in the current agent mode."""
+        return TOP[self.mode]
+
+    @property
     def role(self) -> str:
         """The name the top agent's events carry."""
-        return "orchestrator" if self.mode == "dual" else "main"
+        return self.top_role.name
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
         emit = self._counting(emit)
@@ -170,20 +175,25 @@ class Session:
             task = self._notes_text + "\n\n" + task
         await self._take_mcp_tools(emit)
         agent = self._top_agent()
-        agent.ctx.emit = emit
-        agent.approver = approver
-        agent.ctx.delegate = CoderDelegator(self, emit, approver) if self.mode == "dual" else None
-        agent.ctx.spawn = SubAgentRunner(self, emit, approver)
         self.run_cost = 0.0
+        run_id = new_run_id()
         frame = None
         if self.checkpoints is not None:
             frame = RunCheckpoints(
-                self.checkpoints, emit, asked, self.role, self._checkpoint_warned
+                self.checkpoints, emit, asked, self.role, self._checkpoint_warned, run_id
             )
-        agent.frame = self.current_run = frame
+        self.current_run = frame
+        run = RunContext(
+            id=run_id,
+            emit=emit,
+            approver=approver,
+            delegate=CoderDelegator(self, emit, approver, run_id) if self.mode == "dual" else None,
+            spawn=SubAgentRunner(self, emit, approver),
+            frame=frame,
+        )
         self.turns.append(Turn(len(self.history), frame.run if frame else "", task))
         try:
-            result = await self._within_limits(agent.run(task))
+            result = await self._within_limits(agent.run(task, run))
             result.checkpoint = self.run_checkpoint
             return result
         finally:
@@ -198,7 +208,7 @@ class Session:
             return
 
         def waiting(what: str, elapsed: float, limit: float) -> None:
-            emit(ev.Waiting(self.role, what, elapsed, limit))
+            emit(ev.Waiting(agent=self.role, what=what, elapsed=elapsed, limit=limit))
 
         await self.mcp.ready(waiting)
         tools = self.mcp.tools()
@@ -234,7 +244,9 @@ class Session:
             if said.block:
                 emit(
                     ev.Notice(
-                        self.role, f"prompt blocked by a hook: {said.reason}", level="warning"
+                        agent=self.role,
+                        text=f"prompt blocked by a hook: {said.reason}",
+                        level="warning",
                     )
                 )
                 return None
@@ -285,9 +297,9 @@ class Session:
         if not self.history:
             return None
         agent = self._top_agent()
-        agent.ctx.emit = self._counting(emit)
+        run = RunContext(emit=self._counting(emit))
         try:
-            return await compaction.compact(agent, "manual", focus)
+            return await compaction.compact(agent, run, "manual", focus)
         finally:
             self.history = agent.messages[1:]
 
@@ -351,8 +363,8 @@ class Session:
             if known:
                 emit(
                     ev.Notice(
-                        usage.agent,
-                        "max_budget_usd is not enforced: the price of this "
+                        agent=usage.agent,
+                        text="max_budget_usd is not enforced: the price of this "
                         "model is unknown (add it under `pricing:`)",
                         level="warning",
                     )
@@ -531,7 +543,9 @@ class Session:
         ]
         self.memo = MemoStore()
         for m in self.store.memo(info.id):
-            self.memo.entries[m.key] = MemoEntry(m.key, m.content, m.summary, m.author, m.time)
+            self.memo.entries[m.key] = MemoEntry(
+                m.key, m.content, m.summary, m.author, m.time, m.run
+            )
         state = info.state
         self.todo = TodoStore(
             [
@@ -657,7 +671,7 @@ class Session:
         self.notes = None
 
     def _warn(self, text: str) -> None:
-        self._emit(ev.Notice(self.role, text, level="warning"))
+        self._emit(ev.Notice(agent=self.role, text=text, level="warning"))
 
     # -- building agents ------------------------------------------------------------------
 
@@ -718,15 +732,15 @@ class Session:
             tools.extend(self.extra_tools)
         return ToolRegistry(tools, self.config.permissions)
 
-    def context(self, agent: str, emit: ev.Emit = ev.ignore) -> ToolContext:
-        """A fresh tool context: shared memo and todos, this agent's own read tracker."""
+    def context(self, agent: str) -> ToolContext:
+        """A fresh tool context: shared memo and todos, this agent's own read tracker (its
+        runs come with each `Agent.run`)."""
         return ToolContext(
             workspace=self.workspace,
             agent=agent,
             read_tracker=ReadTracker(),
             memo=self.memo,
             todo=self.todo,
-            emit=emit,
             max_tool_output=self.config.max_tool_output,
             max_edit_bytes=self.config.max_edit_bytes,
             hooks=self.hooks or None,
@@ -755,45 +769,51 @@ class Session:
 
     def _top_agent(self) -> Agent:
         if self._top is None:
-            mode = self.work_mode
+            role, mode = self.top_role, self.work_mode
             extra = "\n\n".join(
                 filter(
                     None, [work_modes.mode_prompt(mode) if mode else "", skills_index(self.skills)]
                 )
             )
-            if self.mode == "dual":
-                names = work_modes.tools_for(mode, ORCHESTRATOR[self.collaboration])
-                collaboration, planning = self.collaboration, self.wants_planning(names)
-
-                def build(facts: PromptFacts) -> str:
-                    return system_prompt(
-                        "orchestrator", facts, variant=collaboration, planning=planning, top=extra
-                    )
-            else:
-                names = work_modes.tools_for(mode, SINGLE)
-                planning = self.wants_planning(names)
-
-                def build(facts: PromptFacts) -> str:
-                    return system_prompt("core", facts, planning=planning, top=extra)
-
+            names = work_modes.tools_for(mode, role.tool_names(self.collaboration))
+            build = self.prompt_builder(role, names, top=extra)
             registry = self.registry(names, with_extras=True)
             if mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
                 registry = ToolRegistry(
                     [t for t in registry.tools.values() if t.read_only or t.name in names],
                     self.config.permissions,
                 )
+            model = self.model_role(role)
             self._top = Agent(
-                self.role,
-                self.client(self.role),
+                role.name,
+                self.client(model),
                 registry,
-                replace(self.context(self.role), read_tracker=self._top_reads),
+                replace(self.context(role.name), read_tracker=self._top_reads),
                 build(self.facts),
-                max_turns=self.config.max_turns,
+                max_turns=role.max_turns(self.config),
+                top=role.top,
                 history=self.history,
                 log=self._log(),
-                context=self.context_policy(self.role, build, top=True),
+                context=self.context_policy(model, build, top=True),
             )
         return self._top
+
+    def model_role(self, role: Role) -> str:
+        """The model role an agent of `role` runs on: its own in dual mode; in single mode
+        every agent runs on the top-level model."""
+        return role.model if self.mode == "dual" else "main"
+
+    def prompt_builder(
+        self, role: Role, names: list[str], *, top: str = ""
+    ) -> Callable[[PromptFacts], str]:
+        """Builds `role`'s system prompt from the facts (again after a compaction); `names`
+        are the tools it holds, `top` what only the top agent gets (work mode, skills)."""
+        collaboration, planning = self.collaboration, self.wants_planning(names)
+
+        def build(facts: PromptFacts) -> str:
+            return role.system_prompt(facts, collaboration, planning=planning, top=top)
+
+        return build
 
     def wants_planning(self, names: list[str]) -> bool:
         """The planning layer goes to agents that hold the todo tool, when enabled."""
@@ -812,7 +832,9 @@ def title_of(task: str) -> str:
 
 
 def _stored(entry: MemoEntry) -> StoredMemo:
-    return StoredMemo(entry.key, entry.content, entry.summary, entry.author, entry.time)
+    return StoredMemo(
+        entry.key, entry.content, entry.summary, entry.author, entry.time, run=entry.run
+    )
 
 
 def _unchanged(name: str, seen: list[Any]) -> bool:

@@ -9,21 +9,17 @@ whole call still stops them all.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from zen import events as ev
-from zen.agent.delegate import build_delegate, memo_keys, run_delegate
-from zen.agent.prompt import system_prompt
-from zen.agent.roles import SUBAGENT
+from zen.agent.delegate import build_delegate, run_delegate
+from zen.agent.roles import SUBAGENTS
 from zen.prompts import load_prompt, render
-from zen.tools.base import Approver, Delegation
+from zen.tools.base import Approver, Delegation, RunContext
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
     from zen.tools.spawn_agents import SubTask
-
-PROMPTS = {"explore": "explore", "plan": "plan", "code": "code-subagent"}
 
 
 class SubAgentRunner:
@@ -50,40 +46,21 @@ class SubAgentRunner:
 
     async def _run(self, name: str, task: SubTask, call_id: str) -> Delegation:
         session = self.session
-        started = time.time()
+        run = RunContext(emit=self.emit, approver=self.approver)
         agent = None
         try:
-            agent = build_delegate(
-                session,
-                name,
-                model_role=self._model_role(task.type),
-                tools=SUBAGENT[task.type],
-                prompt=lambda facts: system_prompt(PROMPTS[task.type], facts),
-                emit=self.emit,
-                approver=self.approver,
-                call_id=call_id,
-            )
+            agent = build_delegate(session, SUBAGENTS[task.type], name, call_id=call_id)
             message = render(
                 load_prompt("subagent-task"),
                 prompt=task.prompt.strip(),
                 memo=session.memo.index_text() or "(empty)",
             )
-            return await run_delegate(agent, session, message)
+            return await run_delegate(agent, session, message, run)
         except Exception as exc:  # one sub-agent's failure is reported, never spread
             reason = str(exc).strip() or type(exc).__name__
-            self.emit(ev.Notice(name, f"sub-agent failed: {reason}", level="warning"))
+            self.emit(ev.Notice(agent=name, text=f"sub-agent failed: {reason}", level="warning"))
             files = list(agent.files_changed) if agent else []
-            return Delegation(
-                f"Failed: {reason}", files, memo_keys(session, name, started), ok=False
-            )
-
-    def _model_role(self, kind: str) -> str:
-        """In dual mode code sub-agents use the Coder's model and the readers (explore, plan)
-        the scout's; in single mode every sub-agent uses the caller's."""
-        session = self.session
-        if session.mode != "dual":
-            return session.role
-        return "coder" if kind == "code" else "scout"
+            return Delegation(f"Failed: {reason}", files, session.memo.written_by(run.id), ok=False)
 
 
 def agent_names(descriptions: list[str]) -> list[str]:

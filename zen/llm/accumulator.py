@@ -143,7 +143,7 @@ class StreamAccumulator:
                 if reasoning:
                     self._grow(len(reasoning))
                     self._reasoning.append(reasoning)
-                    events.append(ReasoningDelta(self.agent, reasoning))
+                    events.append(ReasoningDelta(agent=self.agent, text=reasoning))
                     break
         content = delta.get("content")
         if content is not None:
@@ -152,7 +152,7 @@ class StreamAccumulator:
             if content:
                 self._grow(len(content))
                 self._text.append(content)
-                events.append(TextDelta(self.agent, content))
+                events.append(TextDelta(agent=self.agent, text=content))
         calls = delta.get("tool_calls")
         if calls is not None:
             if type(calls) is not list:
@@ -197,14 +197,23 @@ class StreamAccumulator:
                 slot.parts.append(fragment)
             if slot.announced:
                 if fragment:
-                    events.append(ToolCallArgsDelta(self.agent, slot.id, slot.name, fragment))
+                    events.append(
+                        ToolCallArgsDelta(
+                            agent=self.agent, call_id=slot.id, name=slot.name, delta=fragment
+                        )
+                    )
             elif slot.name:
                 # announce once the name is known; arguments that came earlier go out with it
                 slot.announced = True
-                events.append(ToolCallStarted(self.agent, slot.id, slot.name))
+                events.append(ToolCallStarted(agent=self.agent, call_id=slot.id, name=slot.name))
                 if slot.parts:
                     events.append(
-                        ToolCallArgsDelta(self.agent, slot.id, slot.name, "".join(slot.parts))
+                        ToolCallArgsDelta(
+                            agent=self.agent,
+                            call_id=slot.id,
+                            name=slot.name,
+                            delta="".join(slot.parts),
+                        )
                     )
 
     def _grow(self, size: int) -> None:

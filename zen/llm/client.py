@@ -185,7 +185,7 @@ class ChatClient:
                 delay = failure.retry_after
                 if delay is None:
                     delay = backoff(attempt)
-                emit(Retrying(agent, attempt, delay, failure.reason))
+                emit(Retrying(agent=agent, attempt=attempt, delay=delay, reason=failure.reason))
                 await self._pause(delay, emit, agent)
 
     async def _pause(self, delay: float, emit: Emit, agent: str) -> None:
@@ -199,7 +199,7 @@ class ChatClient:
         end = start + delay
         await asyncio.sleep(notice)
         while (now := loop.time()) < end:
-            emit(Waiting(agent, "retry", now - start, delay))
+            emit(Waiting(agent=agent, what="retry", elapsed=now - start, limit=delay))
             await asyncio.sleep(min(1.0, notice, end - now))
 
     def _request(
@@ -248,7 +248,16 @@ class ChatClient:
             if self.price is not None
             else None
         )
-        emit(Usage(agent, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.estimated, cost))
+        emit(
+            Usage(
+                agent=agent,
+                prompt_tokens=u.prompt_tokens,
+                completion_tokens=u.completion_tokens,
+                cached_tokens=u.cached_tokens,
+                estimated=u.estimated,
+                cost_usd=cost,
+            )
+        )
         if not u.estimated:
             self._check_truncation(messages, tools, u.prompt_tokens, emit, agent)
         return turn
@@ -294,7 +303,7 @@ class ChatClient:
                     if last is None
                     else "more of the model's answer"
                 )
-                emit(Waiting(agent, what, now - since, quiet_limit))
+                emit(Waiting(agent=agent, what=what, elapsed=now - since, limit=quiet_limit))
             wake = min(
                 start + total, since + quiet_limit, max(since + d.notice, progress.noticed + tick)
             )
@@ -389,8 +398,8 @@ class ChatClient:
             self._warned_truncation = True
             emit(
                 Notice(
-                    agent,
-                    (
+                    agent=agent,
+                    text=(
                         f"the server counted {reported:,} prompt tokens, fewer than the "
                         f"tool definitions alone (about {schemas:,}): it probably dropped the "
                         "tools, so the model cannot use them (llama-cpp-python: "
@@ -406,8 +415,8 @@ class ChatClient:
             self._warned_truncation = True
             emit(
                 Notice(
-                    agent,
-                    (
+                    agent=agent,
+                    text=(
                         f"the server counted {reported:,} prompt tokens for about "
                         f"{estimate:,} sent: it is probably cutting the conversation to fit a "
                         "small context window (Ollama: raise num_ctx in a Modelfile or set "

@@ -21,6 +21,9 @@ class MemoEntry:
     summary: str
     author: str
     time: float = field(default_factory=time.time)
+    run: str = ""
+    """The run that wrote it (`RunContext.id`): how a delegation finds the keys it wrote.
+    Empty for notes from an earlier session and for sessions saved before runs had ids."""
 
     def line(self) -> str:
         """`key — summary (author)`: one line of the index a fresh agent is handed."""
@@ -33,15 +36,18 @@ class MemoStore:
     on_change: Callable[[str, MemoEntry | None], None] | None = None
     """Told of every change, `auto` writes and deletions (None) too: the session record."""
 
-    def write(self, key: str, content: str, summary: str, author: str) -> MemoEntry:
-        """Write an entry. An `auto` entry never replaces a summary an agent wrote."""
+    def write(
+        self, key: str, content: str, summary: str, author: str, *, run: str = ""
+    ) -> MemoEntry:
+        """Write an entry for `run`. An `auto` entry never replaces a summary an agent wrote,
+        and refreshing one does not make it the reader's: it keeps its author and run."""
         old = self.entries.get(key)
         if author == AUTO and old is not None and old.author != AUTO:
             old.content = content
             old.time = time.time()
             self._changed(key, old)
             return old
-        entry = MemoEntry(key, content, summary, author)
+        entry = MemoEntry(key, content, summary, author, run=run)
         self.entries[key] = entry
         self._changed(key, entry)
         return entry
@@ -65,6 +71,10 @@ class MemoStore:
 
     def index(self) -> list[MemoEntry]:
         return sorted(self.entries.values(), key=lambda e: e.key)
+
+    def written_by(self, run: str) -> list[str]:
+        """The keys `run` wrote itself (not the `auto` notes its reads left)."""
+        return [e.key for e in self.index() if run and e.run == run and e.author != AUTO]
 
     def index_text(self) -> str:
         """`key — summary (author)` lines: what a fresh agent is handed."""

@@ -27,7 +27,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +101,10 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY(workspace, key)
     );
     """,
+    # 2: memo entries record the run that wrote them (older ones: '')
+    """
+    ALTER TABLE memo ADD COLUMN run TEXT NOT NULL DEFAULT ''
+    """,
 ]
 
 
@@ -135,6 +139,8 @@ class StoredMemo:
     summary: str
     author: str
     time: float
+    run: str = field(default="", kw_only=True)
+    """The run that wrote it; '' in sessions saved before runs had ids."""
 
 
 @dataclass
@@ -470,9 +476,9 @@ class SessionStore:
     def put_memo(self, sid: str, entry: StoredMemo) -> None:
         with self._write() as db:
             db.execute(
-                "INSERT OR REPLACE INTO memo(session_id, key, content, summary, author, time)"
-                " VALUES(?,?,?,?,?,?)",
-                (sid, entry.key, entry.content, entry.summary, entry.author, entry.time),
+                "INSERT OR REPLACE INTO memo(session_id, key, content, summary, author, time,"
+                " run) VALUES(?,?,?,?,?,?,?)",
+                (sid, entry.key, entry.content, entry.summary, entry.author, entry.time, entry.run),
             )
 
     def delete_memo(self, sid: str, key: str | None = None) -> None:
@@ -485,10 +491,11 @@ class SessionStore:
 
     def memo(self, sid: str) -> list[StoredMemo]:
         rows = self.db.execute(
-            "SELECT key, content, summary, author, time FROM memo WHERE session_id=? ORDER BY time",
+            "SELECT key, content, summary, author, time, run FROM memo WHERE session_id=?"
+            " ORDER BY time",
             (sid,),
         )
-        return [StoredMemo(*r) for r in rows]
+        return [StoredMemo(*r[:5], run=r[5]) for r in rows]
 
     # -- project notes (the memo's file:* entries, kept per workspace) ----------------------
 

@@ -8,6 +8,7 @@ cancellation propagates.
 
 from __future__ import annotations
 
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -99,10 +100,42 @@ class Delegator(Protocol):
         ...
 
 
-@dataclass
+class TurnFrame(Protocol):
+    """Called around a turn whose calls may change files (checkpoints); never raises."""
+
+    async def before(self) -> None: ...
+
+    async def after(self) -> None: ...
+
+
+def new_run_id() -> str:
+    return secrets.token_hex(4)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunContext:
+    """What belongs to one run of an agent (one task): where its events go, who approves its
+    calls, who runs its delegations. The caller builds one per run and passes it into
+    `Agent.run`; nothing of it stays on the agent, so no run inherits another's.
+
+    `id` names the run: memo entries record it (a delegation's keys are the entries its run
+    wrote), and the top agent's run shares it with its checkpoints."""
+
+    id: str = field(default_factory=new_run_id)
+    emit: Emit = ignore
+    approver: Approver = refuse_all
+    delegate: Delegator | None = None
+    """Runs `send-to-coder`'s Coder (dual mode)."""
+    spawn: Spawner | None = None
+    """Runs `spawn-agents`' sub-agents, when the feature is on."""
+    frame: TurnFrame | None = None
+    """Checkpoints around the turns that may change files (the top agent, when on)."""
+
+
+@dataclass(frozen=True)
 class ToolContext:
-    """Everything a tool may touch: one per agent, built by the session (`emit`, `delegate`
-    and `spawn` are set for each run).
+    """Everything a tool may touch: one per agent, built by the session, never changed (a call
+    gets a copy with its run and call id).
 
     Tools never import agents or front-ends; what they need from them comes in here.
     """
@@ -112,20 +145,18 @@ class ToolContext:
     read_tracker: ReadTracker
     memo: MemoStore
     todo: TodoStore
-    emit: Emit = ignore
     max_tool_output: int = 30_000
     max_edit_bytes: int = 10_000_000
     """Files above this size are refused by edit-file (config `max_edit_bytes`)."""
-    delegate: Delegator | None = None
-    spawn: Spawner | None = None
-    """Runs `spawn-agents`' sub-agents; provided by the session when the feature is on."""
     before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
     """Called with (tool, arguments) before a call that may change files runs: checkpoints
     without git copy the file a file tool is about to write."""
-    call_id: str = ""
-    """The tool call being executed: a delegated run's record links to it."""
     hooks: Hooks | None = None
     """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
+    run: RunContext = field(default_factory=RunContext)
+    """The run the call belongs to: its events, its delegations, its id."""
+    call_id: str = ""
+    """The tool call being executed: a delegated run's record links to it."""
 
 
 class Tool(ABC):

@@ -541,7 +541,7 @@ def remember(ctx: ToolContext, shown: str, content: str, summary: str) -> None:
     """Auto-memo: record what this agent just saw or did to a file under `file:<path>`."""
     if len(content) > MEMO_CAP:
         content = content[:MEMO_CAP] + f"\n… [{len(content) - MEMO_CAP} more chars]"
-    ctx.memo.write(f"file:{shown}", content, summary, AUTO)
+    ctx.memo.write(f"file:{shown}", content, summary, AUTO, run=ctx.run.id)
 
 
 @asynccontextmanager

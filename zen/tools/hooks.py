@@ -289,14 +289,14 @@ class Hooks:
     @staticmethod
     def _said(hook: Hook, text: str, emit: ev.Emit, agent: str) -> None:
         line = " ".join(text.split())
-        emit(ev.Notice(agent, f"hook {hook.event}: {line[:300]}"))
+        emit(ev.Notice(agent=agent, text=f"hook {hook.event}: {line[:300]}"))
 
     @staticmethod
     def _failed(hook: Hook, why: str, emit: ev.Emit, agent: str) -> None:
         emit(
             ev.Notice(
-                agent,
-                f"hook {hook.event} `{hook.command[:80]}` failed ({why}); it decided nothing",
+                agent=agent,
+                text=f"hook {hook.event} `{hook.command[:80]}` failed ({why}); it decided nothing",
                 level="warning",
             )
         )

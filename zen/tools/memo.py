@@ -45,8 +45,8 @@ class Memo(Tool):
             if not params.content:
                 return ToolResult.error("memo write needs `content`")
             summary = _one_line(params.summary or params.content)
-            memo.write(key, params.content, summary, ctx.agent)
-            ctx.emit(MemoWritten(agent=ctx.agent, key=key, summary=summary))
+            memo.write(key, params.content, summary, ctx.agent, run=ctx.run.id)
+            ctx.run.emit(MemoWritten(agent=ctx.agent, key=key, summary=summary))
             return ToolResult(True, f"wrote {key}", summary=f"{key}: {summary}")
         entry = memo.read(key)
         if entry is None:

@@ -106,7 +106,7 @@ class ToolRegistry:
             # Before the question: the user approves the input as the hooks left it.
             said = await hooks.run(
                 "PreToolUse",
-                ctx.emit,
+                ctx.run.emit,
                 ctx.agent,
                 tool=tool.name,
                 tool_input=claude_input(tool.name, args, ctx.workspace.root),
@@ -136,7 +136,7 @@ class ToolRegistry:
         if ran and hooks and hooks.wants("PostToolUse", tool.name):
             said = await hooks.run(
                 "PostToolUse",
-                ctx.emit,
+                ctx.run.emit,
                 ctx.agent,
                 tool=tool.name,
                 tool_input=claude_input(tool.name, args, ctx.workspace.root),

@@ -23,8 +23,8 @@ class RevertCoder(Tool):
         return str(args.get("checkpoint", ""))
 
     async def execute(self, params: RevertCoderParams, ctx: ToolContext) -> ToolResult:
-        if ctx.delegate is None:
+        if ctx.run.delegate is None:
             return ToolResult.error("revert-coder is only available in dual mode")
         if not params.why.strip():
             return ToolResult.error("say why the work is rejected: the next Coder needs it")
-        return await ctx.delegate.revert(params.checkpoint, params.why.strip())
+        return await ctx.run.delegate.revert(params.checkpoint, params.why.strip())

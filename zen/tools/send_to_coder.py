@@ -18,9 +18,9 @@ class SendToCoder(Tool):
     level = "auto"
 
     async def execute(self, params: SendToCoderParams, ctx: ToolContext) -> ToolResult:
-        if ctx.delegate is None:
+        if ctx.run.delegate is None:
             return ToolResult.error("send-to-coder is only available in dual mode")
-        done = await ctx.delegate(params.task, params.context, ctx.call_id)
+        done = await ctx.run.delegate(params.task, params.context, ctx.call_id)
         lines = [done.report.strip() or "(the Coder gave no report)"]
         lines.append("files changed: " + (", ".join(done.files_changed) or "none"))
         lines.append("memo keys written: " + (", ".join(done.memo_keys) or "none"))

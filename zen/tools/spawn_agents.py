@@ -2,7 +2,7 @@
 
 Each sub-agent starts from a fresh context with only its own prompt, so the caller's
 conversation stays small and the sub-agents' reading never lands in it: only their reports do.
-The runner lives in the agent layer and comes in through `ToolContext.spawn`.
+The runner lives in the agent layer and comes in through the run context (`ctx.run.spawn`).
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ class SpawnAgents(Tool):
         return "\n".join(f"{t.type}: {t.description}" for t in params.tasks)
 
     async def execute(self, params: SpawnAgentsParams, ctx: ToolContext) -> ToolResult:
-        if ctx.spawn is None:
+        if ctx.run.spawn is None:
             return ToolResult.error("spawn-agents is not available in this session")
-        done = await ctx.spawn(params.tasks, ctx.call_id)
+        done = await ctx.run.spawn(params.tasks, ctx.call_id)
         pairs = zip(params.tasks, done, strict=True)
         sections = [_section(n, task, d) for n, (task, d) in enumerate(pairs, 1)]
         failed = sum(not d.ok for d in done)

@@ -322,9 +322,7 @@ def _model(ctx: CommandContext, arg: str) -> None:
     if words and words[0] in ROLES:
         role = words.pop(0)
     if len(words) > 1:
-        ctx.out.info(
-            "usage: /model [ROLE] [NAME] (roles: main, orchestrator, coder, scout)", "yellow"
-        )
+        ctx.out.info(f"usage: /model [ROLE] [NAME] (roles: {', '.join(ROLES)})", "yellow")
         return
     session = ctx.session
     if words:

@@ -7,12 +7,14 @@ import json
 import re
 from typing import Any
 
+from zen.agent.roles import NAMED
 from zen.text import clip
 
 DETAIL_CHARS = 60
 """A call line's argument is cut to this many characters."""
-NESTED = ("coder",)
-"""Agents whose activity is shown indented under the call that started them."""
+NESTED = tuple(role.name for role in NAMED if not role.top)
+"""Agents whose activity is shown indented under the call that started them (sub-agents,
+`sub:<description>`, too)."""
 
 
 def is_nested(agent: str) -> bool:
@@ -108,7 +110,7 @@ def status_line(
     return " · ".join(parts)
 
 
-ROLES = ("main", "orchestrator", "coder")
+ROLES = tuple(role.name for role in NAMED)
 
 
 def role_order(item: tuple[str, object]) -> tuple[int, str]:
