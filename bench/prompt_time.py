@@ -63,14 +63,26 @@ def zen_args(base_url: str) -> list[str]:
     ]
 
 
-def to_prompt(args: list[str], pattern: Any, home: str, cwd: str) -> tuple[float, Any]:
+def to_prompt(args: list[str], pattern: Any, home: str, cwd: str) -> tuple[float, float, Any]:
+    """Wall time to the prompt, and the CPU time the main thread spent until then (less
+    sensitive to other processes on a loaded machine; excludes zen's preload thread)."""
     start = time.perf_counter()
     child = spawn(args, home, cwd)
     child.expect(pattern)
-    return time.perf_counter() - start, child
+    wall = time.perf_counter() - start
+    return wall, cpu_seconds(child.pid), child
 
 
-TYPING = 1.0
+def cpu_seconds(pid: int) -> float:
+    """Time on a CPU of the process's main thread (Linux schedstat), or NaN."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+TYPING = float(os.environ.get("BENCH_TYPING", "1.0"))
 """Seconds a person takes to type a message before pressing Enter (before each message)."""
 
 
@@ -84,6 +96,14 @@ def message(child: Any, line: str) -> float:
     return time.perf_counter() - start
 
 
+def load() -> str:
+    """The 1-minute load average, to print next to the figures."""
+    try:
+        return f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    except OSError:
+        return "unknown"
+
+
 def stop(child: Any) -> None:
     child.terminate(force=True)
     child.close()
@@ -93,26 +113,33 @@ def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     answer = "**Done.** Here is a list:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n"
     fake = FakeLLM(lambda body: text(answer, usage="estimate")).start()
-    bare, zen, first, second = [], [], [], []
+    bare, zen, bare_cpu, zen_cpu, first, second = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        for n in range(runs + 1):  # interleaved; the first round warms the disk cache
-            t_bare, child = to_prompt(["-c", BARE], re.escape("bare ›".encode()), home, cwd)
+        # interleaved; the first round warms the disk cache and records the checked config
+        for n in range(runs + 1):
+            t_bare, c_bare, child = to_prompt(["-c", BARE], re.escape("bare ›".encode()), home, cwd)
             stop(child)
-            t_zen, child = to_prompt(zen_args(fake.base_url), PROMPT, home, cwd)
+            t_zen, c_zen, child = to_prompt(zen_args(fake.base_url), PROMPT, home, cwd)
             t_first = message(child, "hello")
             t_second = message(child, "again")
             stop(child)
             if n:
                 bare.append(t_bare)
                 zen.append(t_zen)
+                bare_cpu.append(c_bare)
+                zen_cpu.append(c_zen)
                 first.append(t_first)
                 second.append(t_second)
     fake.stop()
     b, z = statistics.median(bare), statistics.median(zen)
+    bc, zc = statistics.median(bare_cpu), statistics.median(zen_cpu)
     f, s = statistics.median(first), statistics.median(second)
-    print(f"time to visible prompt (pty, medians of {runs}, interleaved):")
-    print(f"  bare PromptSession().prompt()  {b * 1000:6.0f} ms")
-    print(f"  zen --single                   {z * 1000:6.0f} ms   ({z / b:.2f}x)")
+    print(f"time to visible prompt (pty, medians of {runs}, interleaved; load {load()}):")
+    print(f"  bare PromptSession().prompt()  {b * 1000:6.0f} ms wall  {bc * 1000:6.0f} ms CPU")
+    print(
+        f"  zen --single                   {z * 1000:6.0f} ms wall  {zc * 1000:6.0f} ms CPU"
+        f"   ({z / b:.2f}x wall, {zc / bc:.2f}x CPU)"
+    )
     print("message latency in the shell (Enter to next prompt, fake server):")
     print(f"  first message                  {f * 1000:6.0f} ms")
     print(f"  second message                 {s * 1000:6.0f} ms   (first/second {f / s:.2f}x)")

@@ -112,7 +112,7 @@ def zen_env(home: Path, **extra: str) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("ZEN_", "OPENAI_", "DEEPSEEK_", "MOONSHOT_"))
     }
-    env.update(HOME=str(home), PYTHONPATH=str(ROOT), NO_COLOR="1", **extra)
+    env.update(HOME=str(home), USERPROFILE=str(home), PYTHONPATH=str(ROOT), NO_COLOR="1", **extra)
     return env
 
 
@@ -139,7 +139,8 @@ def run_zen(home: Path, project: Path) -> Callable[..., Done]:
             cwd=cwd or project,
             input=stdin,
             capture_output=True,
-            text=True,
+            encoding="utf-8",  # what zen writes and reads on pipes, whatever the code page
+            errors="replace",
             env={**zen_env(home), **(env or {})},
             timeout=timeout,
         )

@@ -27,7 +27,9 @@ def write(root: Path, text: str) -> Path:
 
 
 def load(workspace: Path, home: Path, cli: dict[str, Any] | None = None, **env: str) -> Config:
-    return load_config(workspace, cli, {"HOME": str(home), **env}, trusted=True)
+    return load_config(
+        workspace, cli, {"HOME": str(home), "USERPROFILE": str(home), **env}, trusted=True
+    )
 
 
 def error(workspace: Path, home: Path, cli: dict[str, Any] | None = None, **env: str) -> str:
@@ -269,7 +271,9 @@ def test_non_mapping_file(workspace: Path, home: Path, text: str, found: str) ->
 
 def test_empty_file_is_fine(workspace: Path, home: Path) -> None:
     write(workspace, "# nothing yet\n")
-    assert load(workspace, home) == load_config(workspace, env={"HOME": str(home)}, trusted=True)
+    assert load(workspace, home) == load_config(
+        workspace, env={"HOME": str(home), "USERPROFILE": str(home)}, trusted=True
+    )
 
 
 def test_unreadable_config_is_named(workspace: Path, home: Path) -> None:

@@ -88,6 +88,7 @@ def test_a_users_own_mode_overrides_and_an_unknown_one_is_a_config_error(
 def test_ten_skills_cost_few_prompt_characters(tmp_path: Path, monkeypatch) -> None:
     """The prompt budget for skills: names and one-line descriptions only."""
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path))
     for i in range(10):
         skill(
             tmp_path / ".zen" / "skills",

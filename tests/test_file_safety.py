@@ -281,7 +281,7 @@ def test_writable_file_in_a_read_only_folder_can_be_edited() -> None:
         warm = base / "warm"
         warm.mkdir()
         (warm / "f.txt").write_text("before\n")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(base)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(base), "USERPROFILE": str(base)}
         proc = subprocess.run(
             [sys.executable, "-c", script, str(folder), str(warm)],
             capture_output=True,
@@ -318,7 +318,7 @@ def test_a_killed_write_leaves_no_temp_file_after_the_next_start(tmp_path: Path)
         "    print('ready', flush=True)\n"
         "    time.sleep(60)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home), "USERPROFILE": str(home)}
     child = subprocess.Popen(
         [sys.executable, "-c", script, str(ws)], env=env, stdout=subprocess.PIPE, text=True
     )
@@ -475,7 +475,7 @@ async def test_reading_dot_git_config_asks(ctx: ToolContext, repo: Path) -> None
 def test_shell_mention_of_a_huge_file_reads_only_what_it_attaches(tmp_path: Path) -> None:
     import tracemalloc
 
-    from zen.ui.shell import ATTACH_LIMIT, mentioned_files
+    from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
 
     (tmp_path / "huge.log").write_bytes(b"log line\n" * 5_000_000)
     tracemalloc.start()

@@ -49,6 +49,7 @@ def git(repo: Path, *args: str) -> str:
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user or system git config (a pager, colours, hooks) leaks into the tests."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path / "home"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     for key, value in IDENTITY.items():

@@ -253,7 +253,7 @@ def test_unset_variable_in_zen_config_skips_only_that_server(tmp_path: Path, hom
         "  docs: {url: 'https://d.test/mcp', headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}}\n"
         "  time: {command: mcp-server-time}\n"
     )
-    config = load_config(tmp_path, env={"HOME": str(home)}, trusted=True)
+    config = load_config(tmp_path, env={"HOME": str(home), "USERPROFILE": str(home)}, trusted=True)
     assert list(config.mcp_servers) == ["time"]
     warnings: list[str] = []
     assert list(collect_servers(config, tmp_path, warn=warnings.append)) == ["time"]

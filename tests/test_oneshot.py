@@ -190,6 +190,46 @@ def test_task_from_stdin(fake_llm, run_zen) -> None:
     assert fake.requests[0]["messages"][-1]["content"].strip() == "the task from a pipe"
 
 
+def test_task_from_stdin_is_utf8_whatever_the_code_page(fake_llm, home: Path) -> None:
+    fake = fake_llm([text("got it")])
+    done = subprocess.run(
+        [sys.executable, "-m", "zen", "-p", "-", *args_for(fake)],
+        input="\ufeffrésumé 中文 ✓\n".encode(),  # with the BOM PowerShell may send
+        capture_output=True,
+        env=zen_env(home, PYTHONIOENCODING="cp1252"),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert fake.requests[0]["messages"][-1]["content"].strip() == "résumé 中文 ✓"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_answer_is_exact_utf8_whatever_the_code_page(
+    fake_llm, home: Path, project: Path, fmt: str
+) -> None:
+    """Windows pipes get the ANSI code page (cp1252); PYTHONIOENCODING makes Linux do the
+    same. The answer comes after an edit: it must not be lost to a UnicodeEncodeError."""
+    answer = "résumé ✓ 中文 › done"
+    fake = fake_llm(
+        [tool_calls([call("write-file", {"path": "n.txt", "content": "é\n"})]), text(answer)]
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "zen", "-p", "go", "--yes", "--output-format", fmt, *args_for(fake)],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=zen_env(home, PYTHONIOENCODING="cp1252"),
+        timeout=60,
+    )
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    assert (project / "n.txt").read_bytes() == "é\n".encode()
+    out = done.stdout.decode("utf-8")
+    assert (out.strip() if fmt == "text" else json.loads(out)["result"]) == answer
+    if fmt == "text":
+        assert "write-file n.txt" in err and "?" not in err
+
+
 def test_retries_a_server_error(fake_llm, run_zen) -> None:
     fake = fake_llm([status(500, headers={"retry-after-ms": "10"}), text("second time")])
     done = run_zen("-p", "go", *args_for(fake))
@@ -383,10 +423,11 @@ def test_max_budget_stops_the_run(fake_llm, run_zen, home: Path) -> None:
 
 def test_piped_stdin_is_context_for_the_task(fake_llm, run_zen) -> None:
     fake = fake_llm([text("it failed at line 2")])
-    done = run_zen("-p", "explain", *args_for(fake), stdin="line 1\nERROR at line 2\n")
+    log = "line 1 café\nERROR at line 2 ✓\n"
+    done = run_zen("-p", "explain", *args_for(fake), stdin=log)
     assert done.code == 0, done.err
     sent = fake.requests[0]["messages"][-1]["content"]
-    assert sent.startswith("explain") and "<stdin>\nline 1\nERROR at line 2\n</stdin>" in sent
+    assert sent.startswith("explain") and f"<stdin>\n{log}</stdin>" in sent
 
 
 def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) -> None:

@@ -63,7 +63,12 @@ def test_installed_copy_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -
         capture_output=True,
         timeout=300,
     )
-    env = {**os.environ, "PYTHONPATH": str(target), "HOME": str(tmp_path)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(target),
+        "HOME": str(tmp_path),
+        "USERPROFILE": str(tmp_path),
+    }
     code = (
         "import zen.prompts as p, zen.config as c, pathlib;"
         "print(p.data_dir('prompts'));"

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path))
     old = os.umask(0o022)
     yield tmp_path
     os.umask(old)

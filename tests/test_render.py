@@ -489,29 +489,6 @@ async def test_a_long_preview_is_shown_whole() -> None:
     assert "more lines" not in sink.getvalue()
 
 
-def test_an_output_that_cannot_encode_the_markers_replaces_them() -> None:
-    from zen.ui.term import tolerate_encoding
-
-    raw = io.BytesIO()
-    stream = io.TextIOWrapper(raw, encoding="cp1252")
-    tolerate_encoding(stream)
-    r = LogRenderer(make_console(PIPE, file=stream, width=COLS), PIPE)
-    r(
-        ev.ToolCallFinished(
-            agent="main",
-            call_id="c",
-            name="bash",
-            args={"command": "ls"},
-            ok=True,
-            summary="exit 0",
-            output="",
-            detail="ls",
-        )
-    )
-    stream.flush()
-    assert raw.getvalue() == b"? bash ls \x97 exit 0\n"
-
-
 def test_no_posix_only_api_is_touched_at_import_time() -> None:
     """Windows: zen/ui must import there, so POSIX-only modules are imported inside functions
     that are only called off win32, and only the signal names Windows has are named."""

@@ -42,6 +42,7 @@ async def test_user_git_config_and_environment_are_ignored(
     (home / ".config" / "git" / "attributes").write_text("* filter=x\n")
     other = tmp_path / "elsewhere.git"
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_DIR", str(other))  # a user's shell may export these
     monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "their-index"))

@@ -761,8 +761,12 @@ def test_a_hung_mcp_server_holds_up_neither_the_prompt_nor_more_than_its_start_t
 def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(
     shell: Any, project: Path, signame: str, code: int
 ) -> None:
+    import random
     import signal
 
+    # durations unique to this run: another test run on the machine has sleeps of its own
+    tag = f"31.{random.randrange(10**6):06d}"
+    escaped, plain = f"{tag}1", f"{tag}2"
     zen, _fake = shell(
         [
             tool_calls(
@@ -770,8 +774,8 @@ def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(
                     call(
                         "bash",
                         {
-                            "command": "echo $$ > shell.pid; setsid sleep 31.338 & "
-                            "echo $! > escaped.pid; sleep 31.339"
+                            "command": f"echo $$ > shell.pid; setsid sleep {escaped} & "
+                            f"echo $! > escaped.pid; sleep {plain}"
                         },
                     )
                 ]
@@ -782,12 +786,12 @@ def test_sigterm_and_sighup_end_the_shell_like_ctrl_c(
         state="single·yes",
     )
     zen.type("run the command\r")
-    assert wait_for(lambda: sleeping("31.339") and sleeping("31.338")), "never started"
+    assert wait_for(lambda: sleeping(plain) and sleeping(escaped)), "never started"
     zen.child.kill(getattr(signal, signame))
     zen.child.expect(pexpect.EOF, timeout=15)
     zen.child.close()
     assert zen.child.exitstatus == code, zen.raw.getvalue()[-2000:]
-    assert wait_for(lambda: not sleeping("31.338") and not sleeping("31.339"))
+    assert wait_for(lambda: not sleeping(escaped) and not sleeping(plain))
     assert b"Traceback" not in zen.raw.getvalue()
 
 

@@ -26,10 +26,7 @@ def make(root: Path, files: dict[str, str | bytes]) -> None:
     for rel, content in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
 
 
 async def grep(tool: Grep, ctx: ToolContext, **args: Any) -> ToolResult:

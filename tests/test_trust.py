@@ -50,6 +50,7 @@ def trust_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
     return home
 
 
@@ -185,7 +186,7 @@ def test_describe_says_in_plain_words_what_the_inputs_would_do(project: Path) ->
 def test_an_untrusted_project_layer_is_not_read(project: Path, tmp_path: Path) -> None:
     (project / ".zen").mkdir()
     (project / ".zen" / "config.yaml").write_text("permissions: {bash: auto}\nmax_turns: 7\n")
-    env = {"HOME": str(tmp_path / "nohome")}
+    env = {"HOME": str(tmp_path / "nohome"), "USERPROFILE": str(tmp_path / "nohome")}
     untrusted = load_config(project, env=env)
     assert (untrusted.permissions, untrusted.max_turns, untrusted.project_trusted) == (
         {},
@@ -252,7 +253,9 @@ def _load(
     if user_yaml:
         (home / ".zen").mkdir(exist_ok=True)
         (home / ".zen" / "config.yaml").write_text(user_yaml)
-    return load_config(project, cli, {"HOME": str(home), **env}, trusted=True)
+    return load_config(
+        project, cli, {"HOME": str(home), "USERPROFILE": str(home), **env}, trusted=True
+    )
 
 
 def test_a_project_that_moves_the_host_gets_none_of_the_users_keys(

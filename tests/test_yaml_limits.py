@@ -32,6 +32,7 @@ def project_config(tmp_path: Path, content: str | bytes) -> Path:
 
 def test_alias_bomb_is_rejected_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path / "home"))
     path = project_config(tmp_path, bomb())
     started = time.monotonic()
     with pytest.raises(ConfigError) as caught:
@@ -42,6 +43,7 @@ def test_alias_bomb_is_rejected_fast(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_recursive_alias_is_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path / "home"))
     path = project_config(tmp_path, "prompts: &x [*x]\n")
     with pytest.raises(ConfigError, match=re.escape(str(path))):
         load_config(tmp_path / "p", trusted=True)
@@ -49,6 +51,7 @@ def test_recursive_alias_is_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_a_few_aliases_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path / "home"))
     project_config(
         tmp_path,
         "x-base: &perm confirm\npermissions: {bash: *perm, git: *perm}\n".replace(
@@ -61,6 +64,7 @@ def test_a_few_aliases_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 def test_huge_config_is_rejected_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path / "home"))
     path = project_config(tmp_path, b"# " + b"x" * 2_000_000 + b"\n")
     with pytest.raises(ConfigError, match="limit is 1,000,000"):
         load_config(tmp_path / "p", trusted=True)
@@ -70,6 +74,7 @@ def test_huge_config_is_rejected_unread(tmp_path: Path, monkeypatch: pytest.Monk
 @pytest.mark.skipif(os.name != "posix", reason="FIFOs are POSIX")
 def test_fifo_as_config_does_not_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path / "home"))
     folder = tmp_path / "p" / ".zen"
     folder.mkdir(parents=True)
     os.mkfifo(folder / "config.yaml")

@@ -28,7 +28,7 @@ from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
 from zen.warn import Warn, warn_stderr
 
-__all__ = ["SessionError", "open_session"]
+__all__ = ["SessionError", "check_startup", "open_session"]
 
 
 def make_workspace(config: Config, root: Path) -> Workspace:
@@ -114,6 +114,18 @@ async def _warm_and_prune(store: Any) -> None:
             await store.prune()
 
 
+def check_startup(config: Config) -> None:
+    """What makes a config unusable before anything starts (ConfigError): an unknown work
+    mode, a role without its API key. The shell runs it before its prompt."""
+    if config.work_mode:
+        try:
+            work_modes.mode_prompt(config.work_mode)
+        except ValueError as e:
+            raise ConfigError(f"work_mode: {e}") from None
+    for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
+        resolve_model(config, role)  # a missing API key fails here, before servers start
+
+
 @asynccontextmanager
 async def open_session(
     config: Config,
@@ -134,13 +146,7 @@ async def open_session(
     remember(*config.known_keys())  # scrubbed from errors, logs and saved sessions from now on
     workspace = make_workspace(config, root)
     temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
-    if config.work_mode:
-        try:
-            work_modes.mode_prompt(config.work_mode)
-        except ValueError as e:
-            raise ConfigError(f"work_mode: {e}") from None
-    for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
-        resolve_model(config, role)  # a missing API key fails here, before servers start
+    check_startup(config)
     wanted = resume is not None or continue_last
     store = SessionStore() if wanted else open_store(warn)
     found = find_session(store, workspace.root, resume) if wanted and store else None

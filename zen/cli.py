@@ -181,6 +181,30 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {k: getattr(args, k) for k in CLI_KEYS if getattr(args, k) is not None}
 
 
+def exact_output() -> None:
+    """Every character of an answer reaches the user as written, whatever the code page.
+
+    Redirected to a pipe or file, stdout and stderr write UTF-8 (Windows would use the ANSI
+    code page, which cannot encode `✓` or CJK: a crash after the edits were made, or `?`).
+    A terminal keeps its own encoding (a Windows console is written through its wide-character
+    API, which has no code page); only a lone surrogate, never valid text, is replaced."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            tty = stream.isatty()
+        except (OSError, ValueError):
+            tty = False
+        try:
+            if tty:
+                reconfigure(errors="replace")
+            else:
+                reconfigure(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            pass
+
+
 def fail(message: str, code: int = exits.USAGE) -> int:
     from zen.terminal_safe import terminal_safe  # messages quote config files and paths
 
@@ -193,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # the common case, answered before argparse is even built
         print(f"zen {__version__}")
         return 0
+    exact_output()
     if argv[:1] == ["mcp"]:
         return mcp_command(argv[1:])
     if argv[:1] == ["acp"]:
@@ -219,9 +244,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from zen.paths import expand_user
 
-    workspace = Path(args.directory or ".").expanduser()
+    workspace = expand_user(args.directory or ".")
     if not workspace.is_dir():
         return refuse(args, f"-C {args.directory}: no such directory")
     if args.max_turns is not None and args.max_turns < 1:
@@ -240,13 +265,16 @@ def _main(args: argparse.Namespace) -> int:
     if args.task is not None and args.resume == "":
         return refuse(args, "--resume needs a session ID with -p (zen sessions list shows them)")
 
-    from zen.config import ConfigError, load_config
-
     root = workspace.resolve()
     interactive = args.task is None and sys.stdin.isatty() and sys.stdout.isatty()
     trusted = decide_trust(root, flag=args.trust, ask=interactive, shown=args.directory)
     if trusted is None:
         return exits.DONE
+    if args.task is None:
+        return start_shell(args, root, trusted)
+
+    from zen.config import ConfigError, load_config
+
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
     except ConfigError as e:
@@ -256,21 +284,6 @@ def _main(args: argparse.Namespace) -> int:
         if note:
             print(f"zen: {note}", file=sys.stderr)
 
-    if args.task is None:
-        from zen.app import open_session
-        from zen.ui.shell import run_shell
-
-        return run_shell(
-            config,
-            root,
-            open_session,
-            simple=args.simple,
-            yes=args.yes,
-            resume=args.resume,
-            continue_last=args.continue_last,
-            keep=frozenset(cli_overrides(args)),
-        )
-
     task = read_task(args.task)
     if not task.strip():
         return refuse(args, "the task is empty")
@@ -279,6 +292,81 @@ def _main(args: argparse.Namespace) -> int:
         if piped:
             task = f"{task.rstrip()}\n\n<stdin>\n{piped.rstrip()}\n</stdin>"
     return run_task(config, root, task, args)
+
+
+def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
+    """The shell, its prompt as soon as possible (issue 20).
+
+    A config whose inputs already passed every start-up check (`zen.config_check`) is not
+    validated before the prompt: pydantic and the session's modules load while the user types
+    and the config is validated again then. Any other config is checked in full first, so a
+    broken one is reported before a prompt that could only fail."""
+    from zen import config_check
+
+    overrides = cli_overrides(args)
+    key = config_check.digest(root, overrides, trusted=trusted)
+    resuming = args.resume is not None or args.continue_last
+    shown = None if resuming else config_check.known(key)
+    if shown is None:
+        from zen.config import ConfigError, load_config
+
+        try:
+            config = load_config(root, overrides, trusted=trusted)
+            shown = startup_summary(config, args.model)
+        except ConfigError as e:
+            return refuse(args, str(e))
+        config_check.remember(key, shown)
+
+        def load() -> Any:
+            return config
+
+    else:
+
+        def load() -> Any:
+            from zen.config import load_config
+
+            return load_config(root, overrides, trusted=trusted)
+
+    if shown.get("note"):
+        print(f"zen: {shown['note']}", file=sys.stderr)
+    from zen.ui.shell import run_shell
+
+    return run_shell(
+        load,
+        shown,
+        root,
+        open_session_later,
+        imports=("zen.app",),
+        simple=args.simple,
+        yes=args.yes,
+        resume=args.resume,
+        continue_last=args.continue_last,
+        keep=frozenset(overrides),
+    )
+
+
+def open_session_later(*args: Any, **kwargs: Any) -> Any:
+    """zen.app's `open_session`, imported when the shell opens its session (after its prompt)."""
+    from zen.app import open_session
+
+    return open_session(*args, **kwargs)
+
+
+def startup_summary(config: Any, model: str | None) -> dict[str, str]:
+    """Run the start-up checks (ConfigError) and keep what the prompt and banner show."""
+    from zen.app import check_startup
+    from zen.config import resolve_model
+
+    check_startup(config)
+    dual = config.agent_mode == "dual"
+    settings = resolve_model(config, "orchestrator" if dual else None)
+    return {
+        "mode": config.agent_mode,
+        "collaboration": config.collaboration,
+        "model": settings.model,
+        "provider": settings.provider if settings.default_model else "",
+        "note": model_note(config, model) if model else "",
+    }
 
 
 def refuse(args: argparse.Namespace, message: str) -> int:
@@ -343,8 +431,8 @@ def report_tightened() -> None:
 def read_task(given: str) -> str:
     """The task as valid text: bytes that are not UTF-8 (in argv, kept by Python as lone
     surrogates, or on stdin) become U+FFFD instead of failing far away, in a request."""
-    if given == "-":
-        return sys.stdin.buffer.read().decode("utf-8", "replace")
+    if given == "-":  # UTF-8 whatever the code page; PowerShell may put a BOM first
+        return sys.stdin.buffer.read().decode("utf-8-sig", "replace")
     return given.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
@@ -358,31 +446,47 @@ def piped_input(wait: float = PIPED_WAIT) -> str:
     """What a pipe gives on stdin (`cat log | zen -p "explain"`), as context for the task.
 
     Read only when stdin is not a terminal and has data or end-of-file within `wait` seconds:
-    an editor or CI job that leaves stdin open and silent must not hang zen. Not on Windows,
-    whose select() takes sockets only."""
+    an editor or CI job that leaves stdin open and silent must not hang zen. A reader thread
+    waits for the first chunk (select() takes only sockets on Windows); if the deadline passes
+    it is left blocked and dies with the process."""
+    import os
+    import queue
+    import threading
+
     stream = sys.stdin
-    if stream is None or sys.platform == "win32":
+    if stream is None:
         return ""
     try:
         if stream.isatty():
             return ""
         fd = stream.fileno()
-        import os
-        import select
-
-        if not select.select([fd], [], [], wait)[0]:
-            return ""
-        chunks: list[bytes] = []
-        size = 0
-        while size <= PIPED_LIMIT * 4:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
     except (OSError, ValueError):
         return ""
-    text = b"".join(chunks).decode("utf-8", "replace")
+    chunks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+    def pump() -> None:
+        size = 0
+        try:
+            while size <= PIPED_LIMIT * 4:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                chunks.put(chunk)
+                size += len(chunk)
+        except OSError:
+            pass
+        chunks.put(None)
+
+    threading.Thread(target=pump, name="zen-stdin", daemon=True).start()
+    try:
+        chunk = chunks.get(timeout=wait)
+    except queue.Empty:
+        return ""
+    got: list[bytes] = []
+    while chunk is not None:
+        got.append(chunk)
+        chunk = chunks.get()
+    text = b"".join(got).decode("utf-8-sig", "replace").replace("\r\n", "\n")
     if len(text) > PIPED_LIMIT:
         text = text[:PIPED_LIMIT] + f"\n[cut: stdin gave more than {PIPED_LIMIT:,} characters]"
     return text
@@ -412,11 +516,6 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     from zen.app import SessionError, open_session
     from zen.config import ConfigError
     from zen.ui.oneshot import result_object, run_oneshot, write_result
-
-    for stream in (sys.stdout, sys.stderr):  # never a traceback for one odd character
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="replace")
 
     async def go() -> int:
         from zen.ui.stop_signals import StopSignals
@@ -483,9 +582,9 @@ def mcp_command(argv: list[str]) -> int:
         help="include this folder's own servers (.mcp.json) for this run",
     )
     args = parser.parse_args(argv[1:])
-    from pathlib import Path
+    from zen.paths import expand_user
 
-    workspace = Path(args.directory or ".").expanduser().resolve()
+    workspace = expand_user(args.directory or ".").resolve()
 
     import asyncio
 
@@ -522,12 +621,11 @@ def config_command(argv: list[str]) -> int:
         "--trust", action="store_true", help="include this folder's own settings for this run"
     )
     args = parser.parse_args(argv)
-    from pathlib import Path
-
     from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.paths import expand_user
     from zen.ui.format import endpoint_line
 
-    root = Path(args.directory or ".").expanduser().resolve()
+    root = expand_user(args.directory or ".").resolve()
     trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
     try:
         config = load_config(root, trusted=bool(trusted))
@@ -565,9 +663,8 @@ def trust_command(argv: list[str]) -> int:
     which.add_argument("--list", action="store_true", help="list trusted folders")
     which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
     args = parser.parse_args(argv)
-    from pathlib import Path
-
     from zen import trust
+    from zen.paths import expand_user
     from zen.terminal_safe import terminal_safe as safe
 
     try:
@@ -579,11 +676,11 @@ def trust_command(argv: list[str]) -> int:
                 print("No trusted folders.")
             return exits.DONE
         if args.remove:
-            if not trust.forget(Path(args.remove)):
+            if not trust.forget(expand_user(args.remove)):
                 return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
-            print(safe(f"no longer trusted: {Path(args.remove).expanduser().resolve()}"))
+            print(safe(f"no longer trusted: {expand_user(args.remove).resolve()}"))
             return exits.DONE
-        root = Path(args.directory).expanduser()
+        root = expand_user(args.directory)
         if not root.is_dir():
             return fail(f"{args.directory}: no such directory")
         state = trust.check(root)

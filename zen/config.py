@@ -41,6 +41,7 @@ from pydantic import (
 )
 
 from zen import env_vars
+from zen.paths import user_home
 from zen.providers import PROVIDERS, detect, is_local
 
 Level = Literal["auto", "confirm", "deny"]
@@ -368,16 +369,17 @@ def load_config(
     trusted: bool = False,
 ) -> Config:
     """Merge every layer and validate once. `cli` holds only the flags the user gave (None
-    values are ignored); `env` defaults to `os.environ` and also supplies HOME.
+    values are ignored); `env` defaults to `os.environ` and also supplies the home directory
+    (`zen.paths.user_home`).
 
     The project layer (`<workspace>/.zen/config.yaml`) is read only when `trusted` (see
     zen/trust.py): this is the one place that decides whether a repository's settings apply,
     and the config remembers it for `.mcp.json` (`Config.project_trusted`)."""
+    home = user_home(env)  # the process's home unless an environment was given
     env = os.environ if env is None else env
     layers = [_read_layer(_default_file(), env)]
-    home = env.get("HOME") or env.get("USERPROFILE")
     if home:
-        layers.append(_read_layer(Path(home) / ".zen" / "config.yaml", env))
+        layers.append(_read_layer(home / ".zen" / "config.yaml", env))
     project = _read_layer(Path(workspace) / ".zen" / "config.yaml", env) if trusted else None
     layers.append(project)
     from_env = {key: env[var] for var, key in _ENV_KEYS.items() if env.get(var)}

@@ -23,7 +23,11 @@ MCP_FAILED = 9
 TERMINATED = 143
 """SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""
 HANGUP = 129
-"""SIGHUP (the terminal closed): stopped like Ctrl-C, 128 + 1."""
+"""SIGHUP (the terminal closed), or the Windows console window closed: stopped like Ctrl-C,
+128 + 1."""
+BREAK = 149
+"""Ctrl-Break (Windows): stopped like Ctrl-C, 128 + SIGBREAK (21). Logoff and shutdown give
+TERMINATED."""
 
 
 def for_signal(signum: int) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zen.bom import decode_text
 from zen.paths import zen_home
 from zen.prompts import load_prompt, render
 
@@ -63,7 +64,7 @@ def _read(path: Path) -> str | None:
         if not path.is_file():
             return None
         with path.open("rb") as handle:
-            return handle.read(FILE_LIMIT).decode("utf-8-sig", "replace")
+            return decode_text(handle.read(FILE_LIMIT), "replace")
     except OSError:
         return None
 

@@ -1,7 +1,8 @@
 """Where zen keeps its own state (`~/.zen`), created private to the user.
 
-One place decides the home directory (`Path.home()`: HOME on POSIX, USERPROFILE on Windows) so
-config, history, logs, sessions and snapshots always agree. Everything zen creates there is
+One place decides the home directory (`user_home`, i.e. `Path.home()`: HOME on POSIX,
+USERPROFILE on Windows, never the other) so config, history, logs, sessions and snapshots
+always agree. Everything zen creates there is
 0700 (folders) / 0600 (files) whatever the umask: it holds prompts, conversations and file
 contents. Modes are set per path; the process umask is never changed, so files zen writes in
 the workspace keep their normal modes.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -18,6 +20,28 @@ FILE_MODE = 0o600
 
 # Paths whose wider permissions were narrowed in this process: front-ends say so once.
 tightened: list[Path] = []
+
+
+def user_home(env: Mapping[str, str] | None = None) -> Path | None:
+    """The user's home: `Path.home()` (USERPROFILE on Windows, HOME elsewhere). With `env`
+    (the config loader's, tests' environments) the same variable is read from it instead;
+    None when it is not set there."""
+    if env is None:
+        return Path.home()
+    value = env.get("USERPROFILE" if os.name == "nt" else "HOME")
+    return Path(value) if value else None
+
+
+def expand_user(path: str | os.PathLike[str]) -> Path:
+    """`path` with a leading `~` (alone, or before a separator) as the user's home; `~name`
+    and anything else unchanged. zen's one way to expand `~`, so a path the user or model
+    writes with it lands where zen's own state is (os.path.expanduser would ask the
+    environment again, by rules of its own)."""
+    text = os.fspath(path)
+    seps = ("~/", "~\\") if os.name == "nt" else ("~/",)
+    if text == "~" or text.startswith(seps):
+        return Path.home() / text[2:]
+    return Path(text)
 
 
 def zen_home() -> Path:

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from zen import env_vars
-from zen.paths import private_dir, zen_home
+from zen.bom import decode_text
+from zen.paths import expand_user, private_dir, zen_home
 from zen.text import clip
 
 CONFIG = ".zen/config.yaml"
@@ -188,7 +189,7 @@ def trust(state: TrustState) -> None:
 def forget(workspace: Path) -> bool:
     """Remove a workspace's entry (by resolved path, or as written); False when absent."""
     entries = load_store()
-    keys = dict.fromkeys((str(workspace.expanduser().resolve()), str(workspace)))
+    keys = dict.fromkeys((str(expand_user(workspace).resolve()), str(workspace)))
     found = [key for key in keys if key in entries]
     for key in found:
         del entries[key]
@@ -246,7 +247,7 @@ def _yaml(path: Path) -> Any:
     if not os.path.lexists(path):
         return _MISSING
     try:
-        return yaml.safe_load(_bytes(path).decode("utf-8", "replace")) or {}
+        return yaml.safe_load(decode_text(_bytes(path), "replace")) or {}
     except yaml.YAMLError:
         return "unreadable"
 
@@ -255,7 +256,7 @@ def _json(path: Path) -> Any:
     if not os.path.lexists(path):
         return _MISSING
     try:
-        return json.loads(_bytes(path).decode("utf-8", "replace"))
+        return json.loads(decode_text(_bytes(path), "replace"))
     except ValueError:
         return "unreadable"
 

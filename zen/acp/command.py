@@ -95,7 +95,7 @@ async def serve(overrides: dict[str, Any]) -> None:
     reader, writer = await protocol_streams()
     # The model client (~0.5 s of imports) loads while the editor initializes and opens a
     # session, so the first prompt does not wait for it.
-    preload(modules=("openai", "jiter", "anyio._backends._asyncio"))
+    preload((("openai", "jiter", "anyio._backends._asyncio"), None))
     main = asyncio.current_task()
     loop = asyncio.get_running_loop()
     stop_signals = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s]

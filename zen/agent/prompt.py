@@ -20,6 +20,7 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
+from zen.paths import expand_user
 from zen.prompts import load_prompt, render
 from zen.tools.workspace import PathError, Workspace
 from zen.warn import Warn
@@ -80,7 +81,7 @@ def _read_instructions(
         if confined:
             path = workspace.resolve(name)
         else:
-            path = (workspace.root / Path(name).expanduser()).resolve()
+            path = (workspace.root / expand_user(name)).resolve()
     except PathError as exc:
         warn(f"instructions {name} not used: {exc}")
         return None

@@ -32,6 +32,7 @@ from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
 from zen.mcp.stderr import StderrPump, clean_line
 from zen.mcp.tool import RemoteTool, render_result
+from zen.paths import expand_user
 from zen.tools.base import ToolResult
 
 State = Literal["stopped", "starting", "running", "exited", "failed"]
@@ -374,7 +375,7 @@ class Connection:
 
     def _cwd(self) -> Path:
         cwd = self.spec.cwd
-        return self.workspace / Path(cwd).expanduser() if cwd else self.workspace
+        return self.workspace / expand_user(cwd) if cwd else self.workspace
 
     def _describe(self, exc: BaseException, run: _Run) -> str:
         """One line saying why the server failed, from the innermost useful exception."""

@@ -18,7 +18,9 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from zen import env_vars
+from zen.bom import decode_text
 from zen.config import Config, McpServer
+from zen.paths import expand_user
 from zen.warn import Warn, warn_stderr
 
 Kind = Literal["stdio", "http"]
@@ -69,7 +71,7 @@ def read_mcp_json(path: Path, warn: Warn = warn_stderr) -> dict[str, McpServer]:
         warn(f"{path}: larger than {MAX_MCP_JSON // 1024} KB; its MCP servers are ignored")
         return {}
     try:
-        data = json.loads(raw.decode("utf-8-sig"))  # editors on Windows write a BOM
+        data = json.loads(decode_text(raw))  # editors on Windows write a BOM, or UTF-16
     except UnicodeDecodeError:
         warn(f"{path}: not UTF-8 text; its MCP servers are ignored")
         return {}
@@ -175,12 +177,12 @@ def _env_file(value: Any, folder: Path, warn: Warn) -> dict[str, str] | None:
     if not isinstance(value, str):
         warn("envFile must be a file name; skipped")
         return None
-    path = (folder / Path(value).expanduser()).resolve()
+    path = (folder / expand_user(value)).resolve()
     if not path.is_relative_to(folder.resolve()):
         warn(f"envFile {value!r} is outside the project; skipped")
         return None
     try:
-        text = path.read_bytes()[:MAX_ENV_FILE].decode("utf-8-sig", errors="replace")
+        text = decode_text(path.read_bytes()[:MAX_ENV_FILE], errors="replace")
     except OSError as exc:
         warn(f"envFile {value!r}: cannot read it ({exc.strerror}); skipped")
         return None

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from zen.paths import private_dir, private_file, zen_home
+from zen.pids import pid_alive
 from zen.redaction import scrub
 
 BLOB_MIN = 256
@@ -168,15 +169,7 @@ def owner_alive(owner: str) -> bool:
     pid, _, host = owner.partition("@")
     if not pid.isdigit() or host != socket.gethostname():
         return False
-    if int(pid) == os.getpid():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True
+    return pid_alive(int(pid))
 
 
 class SessionStore:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
+from zen.paths import expand_user
 from zen.stores.memo import AUTO
 from zen.tools import temp_journal
 from zen.tools.workspace import PathError
@@ -115,7 +116,7 @@ def hooks_dir(root: Path) -> Path | None:
     if not value:
         return None
     try:
-        return (root / os.path.expanduser(value)).resolve()
+        return (root / expand_user(value)).resolve()
     except (OSError, RuntimeError, ValueError):
         return None
 
@@ -177,10 +178,12 @@ def open_regular(t: Target, flags: int = os.O_RDONLY) -> int:
     """An fd on the regular file `t`, opened so a file swapped for a FIFO or a symlink since
     the check can neither block nor redirect it (O_NONBLOCK, O_NOFOLLOW, then fstat)."""
     extra = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags |= extra | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(t.path, flags | extra | getattr(os, "O_CLOEXEC", 0))
+        fd = retry_busy(os.open, t.path, flags)
     except OSError as exc:
-        raise FileError(f"cannot open {t.shown}: {exc.strerror or exc}") from None
+        reason = IN_USE if busy(exc) else exc.strerror or exc
+        raise FileError(f"cannot open {t.shown}: {reason}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
@@ -285,10 +288,11 @@ def atomic_write(path: Path, data: bytes, shown: str) -> None:
                 "regular files"
             )
         if _read_only(path, st):
+            how = f"attrib -r {shown}" if os.name == "nt" else "chmod u+w"
             raise FileError(
                 f"{shown} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); zen does not "
                 "replace read-only files. If it should change, make it writable first "
-                "(e.g. chmod u+w through bash), then try again"
+                f"(e.g. {how} through bash), then try again"
             )
         if st.st_nlink > 1:
             _write_in_place(t, data)
@@ -300,7 +304,9 @@ def atomic_write(path: Path, data: bytes, shown: str) -> None:
             raise FileError(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
         _replace(path, data, st)
-    except PermissionError:
+    except PermissionError as exc:
+        if busy(exc):
+            raise FileError(f"cannot write {shown}: {IN_USE}") from None
         if st is None:
             raise FileError(f"cannot write {shown}: permission denied") from None
         _write_in_place(t, data)  # a writable file in a folder we may not add files to
@@ -318,9 +324,9 @@ def _write_in_place(t: Target, data: bytes) -> None:
     fd = open_regular(t, os.O_WRONLY)
     try:
         view = memoryview(data)
-        written = 0
-        while written < len(view):
-            written += os.pwrite(fd, view[written:], written)
+        os.lseek(fd, 0, os.SEEK_SET)
+        while view:
+            view = view[os.write(fd, view) :]
         os.ftruncate(fd, len(data))
         os.fsync(fd)
     except OSError as exc:
@@ -337,10 +343,13 @@ def _replace(path: Path, data: bytes, st: os.stat_result | None) -> None:
         tmp, fd = _open_temp(path, mode)
         with temp_journal.recorded(tmp):
             try:
-                _fill(fd, data, path, st)
-                os.replace(tmp, path)
+                try:
+                    _fill(fd, data, path, st)
+                finally:
+                    os.close(fd)  # Windows renames no file that is still open
+                retry_busy(os.replace, tmp, path)
             except BaseException:
-                tmp.unlink(missing_ok=True)
+                _discard(tmp)
                 raise
         return
     try:
@@ -354,7 +363,7 @@ def _replace(path: Path, data: bytes, st: os.stat_result | None) -> None:
             try:
                 os.replace(tmp, path)
             except BaseException:
-                tmp.unlink(missing_ok=True)
+                _discard(tmp)
                 raise
     finally:
         os.close(fd)
@@ -419,7 +428,8 @@ def _copy_metadata(fd: int, path: Path, st: os.stat_result) -> None:
         elif st.st_gid != os.getegid():
             with contextlib.suppress(OSError):  # allowed when we are in that group
                 os.fchown(fd, -1, st.st_gid)
-    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
+    if hasattr(os, "fchmod"):  # not on Windows before 3.13 (only its read-only bit, unset here)
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
     if hasattr(os, "listxattr"):
         with contextlib.suppress(OSError):
             for name in os.listxattr(path):
@@ -428,7 +438,47 @@ def _copy_metadata(fd: int, path: Path, st: os.stat_result) -> None:
 
 
 def _temp_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{secrets.token_hex(4)}.zen-tmp")
+    """`.1a2b3c.zen-tmp`: 15 characters whatever the file's name (it used to add ~20 to it),
+    so a temp path is longer than its file's by at most 14: Windows' 260-character limit."""
+    return path.with_name(f".{secrets.token_hex(3)}.zen-tmp")
+
+
+def _discard(tmp: Path) -> None:
+    """Remove a temp file that will not be moved in, read-only or briefly held or not."""
+    with contextlib.suppress(OSError):
+        os.chmod(tmp, stat.S_IWRITE | stat.S_IREAD)  # Windows refuses to delete read-only files
+    with contextlib.suppress(FileNotFoundError):
+        retry_busy(tmp.unlink)
+
+
+BUSY_WAITS = (0.05, 0.1, 0.2, 0.3, 0.4)
+"""Seconds between tries while another program holds a file (about 1 s in all)."""
+IN_USE = (
+    "another program has it open (a sharing violation: an editor, antivirus or the indexer); "
+    "close it or try again in a moment"
+)
+_BUSY_WINERRORS = (5, 32, 33)
+"""ERROR_ACCESS_DENIED (a file pending delete), ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION."""
+
+
+def busy(exc: OSError) -> bool:
+    """A Windows file held by someone else for now: antivirus and indexers let go quickly."""
+    return getattr(exc, "winerror", None) in _BUSY_WINERRORS
+
+
+def retry_busy(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)`, tried again for about a second while the file is busy (Windows only:
+    elsewhere `winerror` is never set). Called off the event loop: it sleeps."""
+    import time
+
+    for delay in BUSY_WAITS:
+        try:
+            return fn(*args)
+        except PermissionError as exc:
+            if not busy(exc):
+                raise
+            time.sleep(delay)
+    return fn(*args)
 
 
 def _open_temp(path: Path, mode: int) -> tuple[Path, int]:
@@ -436,7 +486,8 @@ def _open_temp(path: Path, mode: int) -> tuple[Path, int]:
     while True:
         tmp = _temp_name(path)
         try:
-            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            return tmp, os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), mode)
         except FileExistsError:
             continue
 

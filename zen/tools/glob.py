@@ -56,9 +56,14 @@ class Glob(Tool):
 
 
 def _relative_pattern(pattern: str, base: Path) -> str:
-    """Models sometimes put the directory in the pattern as an absolute path: accept it."""
+    """Models sometimes put the directory in the pattern as an absolute path: accept it (on
+    Windows with either slash, in any case, as its file system does)."""
     prefix = os.path.join(base, "")
-    if pattern.startswith(prefix):
+    if os.name == "nt":
+        pattern, prefix = pattern.replace("\\", "/"), prefix.replace("\\", "/")
+        if pattern[: len(prefix)].lower() == prefix.lower():
+            return "/" + pattern[len(prefix) :]
+    elif pattern.startswith(prefix):
         return "/" + pattern[len(prefix) :]
     return pattern
 

@@ -188,7 +188,7 @@ class _Search:
                 return await off_loop(self.with_python, collector)
             for rel in specials:
                 walk += ["--glob", "!/" + _glob_escape(rel)]
-        args = [*walk, "--json", "--sort", "path"]
+        args = [*walk, "--json", "--sort", "path", "--crlf"]  # `$` matches CRLF lines too
         if self.ignore_case:
             args.append("--ignore-case")
         if self.context:
@@ -340,19 +340,24 @@ def _glob_escape(rel: str) -> str:
 
 
 READ_CHUNK = 1 << 16
+_OPEN_FLAGS = (
+    getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
+"""Never wait on a FIFO, never leak the fd to a child, never translate line ends (Windows)."""
 
 
 def _search_file(path: Path, regex: re.Pattern[str], context: int) -> Iterator[Line]:
     """Matches in one file, streamed: memory stays at one line plus `context` lines, and a
     file swapped for a FIFO since the walk is neither waited on nor read."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
     except OSError:
         return
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return
-        os.set_blocking(fd, True)
+        if _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
         head = f.read(BINARY_PROBE)
         if b"\0" in head:
             return  # binary, as ripgrep decides
@@ -362,7 +367,7 @@ def _search_file(path: Path, regex: re.Pattern[str], context: int) -> Iterator[L
         last_shown = 0
         for number, raw in enumerate(_bounded_lines(f), 1):
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8", "replace")
-            text = text.removesuffix("\n")
+            text = text.removesuffix("\n").removesuffix("\r")  # `$` matches CRLF lines too
             if regex.search(text):
                 for n, held in before:
                     if n > last_shown:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zen import events as ev
+from zen.bom import decode_text
 from zen.tools.process import kill_tree, spawn
 
 EVENTS = (
@@ -129,7 +130,7 @@ def load_hooks(configured: Any, root: Path, trusted: bool) -> tuple[list[Hook], 
     settings = root / ".claude" / "settings.json"
     if trusted and settings.is_file():
         try:
-            data = json.loads(settings.read_bytes().decode("utf-8-sig"))
+            data = json.loads(decode_text(settings.read_bytes()))
         except (OSError, ValueError) as e:
             return hooks, [*problems, f"{settings}: unreadable ({e}); its hooks are ignored"]
         more, said = parse_hooks(

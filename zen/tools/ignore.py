@@ -151,10 +151,13 @@ class PathGlob:
 
     A pattern with a `/` is matched against the path from the search start (a leading `/`
     only anchors). `*` and `?` stop at `/`, `**` spans directories, `{a,b}` alternates,
-    `[...]` is a class and a leading `!` negates. A bad pattern raises ValueError.
+    `[...]` is a class and a leading `!` negates. A bad pattern raises ValueError. On Windows a
+    backslash is a separator, not an escape (ripgrep's rule there too).
     """
 
     def __init__(self, pattern: str) -> None:
+        if os.name == "nt":  # `src\\**\\*.py`: a separator there, as in ripgrep on Windows
+            pattern = pattern.replace("\\", "/")
         self.pattern = pattern
         body = pattern[1:] if pattern.startswith("!") else pattern
         self.negated = pattern.startswith("!")

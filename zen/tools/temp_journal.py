@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from zen.paths import private_dir, zen_home
+from zen.pids import pid_alive
 
 
 def journal_dir() -> Path:
@@ -56,7 +57,7 @@ def sweep() -> list[Path]:
         return removed
     for entry in entries:
         pid_text = entry.name.split("-", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
+        if not pid_text.isdigit() or pid_alive(int(pid_text)):
             continue
         try:
             path = Path(os.fsdecode(entry.read_bytes()))
@@ -69,15 +70,3 @@ def sweep() -> list[Path]:
         with contextlib.suppress(OSError):
             entry.unlink()
     return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zen.paths import expand_user
+
 REPLACEMENT = "\ufffd"
 
 
@@ -44,6 +46,31 @@ def _undo_replacement(candidate: Path) -> Path:
     return current
 
 
+RESERVED = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"{kind}{n}" for kind in ("COM", "LPT") for n in [*"123456789", "¹", "²", "³"]]
+)
+"""Windows device names: `CON`, `nul.txt` or `src/aux.py` open a device, never a file."""
+
+
+def reserved_part(path: str) -> str | None:
+    """The first part of `path` that is a Windows device name (any case, any extension)."""
+    for part in path.replace("\\", "/").split("/"):
+        stem = part.split(".", 1)[0].rstrip(" ")
+        if stem.upper() in RESERVED:
+            return part
+    return None
+
+
+def without_verbatim_prefix(path: str) -> str:
+    """`\\\\?\\C:\\x` → `C:\\x`, `\\\\?\\UNC\\host\\share` → `\\\\host\\share`: Windows'
+    long-path spelling of the same path, which would otherwise never match the workspace root."""
+    for prefix, replacement in (("\\\\?\\UNC\\", "\\\\"), ("\\\\?\\", ""), ("//?/", "")):
+        if path.startswith(prefix):
+            return replacement + path[len(prefix) :]
+    return path
+
+
 class PathError(ValueError):
     """A path a tool cannot use; the message says why, for the model to read."""
 
@@ -60,7 +87,7 @@ class Workspace:
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
-        self.extra_roots = [p.expanduser().resolve() for p in self.extra_roots]
+        self.extra_roots = [expand_user(p).resolve() for p in self.extra_roots]
 
     def resolve(self, path: str) -> Path:
         """The real path for `path`; PathError (OutsideWorkspace) when it cannot be used.
@@ -69,8 +96,17 @@ class Workspace:
         """
         if not path or not path.strip():
             raise PathError("empty path")
+        if os.name == "nt":
+            path = without_verbatim_prefix(path)
+            device = reserved_part(path)
+            if device:
+                raise PathError(
+                    f"{path}: {device!r} is a reserved device name on Windows (CON, NUL, AUX, "
+                    "PRN, COM1-9, LPT1-9, with any extension); no file can have it, choose "
+                    "another name"
+                )
         try:
-            candidate = Path(os.path.expanduser(path))
+            candidate = expand_user(path)
             if not candidate.is_absolute():
                 candidate = self.root / candidate
             if REPLACEMENT in path and not candidate.exists():

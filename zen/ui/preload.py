@@ -25,12 +25,12 @@ backend, the markdown renderer); none of them is needed to show the prompt."""
 
 _started = False
 
+Stage = tuple[tuple[str, ...], "Callable[[], None] | None"]
 
-def preload(
-    then: Callable[[], None] | None = None, modules: tuple[str, ...] = FIRST_ANSWER
-) -> None:
-    """Import `modules` in a background thread, once per process; then call `then` (in that
-    thread: it must hand work to its own loop thread-safely).
+
+def preload(*stages: Stage) -> None:
+    """Import each stage's modules in a background thread, once per process; after each stage
+    call its callback (in that thread: it must hand work to its own loop thread-safely).
 
     Not a daemon thread: ending the interpreter in the middle of an import is what daemon
     threads risk; the most this costs is a Ctrl-D in the first second waiting for the rest.
@@ -39,21 +39,66 @@ def preload(
     if _started:
         return
     _started = True
-    threading.Thread(target=_load, args=(modules, then), name="zen-preload").start()
+    threading.Thread(target=_load, args=(stages,), name="zen-preload").start()
 
 
-def _load(modules: tuple[str, ...], then: Callable[[], None] | None = None) -> None:
-    for name in modules:
-        try:
-            __import__(name)  # (import_module skips the audit event the test watches)
-        except Exception:  # noqa: S112 - the real import, at first use, reports it
-            continue
-    try:  # the SDK imports its transport and resources lazily: make a client, never used
+def _load(stages: tuple[Stage, ...]) -> None:
+    for modules, then in stages:
+        for name in modules:
+            try:
+                __import__(name)  # (import_module skips the audit event the test watches)
+            except Exception:  # noqa: S112 - the real import, at first use, reports it
+                continue
+        if "openai" in modules:
+            _warm_sdk()
+        if "rich.markdown" in modules:
+            _warm_markdown()
+        if then is not None:
+            then()
+
+
+def _warm_sdk() -> None:
+    """The SDK imports its transport and resources lazily: make a client, never used."""
+    try:
         import openai
 
         client = openai.AsyncOpenAI(api_key="preload", base_url="http://127.0.0.1:9/")
         client.chat.completions  # noqa: B018 - the attribute imports the chat resource
+        # the first request's parameters go through typing introspection the SDK caches
+        from openai._utils import maybe_transform
+        from openai.types.chat import completion_create_params as params
+
+        call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        messages = [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "a", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c", "content": "t"},
+        ]
+        tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+        request = {"messages": messages, "model": "m", "stream": True, "tools": [tool]}
+        maybe_transform(request, params.CompletionCreateParamsStreaming)
     except Exception:  # noqa: S110 - only a warm-up; the real client reports its errors
         pass
-    if then is not None:
-        then()
+
+
+WARM_MARKDOWN = (
+    "**b** `c`\n\n- i\n\n```python\nx = 1\n```\n\n```bash\nls\n```\n\n```json\n{}\n```\n"
+)
+"""An answer's usual blocks: the first code block of a language compiles its lexer's regular
+expressions (~60 ms for Python), once per process."""
+
+
+def _warm_markdown() -> None:
+    """Render a sample answer into a throw-away console."""
+    import io
+
+    try:
+        from zen.ui.markdown_stream import render_block
+        from zen.ui.term import Caps, make_console
+
+        console = make_console(Caps(styled=True, live=True, vt=True), file=io.StringIO(), width=80)
+        for block in WARM_MARKDOWN.split("\n\n"):
+            render_block(console, block)
+    except Exception:  # noqa: S110 - only a warm-up; the real answer reports its errors
+        pass

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zen import exits
+from zen.paths import expand_user
 from zen.text import clip
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def rewind_command(argv: list[str]) -> int:
     )
     parser.add_argument("-C", dest="directory", metavar="DIR", help="the workspace")
     args = parser.parse_args(argv)
-    workspace = Path(args.directory or ".").expanduser()
+    workspace = expand_user(args.directory or ".")
     if not workspace.is_dir():
         return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
 

@@ -15,10 +15,10 @@ import re
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, TextIO
 
 from zen import exits
+from zen.paths import expand_user
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.terminal_safe import terminal_safe
 from zen.text import clip
@@ -92,7 +92,7 @@ def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
         return exits.USAGE
     try:
         if args.action == "list":
-            root = None if args.all else str(Path(args.directory or ".").expanduser().resolve())
+            root = None if args.all else str(expand_user(args.directory or ".").resolve())
             found = store.recent(root, max(args.limit, 1))
             if not found:
                 where = "" if args.all else f" in {root}"

@@ -11,108 +11,104 @@ an empty prompt it warns, and a second one (or Ctrl-D) exits.
 
 `--simple`, TERM=dumb, input or output that is not a terminal, and any console prompt-toolkit
 cannot drive (Windows `NoConsoleScreenBufferError` under mintty/Git Bash) use plain `input()`.
+
+The prompt comes first (issue 20): the session opens in a task while the user types. How a
+line is read lives in `readers.py`, `@path` mentions in `mentions.py`, what a line sets going
+in `runs.py`, the background imports in `preload.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
 import signal
 import sys
-import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Protocol
-
-from prompt_toolkit.completion import Completer, Completion
+from typing import TYPE_CHECKING, Any
 
 from zen import __version__, exits
-from zen.extensions import load_commands
-from zen.paths import private_file, zen_home
 from zen.terminal_safe import terminal_safe
-from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 from zen.ui import term
-from zen.ui.commands import (
-    COLLABORATIONS,
-    CommandContext,
-    Prompt,
-    is_command,
-    list_sessions,
-    listing,
-    offered_notes,
-    resume_session,
-    resumed,
-    run_command,
-    user_listing,
-)
-from zen.ui.confirm import ShellApprover
-from zen.ui.format import output_tail, status_line
-from zen.ui.preload import preload
-from zen.ui.render import LogRenderer
+from zen.ui.preload import FIRST_ANSWER, preload
+from zen.ui.readers import PlainReader, PromptReader, Reader
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractAsyncContextManager
 
-    from prompt_toolkit.document import Document
-    from prompt_toolkit.formatted_text import StyleAndTextTuples
-
     from zen.agent.session import Session
     from zen.config import Config
+    from zen.ui.commands import CommandContext
+    from zen.ui.confirm import ShellApprover
+    from zen.ui.render import LogRenderer
 
     OpenSession = Callable[..., AbstractAsyncContextManager[Session]]
 
-MENTION = re.compile(r"(?:(?<=\s)|^)@(\S+)")
-TRAILING_PUNCTUATION = ".,;:!?)]}'\""
-BANG_LINES = 40
-"""Lines of a `!cmd`'s output printed; `/show` has the rest."""
-ATTACH_LIMIT = 100_000
-"""Characters of one @file attached to a message, at most."""
-COMPLETIONS = 200
-
 
 def run_shell(
-    config: Config,
+    load_config: Callable[[], Config],
+    shown: dict[str, str],
     workspace: Path,
     open_session: OpenSession,
     *,
+    imports: tuple[str, ...] = (),
     simple: bool = False,
     yes: bool = False,
     resume: str | None = None,
     continue_last: bool = False,
     keep: frozenset[str] = frozenset(),
 ) -> int:
-    """`resume`: a session id, or "" to pick one from a list; `continue_last`: the latest.
-    `open_session` is the composition root's (zen.app): the CLI hands it in, so the shell
-    depends on the session, never on how one is put together."""
-    from zen.config import ConfigError
-    from zen.stores.sessions import SessionError
-
-    term.tolerate_encoding(sys.stdout)
+    """`load_config` gives the config (checked before, or validated again: the CLI decides);
+    `shown`: what the prompt and banner show until the session is open (`mode`,
+    `collaboration`, `model`, `provider` when it is that provider's default model).
+    `resume`: a session id, or "" to pick one from a list; `continue_last`: the latest.
+    `open_session` is the composition root's (zen.app): the CLI hands it in, with the modules
+    it needs (`imports`, loaded in the background), so the shell depends on the session,
+    never on how one is put together."""
     caps = term.detect(sys.stdout)
-    shell = Shell(config, workspace, caps, open_session, simple=simple, yes=yes)
+    shell = Shell(load_config, shown, workspace, caps, open_session, simple=simple, yes=yes)
+    shell.imports = imports
     try:
         return asyncio.run(shell.main(resume=resume, continue_last=continue_last, keep=keep))
-    except (ConfigError, SessionError) as e:
-        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
-        return exits.USAGE
     except KeyboardInterrupt:
         return exits.INTERRUPTED
+    except Exception as e:
+        from zen.config import ConfigError
+        from zen.stores.sessions import SessionError
+
+        if not isinstance(e, (ConfigError, SessionError)):
+            raise
+        print(terminal_safe(f"zen: {e}"), file=sys.stderr)
+        return exits.USAGE
 
 
-class Reader(Protocol):
-    async def read(self, prompt: str) -> str: ...
-
-    async def ask(self, question: str) -> str: ...
+STARTUP = (
+    "zen.config",
+    "zen.agent.session",
+    "zen.ui.render",
+    "zen.ui.confirm",
+    "zen.ui.commands",
+    "zen.ui.runs",
+    "zen.extensions",
+    "rich.console",
+    "rich.text",
+)
+"""What opening the session and printing its first lines import: loaded in the background
+once the prompt is drawn (with the opener's own `imports`), then the first answer's."""
 
 
 class Shell:
+    """The REPL. Its prompt comes first: the session (config validation, store, git facts,
+    MCP servers) opens in a task while the user types, and the first line waits for it."""
+
+    out: LogRenderer
+    approver: ShellApprover
+
     def __init__(
         self,
-        config: Config,
+        load_config: Callable[[], Config],
+        shown: dict[str, str],
         root: Path,
         caps: term.Caps,
         open_session: OpenSession,
@@ -120,14 +116,17 @@ class Shell:
         simple: bool,
         yes: bool,
     ) -> None:
-        self.config = config
+        self.load_config = load_config
+        self.shown = shown
         self.root = root
+        self.caps = caps
+        self.yes = yes
         self.open_session = open_session
-        self.out = LogRenderer(term.make_console(caps), caps)
-        self.approver = ShellApprover(self.out, self._ask, yes=yes, interrupt=self._cancel_run)
+        self.imports: tuple[str, ...] = ()
         self.simple = simple or not caps.live or not term.is_tty(sys.stdin)
         self.reader: Reader | None = None
         self.session: Session | None = None
+        self.ctx: CommandContext | None = None
         self.user_commands: list[tuple[str, str]] = []
         """(name, summary) of the user's commands and skills, for completion."""
         self.running: asyncio.Task[Any] | None = None
@@ -140,8 +139,15 @@ class Shell:
         self.bang_outputs: list[str] = []
         """`!cmd` runs not yet sent: they go before the next message."""
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._imported = asyncio.Event()
+        """Set from the preload thread once STARTUP is imported."""
+        self._opened = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._bannered = False
+        self._failed: BaseException | None = None
+        """Why the session could not open (it ends the prompt that waits)."""
 
-    # -- the loop -------------------------------------------------------------------------
+    # -- start-up -------------------------------------------------------------------------
 
     async def main(
         self,
@@ -160,37 +166,20 @@ class Shell:
         main = asyncio.current_task()
         assert main is not None
         stop.install(main.cancel)
+        opening = asyncio.ensure_future(
+            self._hold_session(resume=resume, continue_last=continue_last, keep=keep)
+        )
+        opening.add_done_callback(self._opening_ended)
         try:
-            async with self.open_session(
-                self.config,
-                self.root,
-                warn=self._warn,
-                resume=resume or None,
-                continue_last=continue_last,
-                keep=keep,
-            ) as session:
-                self.session = session
-                self.approver.always = session.always  # saved with the session, restored too
-                try:
-                    ctx = self._command_context(session)
-                    self.reader = self._make_reader()
-                    self._banner()
-                    self._report_tightened()
-                    starting = session.mcp.starting() if session.mcp is not None else []
-                    if starting:  # they start in the background; failures are warned later
-                        count = len(starting)
-                        self.out.info(
-                            f"starting {count} MCP server{'s' if count > 1 else ''}…", "dim"
-                        )
-                    if resume == "":
-                        await self._pick(ctx)
-                    elif session.history:
-                        resumed(ctx)
-                    else:
-                        offered_notes(ctx)
-                    await self._repl(ctx)
-                finally:
-                    self.session = None  # Ctrl-C while servers stop must still work
+            self.reader = self._make_reader()
+            if self.simple or resume is not None or continue_last:
+                # input() blocks the loop, and a resumed session shows its history first:
+                # the session opens before the prompt (and the banner shows its model)
+                self.start_preload()
+                await self._ready(opening)
+            else:
+                self._banner()
+            await self._repl(opening, pick=resume == "")
         except asyncio.CancelledError:
             if stop.received is None:
                 raise
@@ -198,12 +187,96 @@ class Shell:
                 main.uncancel()
             return stop.exit_code
         finally:
+            if not self._opened.is_set():
+                opening.cancel()  # Ctrl-D before it opened: do not finish opening it
+            self._closing.set()
+            await asyncio.wait({opening})
             stop.remove()
             signal.signal(signal.SIGINT, previous)
         return exits.DONE
 
+    async def _hold_session(
+        self, *, resume: str | None, continue_last: bool, keep: frozenset[str]
+    ) -> None:
+        """Open the session once the preload has imported what that takes, keep it open until
+        the shell ends, then close it (MCP servers stop, the record is closed)."""
+        from zen.ui.commands import offered_notes, resumed
+        from zen.ui.confirm import ShellApprover
+        from zen.ui.render import LogRenderer
+
+        await self._imported.wait()
+        config = self.load_config()
+        self.out = LogRenderer(term.make_console(self.caps), self.caps)
+        self.approver = ShellApprover(self.out, self._ask, yes=self.yes, interrupt=self.cancel_run)
+        async with self.open_session(
+            config,
+            self.root,
+            warn=self._warn,
+            resume=resume or None,
+            continue_last=continue_last,
+            keep=keep,
+        ) as session:
+            self.session = session
+            self.approver.always = session.always  # saved with the session, restored too
+            try:
+                if not self._bannered:
+                    self._banner()
+                self.ctx = ctx = self._command_context(session)
+                completer = getattr(self.reader, "completer", None)
+                if completer is not None:
+                    completer.workspace, completer.user = session.workspace, self.user_commands
+                self._report_tightened()
+                starting = session.mcp.starting() if session.mcp is not None else []
+                if starting:  # they start in the background; failures are warned later
+                    count = len(starting)
+                    self.out.info(f"starting {count} MCP server{'s' if count > 1 else ''}…", "dim")
+                if session.history:
+                    resumed(ctx)
+                elif resume != "":
+                    offered_notes(ctx)
+                self._opened.set()
+                await self._closing.wait()
+            finally:
+                self.session = None  # Ctrl-C while servers stop must still work
+
+    def _opening_ended(self, opening: asyncio.Task[None]) -> None:
+        """The session could not open: end the prompt waiting for a line with the reason."""
+        if opening.cancelled() or opening.exception() is None:
+            return
+        self._failed = opening.exception()
+        abort = getattr(self.reader, "abort", None)
+        if abort is not None:
+            abort(self._failed)
+
+    async def _ready(self, opening: asyncio.Task[None]) -> CommandContext:
+        """The command context, once the session is open; its error if it cannot open."""
+        if not self._opened.is_set():
+            opened = asyncio.ensure_future(self._opened.wait())
+            try:
+                await asyncio.wait({opened, opening}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                opened.cancel()
+            if not self._opened.is_set():
+                opening.result()  # raises why
+                raise RuntimeError("the session ended before it opened")
+        assert self.ctx is not None
+        return self.ctx
+
+    def start_preload(self) -> None:
+        """Called once the prompt is on screen: import what opening the session takes, then
+        what the first answer takes, in a thread."""
+        preload((STARTUP + self.imports, self._imported_soon), (FIRST_ANSWER, self.warm_soon))
+
+    def _imported_soon(self) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the shell has already ended
+                self._loop.call_soon_threadsafe(self._imported.set)
+
     def _command_context(self, session: Session) -> CommandContext:
         """Built-in commands plus the user's commands and skills (a trusted project's too)."""
+        from zen.extensions import load_commands
+        from zen.ui.commands import CommandContext, user_listing
+
         root, trusted = session.workspace.root, session.config.project_trusted
         commands = {c.name: c for c in load_commands(root, trusted)}
         skills = {s.name: s for s in session.skills}
@@ -211,28 +284,10 @@ class Shell:
         self.user_commands = user_listing(ctx)
         return ctx
 
-    async def _send(self, prompt: Prompt) -> None:
-        """A command's message for the model, on the command's own model and work mode for
-        this one run."""
-        assert self.session is not None
-        session = self.session
-        model, mode = session.config.model, session.work_mode
-        try:
-            if prompt.model:
-                session.set_model(prompt.model)
-            if prompt.work_mode:
-                session.set_work_mode(prompt.work_mode)
-            await self.run_task(prompt.text)
-        except ValueError as e:
-            self.out.error(str(e))
-        finally:
-            if prompt.model:
-                session.set_model(model)
-            if prompt.work_mode:
-                session.set_work_mode(mode)
-
     async def _pick(self, ctx: CommandContext) -> None:
         """`zen -r`: list this workspace's sessions and resume the one picked."""
+        from zen.ui.commands import list_sessions, resume_session
+
         if not list_sessions(ctx):
             return
         try:
@@ -242,154 +297,32 @@ class Shell:
         if answer.strip():
             resume_session(ctx, answer.strip())
 
-    async def _repl(self, ctx: CommandContext) -> None:
+    async def _repl(self, opening: asyncio.Task[None], *, pick: bool) -> None:
+        if pick:
+            await self._pick(await self._ready(opening))
         warned = False
-        while not ctx.exit:
+        while self.ctx is None or not self.ctx.exit:
             try:
                 line = await self._read(self._prompt())
             except KeyboardInterrupt:
                 if warned:
                     break
                 warned = True
-                self.out.info("(Ctrl-C again or Ctrl-D to exit)", "dim")
+                self._say(f"(Ctrl-C again or {self.eof_key} to exit)")
                 continue
             except EOFError:
                 break
             warned = False
             if not line.strip():
                 continue
-            if line.startswith("!") and line[1:].strip():
-                task = await self._supervise(self.run_bang(line[1:].strip()))
-                if task.cancelled() or task.exception() is not None:
-                    self._report(task, "!" + line[1:].split()[0])
-                continue
-            if is_command(line):
-                try:
-                    pending = run_command(ctx, line)
-                except Exception as e:  # a command's bug must not end the shell
-                    self.out.error(f"{line.split()[0]} failed: {type(e).__name__}: {e}")
-                    continue
-                if isinstance(pending, Prompt):
-                    await self._send(pending)
-                elif pending is not None:
-                    task = await self._supervise(pending)
-                    if task.cancelled() or task.exception() is not None:
-                        self._report(task, line.split()[0])
-                continue
-            await self.run_task(line)
+            ctx = await self._ready(opening)  # the first line waits for the session
+            from zen.ui import runs  # imported by then (STARTUP)
 
-    async def run_task(self, line: str) -> None:
-        """One task: run it, let Ctrl-C cancel it, then print one status line."""
-        assert self.session is not None
-        session = self.session
-        message = self.attach(line)
-        if self.bang_outputs:  # `!cmd` output the user ran since the last message
-            message = "\n\n".join([*self.bang_outputs, message])
-            self.bang_outputs.clear()
-        before = _usage_snapshot(session)
-        started = time.monotonic()
-        task = await self._supervise(session.run(message, self.out, self.approver))
-        self._report(task)
-        spent = _spent(before, _usage_snapshot(session))
-        estimated = {role for role, u in session.usage.items() if u.estimated}
-        self.out.status(
-            status_line(
-                spent,
-                time.monotonic() - started,
-                estimated,
-                cost=session.run_cost,
-                context=session.context_now(),
-            )
-        )
+            await runs.run_line(self, ctx, line)
 
-    async def _supervise(self, work: Any) -> asyncio.Task[Any]:
-        """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
-        cancels it. Returns the finished task."""
-        task = asyncio.ensure_future(work)
-        self.running = task
-        keys = None if self.simple else term.KeyWatcher(self._cancel_run)
-        self.keys = keys
-        try:
-            if keys is not None:
-                keys.start()
-            await asyncio.wait({task})
-        except asyncio.CancelledError:
-            # The shell itself is ending (SIGTERM/SIGHUP): stop the run first, so its tool
-            # processes die and its calls are answered before the MCP servers are stopped.
-            task.cancel()
-            await asyncio.wait({task}, timeout=10)
-            raise
-        finally:
-            self.running = None
-            self.keys = None
-            if keys is not None:
-                keys.stop()
-                self.typeahead += "".join(keys.typed)
-        self.out.end_run()
-        return task
-
-    def _cancel_run(self) -> None:
+    def cancel_run(self) -> None:
         if self.running is not None:
             self.running.cancel()
-
-    def _report(self, task: asyncio.Task[Any], command: str = "") -> None:
-        from zen.config import ConfigError
-        from zen.llm.types import LLMError
-
-        if task.cancelled():
-            what = f"{command} was stopped" if command else "the run was stopped"
-            self.out.info(f"interrupted: {what}, the conversation so far is kept", "yellow")
-            return
-        error = task.exception()
-        if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
-            self.out.error(str(error))
-            if not command and self._unanswered_dropped():
-                self.out.info("your message got no answer and was not kept (↑ recalls it)", "dim")
-        elif error is not None:
-            what = f"{command} failed" if command else "internal error"
-            self.out.error(f"{what}: {type(error).__name__}: {error}")
-        elif task.result().stop == "max_turns":
-            result = task.result()
-            self.out.info(
-                f"stopped after {result.turns} turns (max_turns); say `continue` to go on", "yellow"
-            )
-
-    async def run_bang(self, command: str) -> None:
-        """`!cmd`: run it in the workspace without the model, show it, and keep its output
-        for the next message (the model sees what the user saw)."""
-        assert self.session is not None
-        tool = self.session.tools["bash"]
-        out = self.out
-        out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-        params = tool.Params.model_validate({"command": command})
-        result = await tool.execute(params, self.session.context("user"))
-        lines, more = output_tail(result.output, BANG_LINES)
-        if more:
-            out.info(f"… {more} lines above (/show)", "dim")
-        for line in lines:
-            out.print(out.styled((line, "")))
-        out.info(
-            f"{'✓' if result.ok else '✗'} {result.summary} · the output goes with your "
-            "next message",
-            "green" if result.ok else "red",
-        )
-        out.outputs.append((f"$ {command}", result.output))
-        self.bang_outputs.append(
-            f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>"
-        )
-
-    # -- @file mentions -------------------------------------------------------------------
-
-    def attach(self, line: str) -> str:
-        """The message with each `@path` inside the workspace attached below it."""
-        assert self.session is not None
-        files: list[str] = []
-        for path, shown, content in mentioned_files(line, self.session.workspace, self.out.info):
-            if len(content) <= ATTACH_LIMIT:
-                self.session.note_read(path)  # it saw the whole file: no re-read to edit it
-            body = content[:-1] if content.endswith("\n") else content
-            files.append(f'<file path="{shown}">\n{body}\n</file>')
-        return line if not files else line.rstrip() + "\n\n" + "\n\n".join(files)
 
     # -- input ----------------------------------------------------------------------------
 
@@ -400,7 +333,7 @@ class Shell:
             return PromptReader(self)
         except Exception as e:  # NoConsoleScreenBufferError (mintty), odd consoles
             self.simple = True
-            self.out.info(f"(plain input: the console cannot run the full prompt: {e})", "dim")
+            self._say(f"(plain input: the console cannot run the full prompt: {e})")
             return PlainReader(self)
 
     async def _read(self, prompt: str) -> str:
@@ -428,40 +361,60 @@ class Shell:
         except (KeyboardInterrupt, EOFError):
             raise
         except Exception as e:
-            if isinstance(self.reader, PlainReader):
+            if isinstance(self.reader, PlainReader) or e is self._failed:
                 raise
             self.simple = True
             self.reader = PlainReader(self)
             self.out.info(f"(plain input from now on: {type(e).__name__}: {e})", "dim")
             return await (self.reader.ask(text) if question else self.reader.read(text))
 
+    @property
+    def eof_key(self) -> str:
+        """End of input at plain input() on a Windows console is Ctrl-Z then Enter (Ctrl-D
+        would arrive as a ^D character); prompt-toolkit takes Ctrl-D everywhere."""
+        return "Ctrl-Z then Enter" if self.simple and sys.platform == "win32" else "Ctrl-D"
+
     def _prompt(self) -> str:
-        assert self.session is not None
-        state: str = self.session.mode
+        session = self.session
+        if session is None:  # still opening: what the config says
+            state, collaboration = self.shown["mode"], self.shown["collaboration"]
+            yes_all = self.yes
+        else:
+            state, collaboration = session.mode, session.collaboration
+            yes_all = self.approver.yes_all
         if state == "dual":
-            state += f"·{self.session.collaboration}"
-        if self.approver.yes_all:
+            state += f"·{collaboration}"
+        if yes_all:
             state += "·yes"
         return f"zen {state}"
 
     def _banner(self) -> None:
-        assert self.session is not None
-        try:
-            settings = self.session.settings(self.session.role)
-            model = settings.model
-            if settings.default_model:
-                model += f" ({settings.provider}'s default; /model to change)"
-        except Exception:  # shown at the first task instead
-            model = "?"
-        self.out.info(
-            f"zen {__version__} · {self.root} · {model} · /help for commands, Ctrl-D to exit", "dim"
+        """The first line; before the session opens it comes from `shown` and is written
+        without rich (which the preload imports after the prompt)."""
+        self._bannered = True
+        model, provider = self.shown["model"], self.shown.get("provider")
+        if self.session is not None:
+            try:
+                settings = self.session.settings(self.session.role)
+                model = settings.model
+                provider = settings.provider if settings.default_model else None
+            except Exception:  # shown at the first task instead
+                model, provider = "?", None
+        if provider:
+            model += f" ({provider}'s default; /model to change)"
+        self._say(
+            f"zen {__version__} · {self.root} · {model} · /help for commands, {self.eof_key} "
+            "to exit"
         )
 
-    def _unanswered_dropped(self) -> bool:
-        """Did the failed run take its user message back? (It got no answer at all: the
-        conversation ends as before it, with an answer or nothing.)"""
-        history = self.session.history if self.session else []
-        return not history or history[-1].get("role") == "assistant"
+    def _say(self, text: str) -> None:
+        """A dim line from the shell, with or without the log renderer."""
+        out = getattr(self, "out", None)
+        if out is not None:
+            out.info(text, "dim")
+            return
+        text = terminal_safe(text)
+        print(f"\x1b[2m{text}\x1b[0m" if self.caps.styled else text, flush=True)
 
     def _report_tightened(self) -> None:
         from zen import paths
@@ -480,13 +433,19 @@ class Shell:
         (its TLS context alone is ~40 ms), not in the first message."""
         if self._loop is not None:
             with contextlib.suppress(RuntimeError):  # the shell has already ended
-                self._loop.call_soon_threadsafe(self._warm_client)
+                self._loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self._warm()))
 
-    def _warm_client(self) -> None:
+    async def _warm(self) -> None:
+        """Once the session is open: its model client, and the tool schemas' first pass
+        through pydantic's JSON schema generator."""
+        await self._opened.wait()
         session = self.session
         if session is not None:
             with contextlib.suppress(Exception):  # e.g. a role without a key: the task says so
                 session.client(session.role)
+            with contextlib.suppress(Exception):
+                for tool in session.tools.values():
+                    tool.schema()
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         """Ctrl-C outside prompt-toolkit's raw mode (which reads it as a key): interrupt a
@@ -497,256 +456,3 @@ class Shell:
             raise KeyboardInterrupt
         if task is not None and not task.done() and self._loop:
             self._loop.call_soon_threadsafe(task.cancel)
-
-
-# -- readers --------------------------------------------------------------------------------
-
-
-class PlainReader:
-    """input(): for --simple, pipes, TERM=dumb and consoles prompt-toolkit cannot drive.
-
-    A line ending in a backslash continues on the next one.
-    """
-
-    def __init__(self, shell: Shell) -> None:
-        self.shell = shell
-        if shell.out.caps.live and term.is_tty(sys.stdin):
-            use_readline()
-
-    async def read(self, prompt: str) -> str:
-        lines = [self._input(f"{prompt} › ")]
-        while lines[-1].endswith("\\"):
-            lines[-1] = lines[-1][:-1]
-            lines.append(self._input("… "))
-        return "\n".join(lines)
-
-    async def ask(self, question: str) -> str:
-        return self._input(question)
-
-    def _input(self, prompt: str) -> str:
-        sys.stdout.flush()
-        preload()  # input() shows the prompt at once and waits outside the GIL
-        self.shell.reading = True
-        try:
-            return input(prompt)
-        except KeyboardInterrupt:
-            print(flush=True)  # the terminal echoed ^C: what comes next starts a new line
-            raise
-        finally:
-            self.shell.reading = False
-
-
-def use_readline() -> None:
-    """Line editing and Up/Down for plain input(), where the platform has readline."""
-    try:
-        import readline
-    except ImportError:  # Windows without pyreadline: input() as it is
-        return
-    readline.parse_and_bind("set enable-bracketed-paste off")
-
-
-class PromptReader:
-    """prompt-toolkit: history, multi-line input, completion; output above it is patched."""
-
-    def __init__(self, shell: Shell) -> None:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory, History, InMemoryHistory
-        from prompt_toolkit.key_binding import KeyBindings
-        from prompt_toolkit.styles import Style
-
-        self.shell = shell
-        bindings = KeyBindings()
-
-        @bindings.add("c-c")
-        def _interrupt(event: Any) -> None:
-            buffer = event.app.current_buffer
-            if buffer.text:
-                buffer.reset()
-            else:
-                event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
-
-        @bindings.add("escape", "enter")
-        def _newline(event: Any) -> None:
-            event.current_buffer.insert_text("\n")
-
-        history: History
-        try:
-            history = FileHistory(str(private_file(history_path(shell.root))))
-        except OSError:
-            history = InMemoryHistory()
-        assert shell.session is not None
-        self.style = Style.from_dict({"state": "bold cyan", "arrow": "cyan", "question": ""})
-        self.prompt: PromptSession[str] = PromptSession(
-            history=history,
-            completer=ShellCompleter(shell.session.workspace, shell.user_commands),
-            complete_while_typing=True,
-            reserve_space_for_menu=6,
-            key_bindings=bindings,
-            multiline=False,
-            prompt_continuation=lambda width, line, wrap: "… ".rjust(width),
-            style=self.style,
-            include_default_pygments_style=False,
-        )
-        self.prompt.app.after_render += lambda _app: preload(shell.warm_soon)  # prompt drawn
-        self.confirm: Any = None
-
-    async def read(self, prompt: str) -> str:
-        from prompt_toolkit.patch_stdout import patch_stdout
-
-        message: StyleAndTextTuples = [("class:state", prompt), ("class:arrow", " › ")]
-        typed, self.shell.typeahead = self.shell.typeahead, ""
-        with patch_stdout(raw=True):
-            return await self.prompt.prompt_async(message, handle_sigint=False, default=typed)
-
-    async def ask(self, question: str) -> str:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.patch_stdout import patch_stdout
-
-        if self.confirm is None:
-            self.confirm = PromptSession(style=self.style, include_default_pygments_style=False)
-        with patch_stdout(raw=True):
-            return await self.confirm.prompt_async(
-                [("class:question", question)], handle_sigint=False
-            )
-
-
-def history_path(workspace: Path) -> Path:
-    """~/.zen/history/<workspace hash>: what was typed in this workspace (pasted tokens too),
-    so private to the user; Up recalls this project's prompts, not every project's."""
-    import hashlib
-
-    digest = hashlib.sha256(os.fsencode(workspace)).hexdigest()[:16]
-    return zen_home() / "history" / f"{workspace.name[:40] or 'root'}-{digest}"
-
-
-# -- completion and @mentions ---------------------------------------------------------------
-
-
-class ShellCompleter(Completer):
-    """`/com…` → slash commands (and /collab's modes); `…@pa…` → paths in the workspace."""
-
-    def __init__(self, workspace: Workspace, user: list[tuple[str, str]] | None = None) -> None:
-        self.workspace = workspace
-        self.user = user or []
-        """(name, summary) of the user's own commands and skills."""
-
-    def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
-        before = document.text_before_cursor
-        if before.startswith("/") and " " not in before:
-            rows = [(c.name, c.summary) for c in listing()] + self.user
-            for name, summary in rows:
-                if f"/{name}".startswith(before.lower()):
-                    yield Completion(f"/{name}", -len(before), display_meta=summary)
-            return
-        if before.startswith("/collab ") and " " not in before[8:]:
-            word = before[8:]
-            for mode in COLLABORATIONS:
-                if mode.startswith(word):
-                    yield Completion(mode, -len(word))
-            return
-        word = document.get_word_before_cursor(WORD=True)
-        if word.startswith("@"):
-            for path, is_dir in path_candidates(self.workspace, word[1:]):
-                shown = path + ("/" if is_dir else "")
-                yield Completion("@" + shown, -len(word), display=terminal_safe(shown))
-
-
-def path_candidates(workspace: Workspace, partial: str) -> Iterable[tuple[str, bool]]:
-    """Entries of the workspace folder `partial` points into whose names start like it."""
-    folder, _, prefix = partial.rpartition("/")
-    try:
-        base = workspace.resolve(folder or ".")
-        entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except (PathError, OSError):
-        return []
-    found = []
-    for entry in entries:
-        if not entry.name.startswith(prefix):
-            continue
-        if entry.name.startswith(".") and not prefix.startswith("."):
-            continue
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            continue
-        found.append((f"{folder}/{entry.name}" if folder else entry.name, is_dir))
-        if len(found) >= COMPLETIONS:
-            break
-    return found
-
-
-def mentioned_files(line: str, workspace: Workspace, note: Any) -> list[tuple[Path, str, str]]:
-    """(path, shown path, text) of each `@path` in `line` that is a text file inside the workspace.
-
-    Anything else (missing, outside the workspace, a folder, binary) stays in the message as
-    typed, and `note(text, style)` tells the user why it was not attached.
-    """
-    found: list[tuple[Path, str, str]] = []
-    seen: set[Path] = set()
-    for match in MENTION.finditer(line):
-        raw = match.group(1).rstrip(TRAILING_PUNCTUATION) or match.group(1)
-        target = _mention_target(workspace, match.group(1))
-        if isinstance(target, str):
-            note(f"@{raw}: {target}, not attached", "yellow")
-            continue
-        if target in seen:
-            continue
-        try:
-            with open(target, "rb") as f:  # a huge file costs what is attached, no more
-                data = f.read(ATTACH_LIMIT * 4 + 1)
-                size = os.fstat(f.fileno()).st_size
-        except OSError as e:
-            note(f"@{raw}: cannot be read ({e.strerror}), not attached", "yellow")
-            continue
-        if b"\0" in data[:8192]:
-            note(f"@{raw}: a binary file, not attached", "yellow")
-            continue
-        text = data.decode("utf-8", errors="replace")
-        if len(text) > ATTACH_LIMIT or size > len(data):
-            text = text[:ATTACH_LIMIT] + f"\n[cut: the file has {size:,} bytes]"
-        seen.add(target)
-        shown = workspace.show(target)
-        found.append((target, shown, text))
-        count = len(text.splitlines())
-        note(f"attached {shown} ({count} line{'' if count == 1 else 's'})", "dim")
-    return found
-
-
-def _mention_target(workspace: Workspace, raw: str) -> Path | str:
-    """The file `@raw` names (trailing punctuation forgiven), or why there is none."""
-    reason = "no such file"
-    for candidate in dict.fromkeys((raw, raw.rstrip(TRAILING_PUNCTUATION))):
-        if not candidate:
-            continue
-        try:
-            path = workspace.resolve(candidate)
-        except OutsideWorkspace:
-            reason = "outside the workspace"
-            continue
-        except PathError:  # a symlink loop, a NUL byte
-            reason = "not a usable path"
-            continue
-        if path.is_file():
-            return path
-        if path.is_dir():
-            reason = "a folder (mention the files in it)"
-    return reason
-
-
-Tokens = tuple[int, int, int]
-
-
-def _usage_snapshot(session: Session) -> dict[str, Tokens]:
-    return {
-        role: (u.prompt_tokens, u.completion_tokens, u.cached_tokens)
-        for role, u in session.usage.items()
-    }
-
-
-def _spent(before: dict[str, Tokens], after: dict[str, Tokens]) -> dict[str, Tokens]:
-    """What this run used, by role: prompt, completion and cached tokens."""
-    spent = {}
-    for role, (p, c, k) in after.items():
-        p0, c0, k0 = before.get(role, (0, 0, 0))
-        spent[role] = (p - p0, c - c0, k - k0)
-    return spent

@@ -55,18 +55,6 @@ def detect(stream: TextIO | None = None, env: dict[str, str] | None = None) -> C
     return Caps(styled=vt, live=tty and not dumb, vt=vt, colour=not env.get("NO_COLOR"))
 
 
-def tolerate_encoding(stream: TextIO) -> None:
-    """Output redirected on Windows gets the ANSI code page, which cannot encode `✓ › …`:
-    replace what cannot be written instead of failing with a traceback."""
-    encoding = getattr(stream, "encoding", None) or "ascii"
-    try:
-        "✓✗›…—↻•".encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="replace")
-
-
 _vt_result: bool | None = None
 
 
