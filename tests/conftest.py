@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -22,6 +23,12 @@ from zen.tools.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, and so
+# would every zen it starts (an inherited SIG_IGN is kept, by Python and by zen): the tests that
+# send SIGINT need the default back. Tests of the ignored case set it in the child themselves.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _under_wine() -> bool:

@@ -297,6 +297,34 @@ def test_ctrl_c_stops_cleanly(fake_llm, home: Path, project: Path) -> None:
     assert (project / "calc.py").read_text() == CALC
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals: nohup and SIG_IGN")
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGINT"])
+def test_a_signal_ignored_at_start_stays_ignored(
+    fake_llm, home: Path, project: Path, signame: str
+) -> None:
+    """`nohup zen -p ... &` survives the terminal closing; a background job survives Ctrl-C."""
+    signum = getattr(signal, signame)
+    fake = fake_llm([text("slow answer " * 20, chunk=8, chunk_delay=0.05)])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "-p", "go", *args_for(fake)],
+        cwd=project,
+        env=zen_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_IGN),
+    )
+    deadline = time.time() + 20
+    while not fake.requests and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert out.count("slow answer") == 20
+
+
 def test_a_server_that_silently_truncates_is_called_out(fake_llm, run_zen) -> None:
     big_task = "explain this log:\n" + "the build failed at step seven again\n" * 600
     cutting = fake_llm([text("ok", usage=(2048, 5))])  # what Ollama reports at num_ctx 2048

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zen.paths import private_dir
-from zen.tools.process import kill_tree, spawn
+from zen.tools.process import kill_tree, reap, spawn
 
 TIMEOUT = 60.0
 """Seconds one git command may take; a huge first snapshot stays well inside."""
@@ -172,6 +172,7 @@ class ShadowRepo:
             raise CheckpointError(f"git {args[0]} took longer than {limit:g}s") from None
         except BaseException:  # cancelled: leave nothing running
             kill_tree(proc)
+            await reap(proc)
             raise
         if proc.returncode != 0:
             lines = err.decode("utf-8", "replace").strip().splitlines()

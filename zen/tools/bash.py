@@ -33,6 +33,7 @@ from zen.tools.process import (
     become_subreaper,
     kill_tree,
     new_mark,
+    reap,
     spawn,
 )
 
@@ -115,6 +116,7 @@ class Bash(Tool):
         except BaseException:  # cancelled: the whole tree goes, then the cancellation goes on
             kill_tree(proc, mark)
             _abandon_pipe(proc)
+            await reap(proc)
             raise
         finally:
             reader.cancel()

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zen.tools.process import kill_tree, spawn
+from zen.tools.process import kill_tree, reap, spawn
 
 TIMEOUT = 30.0
 CONFIG_TIMEOUT = 5.0
@@ -327,6 +327,7 @@ async def _spawn(
         raise GitError(f"git {name} timed out after {timeout:g}s") from None
     except BaseException:  # cancelled: leave nothing running
         kill_tree(proc)
+        await reap(proc)
         raise
     code = await proc.wait()
     return GitOutput(code, _decode(out), _decode(err), truncated)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from zen import events as ev
 from zen.bom import decode_text
-from zen.tools.process import kill_tree, spawn
+from zen.tools.process import kill_tree, reap, spawn
 
 EVENTS = (
     "PreToolUse",
@@ -238,6 +238,7 @@ class Hooks:
             return None
         except BaseException:
             kill_tree(proc)
+            await reap(proc)
             raise
         text = (
             out[:OUTPUT_LIMIT].decode("utf-8", "replace"),

@@ -146,6 +146,15 @@ def kill_tree(proc: asyncio.subprocess.Process, mark: str | None = None) -> Kill
     return report
 
 
+async def reap(proc: asyncio.subprocess.Process, within: float = 1.0) -> None:
+    """After kill_tree on a cancellation: collect the exit status through asyncio, briefly.
+    A process left unwaited is polled later by its transport's close(), which takes it from
+    asyncio's child watcher ("Unknown child process pid …, will report returncode 255" on
+    stderr). The cancellation itself is re-raised by the caller."""
+    with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(proc.wait(), within)
+
+
 def _kill_escaped(leader: int, mark: str | None, report: Killed) -> None:
     """Kill the leader's descendants and every marked process, until none is left alive."""
     import signal

@@ -8,6 +8,9 @@ bash tool kills its tree, every open tool call gets its result, MCP servers are 
 way out) and zen exits with 128 + the signal's number (143, 129). Later signals are ignored
 while that cleanup runs; it is bounded by the tools' own deadlines.
 
+A signal that zen was started with ignored stays ignored: `nohup zen -p ... &` must survive
+the terminal closing (Python keeps an inherited SIG_IGN for SIGINT the same way).
+
 Windows has no such signals: a console control handler (SetConsoleCtrlHandler) gets
 Ctrl-Break, the window closing, logoff and shutdown, on a thread of its own. Windows ends the
 process as soon as the handler returns from the last three, so the handler waits (at most
@@ -60,7 +63,7 @@ class StopSignals:
         self._loop = loop
         for name in NAMES:
             signum = getattr(signal, name, None)
-            if signum is None:
+            if signum is None or signal.getsignal(signum) == signal.SIG_IGN:
                 continue
             try:
                 loop.add_signal_handler(signum, self._handle, int(signum), on_stop)
