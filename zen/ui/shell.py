@@ -179,6 +179,7 @@ class Shell:
                 await self._ready(opening)
             else:
                 self._banner()
+                self._report_tightened()
             await self._repl(opening, pick=resume == "")
         except asyncio.CancelledError:
             if stop.received is None:
@@ -407,22 +408,23 @@ class Shell:
             "to exit"
         )
 
-    def _say(self, text: str) -> None:
-        """A dim line from the shell, with or without the log renderer."""
+    def _say(self, text: str, style: str = "dim") -> None:
+        """A line from the shell (`dim` or `yellow`), with or without the log renderer."""
         out = getattr(self, "out", None)
         if out is not None:
-            out.info(text, "dim")
+            out.info(text, style)
             return
         text = terminal_safe(text)
-        print(f"\x1b[2m{text}\x1b[0m" if self.caps.styled else text, flush=True)
+        sgr = "33" if style == "yellow" and self.caps.colour else "2"
+        print(f"\x1b[{sgr}m{text}\x1b[0m" if self.caps.styled else text, flush=True)
 
     def _report_tightened(self) -> None:
+        """Before the prompt for what the start-up narrowed (it must not redraw the prompt
+        unasked); once the session is open for what opening it narrowed."""
         from zen import paths
 
         for path in paths.tightened:
-            self.out.info(
-                f"note: {path} was readable by others; it is now private to you", "yellow"
-            )
+            self._say(f"note: {path} was readable by others; it is now private to you", "yellow")
         paths.tightened.clear()
 
     def _warn(self, message: str) -> None:
