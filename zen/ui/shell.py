@@ -144,6 +144,8 @@ class Shell:
         self._opened = asyncio.Event()
         self._closing = asyncio.Event()
         self._bannered = False
+        self._greeting: list[Callable[[], None]] = []
+        """What the session's opening said, printed when the first line comes (`_greet`)."""
         self._failed: BaseException | None = None
         """Why the session could not open (it ends the prompt that waits)."""
 
@@ -188,7 +190,9 @@ class Shell:
                 main.uncancel()
             return stop.exit_code
         finally:
-            if not self._opened.is_set():
+            if self._opened.is_set():
+                self._greet()  # ended before a first line: what opening said still shows
+            else:
                 opening.cancel()  # Ctrl-D before it opened: do not finish opening it
             self._closing.set()
             await asyncio.wait({opening})
@@ -220,21 +224,23 @@ class Shell:
             self.session = session
             self.approver.always = session.always  # saved with the session, restored too
             try:
-                if not self._bannered:
-                    self._banner()
                 self.ctx = ctx = self._command_context(session)
                 completer = getattr(self.reader, "completer", None)
                 if completer is not None:
                     completer.workspace, completer.user = session.workspace, self.user_commands
-                self._report_tightened()
+                greeting = self._greeting
+                if not self._bannered:
+                    greeting.append(self._banner)
+                greeting.append(self._report_tightened)
                 starting = session.mcp.starting() if session.mcp is not None else []
                 if starting:  # they start in the background; failures are warned later
                     count = len(starting)
-                    self.out.info(f"starting {count} MCP server{'s' if count > 1 else ''}…", "dim")
+                    text = f"starting {count} MCP server{'s' if count > 1 else ''}…"
+                    greeting.append(lambda: self.out.info(text, "dim"))
                 if session.history:
-                    resumed(ctx)
+                    greeting.append(lambda: resumed(ctx))
                 elif resume != "":
-                    offered_notes(ctx)
+                    greeting.append(lambda: offered_notes(ctx))
                 self._opened.set()
                 await self._closing.wait()
             finally:
@@ -260,8 +266,17 @@ class Shell:
             if not self._opened.is_set():
                 opening.result()  # raises why
                 raise RuntimeError("the session ended before it opened")
+        self._greet()
         assert self.ctx is not None
         return self.ctx
+
+    def _greet(self) -> None:
+        """What opening the session had to say (notes, warnings, MCP servers starting), once
+        the first line is in: printed while the prompt waited, it would redraw the prompt
+        under the user's typing."""
+        greeting, self._greeting = self._greeting, []
+        for say in greeting:
+            say()
 
     def start_preload(self) -> None:
         """Called once the prompt is on screen: import what opening the session takes, then
@@ -428,7 +443,10 @@ class Shell:
         paths.tightened.clear()
 
     def _warn(self, message: str) -> None:
-        self.out.info(f"warning: {message}", "yellow")
+        if self._opened.is_set():
+            self.out.info(f"warning: {message}", "yellow")
+        else:  # while the session opens: with its greeting
+            self._greeting.append(lambda: self.out.info(f"warning: {message}", "yellow"))
 
     def warm_soon(self) -> None:
         """From the preload thread: build the model client on the loop while the user types
