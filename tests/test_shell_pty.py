@@ -94,6 +94,10 @@ class Zen:
 
     def exit(self, keys: str = "/exit\r") -> int:
         self.child.send(keys)
+        if keys.endswith("\r") and self.child.expect([pexpect.EOF, pexpect.TIMEOUT], 15) == 1:
+            # an Enter typed as the prompt starts can be dropped on a loaded machine (the line
+            # stays on screen, not accepted): press it again, as a person would
+            self.child.send("\r")
         self.child.expect(pexpect.EOF)
         self.child.close()
         return self.child.exitstatus
