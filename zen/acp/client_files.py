@@ -37,8 +37,8 @@ from zen.tools.files import (
     writable_target,
     write_off_loop,
 )
-from zen.tools.read_file import HINT_ROOM, Page, ReadFile, ReadFileParams, _cut, _render
-from zen.tools.write_file import WriteFile, WriteFileParams
+from zen.tools.read_file import HINT_ROOM, Page, ReadFile, ReadFileParams, _cut, page_result
+from zen.tools.write_file import WriteFile, WriteFileParams, written_result
 
 CLIENT_TIMEOUT = 30.0
 """Seconds the editor may take to read or write one file."""
@@ -156,17 +156,7 @@ class ClientReadFile(ReadFile):
         except FileError as exc:
             return ToolResult.error(str(exc))
         self.files.saw(ctx, t, text)
-        if page.total == 0:
-            remember(ctx, t.shown, "", "read 0 lines (empty)")
-            return ToolResult(True, f"({t.shown} is empty)", "read 0 lines")
-        whole = page.first == 1 and page.last == page.total
-        summary = (
-            f"read {page.total} lines"
-            if whole
-            else f"read lines {page.first}-{page.last} of {page.total}"
-        )
-        remember(ctx, t.shown, "\n".join(page.lines), summary)
-        return ToolResult(True, _render(page), summary)
+        return page_result(ctx, t.shown, page)
 
 
 def page_of(text: str, first: int, limit: int, budget: int, shown: str) -> Page:
@@ -274,18 +264,8 @@ class ClientWriteFile(WriteFile):
                 await self.files.write(plan.target, plan.text)
             except FileError as exc:
                 return ToolResult.error(str(exc))
-            t = plan.target
-            self.files.saw(ctx, t, plan.text)
-        verb = "created" if plan.diff is None else "overwrote"
-        summary = f"{verb}, {count_lines(plan.text)} lines"
-        remember(ctx, t.shown, plan.text, summary)
-        return ToolResult(
-            True,
-            f"{verb} {t.shown} ({count_lines(plan.text)} lines)",
-            summary,
-            diff=plan.diff.text if plan.diff else "",
-            files_changed=[t.shown],
-        )
+            self.files.saw(ctx, plan.target, plan.text)
+        return written_result(ctx, plan.target.shown, plan.text, plan.diff)
 
     async def _plan(self, params: WriteFileParams, ctx: ToolContext) -> _Plan:
         t = writable_target(ctx, params.path)

@@ -67,17 +67,22 @@ class ReadFile(Tool):
         except FileError as exc:
             return ToolResult.error(str(exc))
         ctx.read_tracker.mark_read(t.path)
-        if page.total == 0:
-            remember(ctx, t.shown, "", "read 0 lines (empty)")
-            return ToolResult(True, f"({t.shown} is empty)", "read 0 lines")
-        whole = page.first == 1 and page.last == page.total
-        summary = (
-            f"read {page.total} lines"
-            if whole
-            else f"read lines {page.first}-{page.last} of {page.total}"
-        )
-        remember(ctx, t.shown, "\n".join(page.lines), summary)
-        return ToolResult(True, _render(page), summary)
+        return page_result(ctx, t.shown, page)
+
+
+def page_result(ctx: ToolContext, shown: str, page: Page) -> ToolResult:
+    """What the model sees of a page read (from disk or from an editor's buffer)."""
+    if page.total == 0:
+        remember(ctx, shown, "", "read 0 lines (empty)")
+        return ToolResult(True, f"({shown} is empty)", "read 0 lines")
+    whole = page.first == 1 and page.last == page.total
+    summary = (
+        f"read {page.total} lines"
+        if whole
+        else f"read lines {page.first}-{page.last} of {page.total}"
+    )
+    remember(ctx, shown, "\n".join(page.lines), summary)
+    return ToolResult(True, _render(page), summary)
 
 
 def _read_page(t: Target, first: int, limit: int, budget: int) -> Page:

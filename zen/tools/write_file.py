@@ -67,18 +67,22 @@ class WriteFile(Tool):
                 await write_off_loop(plan.target, plan.data)
             except FileError as exc:
                 return ToolResult.error(str(exc))
-            t = plan.target
-            ctx.read_tracker.mark_read(t.path)
-        verb = "created" if plan.diff is None else "overwrote"
-        summary = f"{verb}, {count_lines(plan.text)} lines"
-        remember(ctx, t.shown, plan.text, summary)
-        return ToolResult(
-            True,
-            f"{verb} {t.shown} ({count_lines(plan.text)} lines)",
-            summary,
-            diff=plan.diff.text if plan.diff else "",
-            files_changed=[t.shown],
-        )
+            ctx.read_tracker.mark_read(plan.target.path)
+        return written_result(ctx, plan.target.shown, plan.text, plan.diff)
+
+
+def written_result(ctx: ToolContext, shown: str, text: str, diff: Diff | None) -> ToolResult:
+    """What the model sees of a write (to disk or to an editor's buffer); no diff: created."""
+    verb = "created" if diff is None else "overwrote"
+    summary = f"{verb}, {count_lines(text)} lines"
+    remember(ctx, shown, text, summary)
+    return ToolResult(
+        True,
+        f"{verb} {shown} ({count_lines(text)} lines)",
+        summary,
+        diff=diff.text if diff else "",
+        files_changed=[shown],
+    )
 
 
 def _plan(params: WriteFileParams, ctx: ToolContext) -> WritePlan:
