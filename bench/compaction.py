@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.server import FakeLLM, Reply, call, text, tool_calls
-from zen import events as ev
 from zen.agent.session import Session
 from zen.app import make_workspace
-from zen.config import load_config
+from zen.base import events as ev
+from zen.settings.config import load_config
 
 CONSTRAINT = "Never change the signature of parse(); other modules call it."
 ASK = "The conversation is about to be compacted"

@@ -92,8 +92,8 @@ class Timed:
 async def turns(n: int = 200) -> None:
     from zen.agent.session import Session
     from zen.app import make_workspace
-    from zen.config import load_config
-    from zen.events import EventLog
+    from zen.base.events import EventLog
+    from zen.settings.config import load_config
 
     root = Path(tempfile.mkdtemp())
     (root / "a.txt").write_text("hello\n")

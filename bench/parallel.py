@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.server import FakeLLM, Reply, call, text, tool_calls
-from zen import events as ev
 from zen.agent.session import Session
-from zen.config import Config
+from zen.base import events as ev
+from zen.settings.config import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
 

@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.fakes.server import FakeLLM, long_markdown, text  # noqa: E402
-from zen import events as ev  # noqa: E402
+from zen.base import events as ev  # noqa: E402
 from zen.ui.render import LogRenderer  # noqa: E402
 from zen.ui.term import Caps, make_console  # noqa: E402
 
@@ -113,8 +113,8 @@ class RawPrinter:
 
 def end_to_end(words: int, repeat: int) -> dict[str, float]:
     """Main-thread CPU of streaming the answer from the fake server through ChatClient."""
-    from zen.config import ModelSettings
     from zen.llm.client import ChatClient
+    from zen.settings.config import ModelSettings
 
     answer = long_markdown(words)
 

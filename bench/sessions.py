@@ -51,7 +51,7 @@ def session_script(body: dict[str, Any]) -> Any:
 
 async def build_session(home: Path, root: Path, base_url: str) -> Any:
     from zen.agent.session import Session
-    from zen.config import Config
+    from zen.settings.config import Config
     from zen.stores.sessions import SessionStore
     from zen.tools.workspace import Workspace
 
@@ -61,7 +61,7 @@ async def build_session(home: Path, root: Path, base_url: str) -> Any:
 
 
 def size_and_resume() -> None:
-    from zen import events as ev
+    from zen.base import events as ev
     from zen.stores.sessions import SessionStore
 
     with tempfile.TemporaryDirectory() as tmp, FakeLLM(session_script) as fake:
@@ -192,8 +192,8 @@ def notes_script(body: dict[str, Any]) -> Any:
 
 
 def notes_tokens(persist: bool) -> tuple[int, int]:
-    from zen import events as ev
-    from zen.config import MemoSettings
+    from zen.base import events as ev
+    from zen.settings.config import MemoSettings
 
     with tempfile.TemporaryDirectory() as tmp, FakeLLM(notes_script) as fake:
         home, root = Path(tmp, "home"), Path(tmp, "ws")

@@ -19,9 +19,9 @@ sys.path.insert(0, root)
 sys.path.insert(1, str(HERE))  # the fake server
 
 from tests.fakes.server import FakeLLM, long_markdown, text  # noqa: E402
-from zen.config import ModelSettings  # noqa: E402
-from zen.events import ignore  # noqa: E402
+from zen.base.events import ignore  # noqa: E402
 from zen.llm.client import ChatClient  # noqa: E402
+from zen.settings.config import ModelSettings  # noqa: E402
 
 answer = long_markdown(20_000)
 

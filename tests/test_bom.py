@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from zen import trust
-from zen.bom import decode_text
-from zen.config import load_config
-from zen.extensions import load_skills
+from zen.base.bom import decode_text
 from zen.mcp.servers import read_mcp_json
+from zen.settings import trust
+from zen.settings.config import load_config
+from zen.settings.extensions import load_skills
 from zen.tools.hooks import load_hooks
 
 ENCODINGS = ["utf-8-sig", "utf-16", "utf-16-be-bom"]

@@ -12,11 +12,11 @@ import pytest
 
 from tests.conftest import closing
 from tests.fakes.server import Reply, call, status, text, tool_calls
-from zen import events as ev
 from zen.agent.context import RESTART_HEADER
 from zen.agent.session import Session
 from zen.app import make_workspace
-from zen.config import load_config
+from zen.base import events as ev
+from zen.settings.config import load_config
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

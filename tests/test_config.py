@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from zen.config import Config, ConfigError, load_config, resolve_model
-from zen.prompts import data_dir
+from zen.settings.config import Config, ConfigError, load_config, resolve_model
+from zen.settings.prompts import data_dir
 
 
 @pytest.fixture

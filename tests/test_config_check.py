@@ -1,4 +1,4 @@
-"""The record of configs that passed the start-up checks (zen/config_check.py): any input
+"""The record of configs that passed the start-up checks (zen/settings/config_check.py): any input
 that can change the answer changes the digest, and the record is private."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zen import config_check
+from zen.settings import config_check
 
 
 @pytest.fixture

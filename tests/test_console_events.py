@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import zen_env
 from tests.fakes.server import text
-from zen import exits
+from zen.base import exits
 from zen.ui.stop_signals import StopSignals
 
 

@@ -12,12 +12,12 @@ import pytest
 
 from tests.conftest import closing
 from tests.fakes.server import Reply, call, text, tool_calls
-from zen import events as ev
 from zen.agent.context import WindowResolver, estimate
 from zen.agent.session import Session
 from zen.app import make_workspace
-from zen.config import ModelSettings, load_config
+from zen.base import events as ev
 from zen.llm.window import window_in_models
+from zen.settings.config import ModelSettings, load_config
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.fakes.server import call, text, tool_calls
 from zen.agent.prompt import PromptFacts, system_prompt
-from zen.extensions import load_skills, skills_index
+from zen.settings.extensions import load_skills, skills_index
 
 BODY = "To fill a PDF form: run scripts/fill.py with the field names.\nSECRET-STEP-42"
 

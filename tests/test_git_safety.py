@@ -19,8 +19,8 @@ import pytest
 from tests.fakes.server import call, text, tool_calls
 from tests.test_git import IDENTITY, Approver, git, isolated_git, session_for  # noqa: F401
 from tests.test_git import tool_results as results
-from zen import events as ev
 from zen.agent.git_facts import git_facts
+from zen.base import events as ev
 from zen.tools.base import ToolContext
 from zen.tools.git import Git, GitParams
 from zen.tools.git_process import neutralise, repo_config

@@ -1,5 +1,5 @@
 """One home directory for everything zen keeps (config, history, sessions, MCP logs):
-`zen.paths.user_home`, i.e. `Path.home()` — USERPROFILE on Windows, HOME elsewhere."""
+`zen.base.paths.user_home`, i.e. `Path.home()` — USERPROFILE on Windows, HOME elsewhere."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 import re
 from pathlib import Path
 
-from zen import paths
-from zen.config import load_config
+from zen.base import paths
+from zen.settings.config import load_config
 
 ZEN = Path(__file__).resolve().parent.parent / "zen"
 

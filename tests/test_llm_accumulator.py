@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from zen.events import ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
+from zen.base.events import ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
 from zen.llm.accumulator import StreamAccumulator
 
 

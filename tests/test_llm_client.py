@@ -13,8 +13,7 @@ import pytest
 
 from tests.conftest import closing
 from tests.fakes.server import FakeLLM, call, cut, sse_error, status, text, tool_calls
-from zen.config import ModelSettings
-from zen.events import (
+from zen.base.events import (
     EventLog,
     ReasoningDelta,
     Retrying,
@@ -31,6 +30,7 @@ from zen.llm.client import (
     is_context_overflow,
 )
 from zen.llm.types import LLMError
+from zen.settings.config import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

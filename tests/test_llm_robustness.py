@@ -25,10 +25,10 @@ from tests.fakes.server import (
     text,
     tool_calls,
 )
-from zen.config import ModelSettings
-from zen.events import EventLog, Retrying, TextDelta, Usage, Waiting
+from zen.base.events import EventLog, Retrying, TextDelta, Usage, Waiting
 from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import LLMError
+from zen.settings.config import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 
@@ -353,7 +353,7 @@ async def test_lone_surrogate_escapes_in_arguments_never_reach_a_tool(tmp_path: 
 
 
 async def test_a_server_that_drops_the_tools_is_called_out_once() -> None:
-    from zen.events import Notice
+    from zen.base.events import Notice
 
     big = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "name": f"t{i}"}} for i in range(20)]
     log = EventLog()

@@ -30,7 +30,6 @@ from mcp.types import (
 )
 
 from tests.fakes.mcp_servers import PNG, STDERR_MARKER, HttpServer, stdio_command
-from zen.config import Config, Features, McpServer, load_config
 from zen.mcp import (
     McpManager,
     McpTool,
@@ -41,6 +40,7 @@ from zen.mcp import (
     read_mcp_json,
 )
 from zen.mcp.tool import McpParams, RemoteTool, render_result, tool_name
+from zen.settings.config import Config, Features, McpServer, load_config
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.todo import TodoStore

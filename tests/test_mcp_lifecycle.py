@@ -13,9 +13,9 @@ import pytest
 
 from tests.fakes.mcp_servers import HttpServer, stdio_command
 from tests.test_mcp import TOKEN, call, find
-from zen.config import McpServer
 from zen.mcp import McpManager, format_status
 from zen.mcp.manager import WARN_SCHEMA_CHARS
+from zen.settings.config import McpServer
 
 HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 

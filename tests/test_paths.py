@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zen import paths
+from zen.base import paths
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 

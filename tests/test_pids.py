@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from zen.pids import pid_alive
+from zen.base.pids import pid_alive
 
 
 def test_a_running_process_is_alive_and_asking_leaves_it_running() -> None:

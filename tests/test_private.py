@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.mcp_servers import stdio_command
 from tests.fakes.server import status, text
-from zen.redaction import redact, remember, scrub
+from zen.base.redaction import redact, remember, scrub
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
 

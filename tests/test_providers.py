@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_config import error, load, write
-from zen.config import ConfigError, resolve_model
-from zen.providers import PROVIDERS
+from zen.settings.config import ConfigError, resolve_model
+from zen.settings.providers import PROVIDERS
 
 
 @pytest.fixture

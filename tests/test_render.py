@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import pyte
 import pytest
 
-from zen import events as ev
+from zen.base import events as ev
 from zen.tools.base import ApprovalRequest
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import call_line, diff_excerpt, fold, memo_line, status_line, tokens
@@ -692,8 +692,8 @@ def test_the_status_line_has_cache_hits_cost_and_context() -> None:
 
 
 def test_prices_come_from_config_then_local_then_the_table() -> None:
-    from zen.config import ModelPrice
     from zen.llm.pricing import price_for
+    from zen.settings.config import ModelPrice
 
     table = price_for("gpt-4o-mini", "https://api.openai.com/v1")
     assert table is not None and table.cost(1_000_000, 1_000_000, 500_000) == pytest.approx(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.test_render import STYLED, feed, renderer, screen
-from zen import events as ev
+from zen.base import events as ev
 from zen.ui.format import status_line, tokens
 
 

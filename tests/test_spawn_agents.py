@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import Reply, call, status, text, tool_calls
-from zen import events as ev
 from zen.agent.session import Session
 from zen.agent.subagents import agent_names
-from zen.config import Config
+from zen.base import events as ev
+from zen.settings.config import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
 

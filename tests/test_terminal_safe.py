@@ -13,7 +13,7 @@ import pytest
 
 from tests.fakes.mcp_servers import stdio_command
 from tests.fakes.server import call, status, text, tool_calls
-from zen.terminal_safe import PLACEHOLDER, terminal_safe
+from zen.base.terminal_safe import PLACEHOLDER, terminal_safe
 
 P = PLACEHOLDER
 TITLE = "\x1b]0;pwned\x07"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from zen import env_vars
-from zen.text import clip
+from zen.base import env_vars
+from zen.base.text import clip
 
 
 def test_clip_keeps_short_text_and_cuts_long_text_to_the_limit() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from zen.events import EventLog, MemoWritten
+from zen.base.events import EventLog, MemoWritten
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.todo import TodoStore

@@ -22,9 +22,9 @@ import pytest
 
 from tests.conftest import zen_env
 from tests.fakes.server import call, text, tool_calls
-from zen import trust
 from zen.agent.prompt import INSTRUCTIONS_LIMIT, project_instructions
-from zen.config import (
+from zen.settings import trust
+from zen.settings.config import (
     BUILTIN_TOOLS,
     Config,
     ConfigError,

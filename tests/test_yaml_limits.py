@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zen.config import ConfigError, load_config
+from zen.settings.config import ConfigError, load_config
 
 
 def bomb(levels: int = 9) -> str:

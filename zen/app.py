@@ -16,17 +16,17 @@ from typing import Any
 from zen.agent import work_modes
 from zen.agent.git_facts import git_facts
 from zen.agent.session import Session
-from zen.config import DUAL_ROLES, Config, ConfigError, resolve_model
-from zen.extensions import load_skills
+from zen.base.redaction import remember, scrub
+from zen.base.warn import Warn, warn_stderr
 from zen.mcp.servers import collect_servers, mcp_enabled
-from zen.redaction import remember, scrub
+from zen.settings.config import DUAL_ROLES, Config, ConfigError, resolve_model
+from zen.settings.extensions import load_skills
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import load_hooks, unmatched
 from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
-from zen.warn import Warn, warn_stderr
 
 __all__ = ["SessionError", "check_startup", "open_session"]
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from zen import __version__, exits
+from zen import __version__
+from zen.base import exits
 
 TYPE_CHECKING = False  # `typing` alone costs ~5 ms of a ~30 ms start; checkers know this idiom
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ def exact_output() -> None:
 
 
 def fail(message: str, code: int = exits.USAGE) -> int:
-    from zen.terminal_safe import terminal_safe  # messages quote config files and paths
+    from zen.base.terminal_safe import terminal_safe  # messages quote config files and paths
 
     print(terminal_safe(f"zen: {message}"), file=sys.stderr)
     return code
@@ -244,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from zen.paths import expand_user
+    from zen.base.paths import expand_user
 
     workspace = expand_user(args.directory or ".")
     if not workspace.is_dir():
@@ -273,7 +274,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.task is None:
         return start_shell(args, root, trusted)
 
-    from zen.config import ConfigError, load_config
+    from zen.settings.config import ConfigError, load_config
 
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
@@ -297,18 +298,18 @@ def _main(args: argparse.Namespace) -> int:
 def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
     """The shell, its prompt as soon as possible (issue 20).
 
-    A config whose inputs already passed every start-up check (`zen.config_check`) is not
+    A config whose inputs already passed every start-up check (`zen.settings.config_check`) is not
     validated before the prompt: pydantic and the session's modules load while the user types
     and the config is validated again then. Any other config is checked in full first, so a
     broken one is reported before a prompt that could only fail."""
-    from zen import config_check
+    from zen.settings import config_check
 
     overrides = cli_overrides(args)
     key = config_check.digest(root, overrides, trusted=trusted)
     resuming = args.resume is not None or args.continue_last
     shown = None if resuming else config_check.known(key)
     if shown is None:
-        from zen.config import ConfigError, load_config
+        from zen.settings.config import ConfigError, load_config
 
         try:
             config = load_config(root, overrides, trusted=trusted)
@@ -323,7 +324,7 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
     else:
 
         def load() -> Any:
-            from zen.config import load_config
+            from zen.settings.config import load_config
 
             return load_config(root, overrides, trusted=trusted)
 
@@ -355,7 +356,7 @@ def open_session_later(*args: Any, **kwargs: Any) -> Any:
 def startup_summary(config: Any, model: str | None) -> dict[str, str]:
     """Run the start-up checks (ConfigError) and keep what the prompt and banner show."""
     from zen.app import check_startup
-    from zen.config import resolve_model
+    from zen.settings.config import resolve_model
 
     check_startup(config)
     dual = config.agent_mode == "dual"
@@ -385,8 +386,8 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
     Trusted (with unchanged inputs) or `--trust`: yes. Otherwise the interactive shell asks
     once, before anything from them runs; everything else (`-p`, pipes) skips them with one
     warning line. Never a prompt in `-p`."""
-    from zen import trust
-    from zen.warn import warn_stderr
+    from zen.base.warn import warn_stderr
+    from zen.settings import trust
 
     state = trust.check(root)
     if flag or state.trusted:
@@ -419,7 +420,7 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
 
 def report_tightened() -> None:
     """One line per state path whose wider permissions zen narrowed (issue 19)."""
-    paths = sys.modules.get("zen.paths")
+    paths = sys.modules.get("zen.base.paths")
     for path in getattr(paths, "tightened", [])[:]:
         print(
             f"zen: note: {path} was readable by others; it is now private to you", file=sys.stderr
@@ -494,7 +495,7 @@ def piped_input(wait: float = PIPED_WAIT) -> str:
 
 def model_note(config: Any, model: str) -> str:
     """What `--model` did when roles have models of their own (it overrides only the rest)."""
-    from zen.config import DUAL_ROLES
+    from zen.settings.config import DUAL_ROLES
 
     kept = [
         f"{role} keeps {over.model}"
@@ -514,7 +515,7 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     import asyncio
 
     from zen.app import SessionError, open_session
-    from zen.config import ConfigError
+    from zen.settings.config import ConfigError
     from zen.ui.oneshot import result_object, run_oneshot, write_result
 
     async def go() -> int:
@@ -582,14 +583,14 @@ def mcp_command(argv: list[str]) -> int:
         help="include this folder's own servers (.mcp.json) for this run",
     )
     args = parser.parse_args(argv[1:])
-    from zen.paths import expand_user
+    from zen.base.paths import expand_user
 
     workspace = expand_user(args.directory or ".").resolve()
 
     import asyncio
 
-    from zen.config import ConfigError, load_config
     from zen.mcp.manager import mcp_list
+    from zen.settings.config import ConfigError, load_config
 
     trusted = decide_trust(workspace, flag=args.trust, ask=False, shown=args.directory)
     try:
@@ -602,8 +603,8 @@ def mcp_command(argv: list[str]) -> int:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
         report_tightened()
-    from zen import redaction
-    from zen.terminal_safe import terminal_safe
+    from zen.base import redaction
+    from zen.base.terminal_safe import terminal_safe
 
     print(terminal_safe(redaction.scrub(text)))
     return exits.DONE if all_started else exits.MCP_FAILED
@@ -621,8 +622,8 @@ def config_command(argv: list[str]) -> int:
         "--trust", action="store_true", help="include this folder's own settings for this run"
     )
     args = parser.parse_args(argv)
-    from zen.config import DUAL_ROLES, ConfigError, load_config, resolve_model
-    from zen.paths import expand_user
+    from zen.base.paths import expand_user
+    from zen.settings.config import DUAL_ROLES, ConfigError, load_config, resolve_model
     from zen.ui.format import endpoint_line
 
     root = expand_user(args.directory or ".").resolve()
@@ -633,8 +634,8 @@ def config_command(argv: list[str]) -> int:
         return fail(str(e))
     finally:
         report_tightened()
-    from zen import trust
-    from zen.terminal_safe import terminal_safe as safe
+    from zen.base.terminal_safe import terminal_safe as safe
+    from zen.settings import trust
 
     inputs = trust.check(root).inputs
     own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
@@ -663,9 +664,9 @@ def trust_command(argv: list[str]) -> int:
     which.add_argument("--list", action="store_true", help="list trusted folders")
     which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
     args = parser.parse_args(argv)
-    from zen import trust
-    from zen.paths import expand_user
-    from zen.terminal_safe import terminal_safe as safe
+    from zen.base.paths import expand_user
+    from zen.base.terminal_safe import terminal_safe as safe
+    from zen.settings import trust
 
     try:
         if args.list:

@@ -39,16 +39,24 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from zen import __version__, trust
+from zen import __version__
 from zen.acp.client_files import ClientFiles, client_file_tools
 from zen.acp.hosts import Host
 from zen.acp.permission import EditorApprover
 from zen.acp.replay import replay
 from zen.acp.updates import Updates
 from zen.agent.session import title_of
-from zen.config import DUAL_ROLES, Config, ConfigError, McpServer, load_config, resolve_model
+from zen.base.redaction import scrub
 from zen.llm.types import LLMError
-from zen.redaction import scrub
+from zen.settings import trust
+from zen.settings.config import (
+    DUAL_ROLES,
+    Config,
+    ConfigError,
+    McpServer,
+    load_config,
+    resolve_model,
+)
 from zen.stores.sessions import SessionError
 
 log = logging.getLogger("zen.acp")

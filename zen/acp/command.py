@@ -17,8 +17,8 @@ import signal
 import sys
 from typing import Any, cast
 
-from zen import exits
-from zen.terminal_safe import terminal_safe
+from zen.base import exits
+from zen.base.terminal_safe import terminal_safe
 
 MODEL_FLAGS = ("model", "provider", "base_url", "api_key", "max_turns", "work_mode")
 STREAM_LIMIT = 50 * 1024 * 1024

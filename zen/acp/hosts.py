@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from zen.app import open_session
-from zen.config import Config
+from zen.settings.config import Config
 
 
 @dataclass

@@ -23,8 +23,8 @@ from acp.schema import (
     ToolKind,
 )
 
-from zen import events as ev
-from zen.terminal_safe import terminal_safe
+from zen.base import events as ev
+from zen.base.terminal_safe import terminal_safe
 from zen.tools.workspace import PathError, Workspace
 
 log = logging.getLogger("zen.acp")

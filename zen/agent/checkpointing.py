@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zen import events as ev
+from zen.base import events as ev
 from zen.checkpoints.shadow import CheckpointError
 
 if TYPE_CHECKING:

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from zen import events as ev
 from zen.agent.context import (
     RESTART_HEADER,
     WindowResolver,
@@ -28,9 +27,10 @@ from zen.agent.context import (
     messages_tokens,
     tools_tokens,
 )
+from zen.base import events as ev
+from zen.base.text import clip
 from zen.llm.client import ContextLengthError
-from zen.prompts import load_prompt, render
-from zen.text import clip
+from zen.settings.prompts import load_prompt, render
 from zen.tools.registry import parse_arguments
 
 if TYPE_CHECKING:

@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from zen import providers
+from zen.settings import providers
 
 if TYPE_CHECKING:
-    from zen.config import ModelSettings
+    from zen.settings.config import ModelSettings
 
 DEFAULT_WINDOW = 128_000
 """When nothing says: the common size of today's hosted models."""

@@ -19,12 +19,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from zen import events as ev
 from zen.agent.delegate import build_delegate, run_delegate
 from zen.agent.roles import CODER
-from zen.prompts import load_prompt, render
+from zen.base import events as ev
+from zen.base.text import clip
+from zen.settings.prompts import load_prompt, render
 from zen.stores.memo import AUTO, MemoEntry, MemoStore
-from zen.text import clip
 from zen.tools.base import Approver, Delegation, RunContext, ToolResult
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from zen.prompts import load_prompt, render
+from zen.settings.prompts import load_prompt, render
 from zen.tools.git_process import GitError, run_git
 
 STATUS_TIMEOUT = 3.0

@@ -10,9 +10,9 @@ import asyncio
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
-from zen import events as ev
 from zen.agent import compaction
 from zen.agent.context import messages_tokens, tools_tokens
+from zen.base import events as ev
 from zen.llm.client import ContextLengthError
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
 from zen.stores.sessions import SessionLog

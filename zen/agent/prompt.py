@@ -20,10 +20,10 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
-from zen.paths import expand_user
-from zen.prompts import load_prompt, render
+from zen.base.paths import expand_user
+from zen.base.warn import Warn
+from zen.settings.prompts import load_prompt, render
 from zen.tools.workspace import PathError, Workspace
-from zen.warn import Warn
 
 PROJECT_FILES = ("ZEN.md", "AGENTS.md", "CLAUDE.md")
 INSTRUCTIONS_LIMIT = 64 * 1024

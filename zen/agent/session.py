@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from zen import events as ev
 from zen.agent import compaction, work_modes
 from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.context import ContextSplit, WindowResolver, split
@@ -30,7 +29,12 @@ from zen.agent.loop import Agent, BudgetLimit, RunResult, TimeLimit
 from zen.agent.prompt import PromptFacts, project_instructions
 from zen.agent.roles import TOP, Role
 from zen.agent.subagents import SubAgentRunner
-from zen.config import (
+from zen.base import events as ev
+from zen.base.text import clip
+from zen.llm.client import ChatClient, Deadlines
+from zen.llm.pricing import price_for
+from zen.llm.types import TokenUsage
+from zen.settings.config import (
     DUAL_ROLES,
     AgentMode,
     Collaboration,
@@ -38,17 +42,13 @@ from zen.config import (
     ModelSettings,
     resolve_model,
 )
-from zen.extensions import Extension, skills_index
-from zen.llm.client import ChatClient, Deadlines
-from zen.llm.pricing import price_for
-from zen.llm.types import TokenUsage
-from zen.prompts import load_prompt, render
+from zen.settings.extensions import Extension, skills_index
+from zen.settings.prompts import load_prompt, render
 from zen.stores.memo import MemoEntry, MemoStore
 from zen.stores.project_notes import EARLIER, ProjectNotes, note_line
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionStore, StoredMemo
 from zen.stores.todo import TodoItem, TodoStore
-from zen.text import clip
 from zen.tools.base import Approver, RunContext, Tool, ToolContext, new_run_id, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.hooks import Hook, Hooks

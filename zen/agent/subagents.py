@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zen import events as ev
 from zen.agent.delegate import build_delegate, run_delegate
 from zen.agent.roles import SUBAGENTS
-from zen.prompts import load_prompt, render
+from zen.base import events as ev
+from zen.settings.prompts import load_prompt, render
 from zen.tools.base import Approver, Delegation, RunContext
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ is read-only: the agents it applies to lose every tool that writes or runs comma
 
 from __future__ import annotations
 
-from zen.paths import zen_home
-from zen.prompts import data_dir
+from zen.base.paths import zen_home
+from zen.settings.prompts import data_dir
 
 READ_ONLY = {"explain"}
 WRITERS = {"write-file", "edit-file", "bash", "send-to-coder", "spawn-agents"}

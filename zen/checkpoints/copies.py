@@ -22,8 +22,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from zen.base.paths import private_dir
 from zen.checkpoints.shadow import Change, folder_size, write_private
-from zen.paths import private_dir
 
 UNKNOWN = "?"
 """A path's state is not known (too big, unreadable, or tracked by another process first)."""

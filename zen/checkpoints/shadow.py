@@ -30,7 +30,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from zen.paths import private_dir
+from zen.base.paths import private_dir
 from zen.tools.process import kill_tree, reap, spawn
 
 TIMEOUT = 60.0

@@ -24,10 +24,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from zen.base.paths import zen_home
+from zen.base.text import clip
 from zen.checkpoints.copies import CopyRepo
 from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key, write_private
-from zen.paths import zen_home
-from zen.text import clip
 
 GAP_ENDS = frozenset({"before", "rewind"})
 """Kinds recorded when zen starts acting: what changed just before them was not zen."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zen.events import Event, ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
+from zen.base.events import Event, ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
 from zen.llm.sse import Malformed
 from zen.llm.types import AssistantTurn, TokenUsage, ToolCall
 

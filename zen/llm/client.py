@@ -24,16 +24,16 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from zen import providers
-from zen.events import Emit, Notice, Retrying, Usage, Waiting
+from zen.base.events import Emit, Notice, Retrying, Usage, Waiting
+from zen.base.redaction import remember, scrub
 from zen.llm.accumulator import StreamAccumulator, StreamError, completion_as_chunk
 from zen.llm.sse import DONE, Malformed, SseDecoder, parse_payload
 from zen.llm.types import AssistantTurn, LLMError
-from zen.redaction import remember, scrub
+from zen.settings import providers
 
 if TYPE_CHECKING:
-    from zen.config import ModelSettings
     from zen.llm.pricing import Price
+    from zen.settings.config import ModelSettings
 
 TRUNCATION_RATIO = 0.7
 """Reported prompt tokens under this share of the estimate: the server cut the conversation."""

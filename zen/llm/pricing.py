@@ -30,7 +30,7 @@ FREE = Price(0.0, 0.0, 0.0)
 
 def price_for(model: str, base_url: str, configured: dict[str, Any] | None = None) -> Price | None:
     """The price of `model` at `base_url`: configured, a local server (free), the table."""
-    from zen.providers import PRICES, is_local
+    from zen.settings.providers import PRICES, is_local
 
     names = [model]
     if "/" in model:

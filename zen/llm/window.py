@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
-    from zen.config import ModelSettings
+    from zen.settings.config import ModelSettings
 
 DEADLINE = 2.0
 """Seconds for the whole question, every route included."""
@@ -47,7 +47,7 @@ async def ask_server(settings: ModelSettings, deadline: float = DEADLINE) -> int
 
 
 async def _ask(client: Any, settings: ModelSettings) -> int | None:
-    from zen.providers import is_local
+    from zen.settings.providers import is_local
 
     base = settings.base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base

@@ -26,13 +26,13 @@ from typing import Any, Literal
 
 import anyio
 
-from zen.config import McpServer
+from zen.base.paths import expand_user
 from zen.mcp.http_errors import HttpProblems
 from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
 from zen.mcp.stderr import StderrPump, clean_line
 from zen.mcp.tool import RemoteTool, render_result
-from zen.paths import expand_user
+from zen.settings.config import McpServer
 from zen.tools.base import ToolResult
 
 State = Literal["stopped", "starting", "running", "exited", "failed"]

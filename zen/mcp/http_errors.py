@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from zen.text import clip
+from zen.base.text import clip
 
 MAX_BODY = 4096
 """Bytes of an error body read for its message; the rest is never read."""

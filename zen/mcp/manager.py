@@ -19,13 +19,13 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from zen.config import Config, Level, McpServer
+from zen.base.paths import private_file, zen_home
+from zen.base.redaction import remember, scrub
 from zen.mcp.connection import Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
-from zen.paths import private_file, zen_home
-from zen.redaction import remember, scrub
+from zen.settings.config import Config, Level, McpServer
 from zen.tools.base import Tool
 
 log = logging.getLogger("zen.mcp")

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from zen import env_vars
-from zen.bom import decode_text
-from zen.config import Config, McpServer
-from zen.paths import expand_user
-from zen.warn import Warn, warn_stderr
+from zen.base import env_vars
+from zen.base.bom import decode_text
+from zen.base.paths import expand_user
+from zen.base.warn import Warn, warn_stderr
+from zen.settings.config import Config, McpServer
 
 Kind = Literal["stdio", "http"]
 
@@ -202,7 +202,7 @@ def _env_file(value: Any, folder: Path, warn: Warn) -> dict[str, str] | None:
 
 
 def expand_vars(value: Any, missing: list[str]) -> Any:
-    """Variables in all strings, by `zen.env_vars`'s rule; the names of unset ones go to
+    """Variables in all strings, by `zen.base.env_vars`'s rule; the names of unset ones go to
     `missing` (the caller skips what needs them)."""
     if isinstance(value, str):
         text, unset = env_vars.expand(value, os.environ)

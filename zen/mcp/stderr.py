@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import anyio
 import anyio.to_thread
 
-from zen.text import clip
+from zen.base.text import clip
 
 log = logging.getLogger("zen.mcp")
 

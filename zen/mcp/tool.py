@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from zen.text import clip
+from zen.base.text import clip
 from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult, clean_schema
 
 PREFIX = "mcp__"

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zen.paths import private_dir, private_file, zen_home
-from zen.pids import pid_alive
-from zen.redaction import scrub
+from zen.base.paths import private_dir, private_file, zen_home
+from zen.base.pids import pid_alive
+from zen.base.redaction import scrub
 
 BLOB_MIN = 256
 """Contents this long or longer go to `blobs`, stored once whatever points at them."""

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from zen.config import Level
-from zen.events import Emit, ignore
-from zen.prompts import tool_description
+from zen.base.events import Emit, ignore
+from zen.settings.config import Level
+from zen.settings.prompts import tool_description
 
 if TYPE_CHECKING:
     from zen.stores.memo import MemoStore

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import Field
 
-from zen.prompts import load_prompt
+from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.process import (
     MARK,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
-from zen.paths import expand_user
+from zen.base.paths import expand_user
 from zen.stores.memo import AUTO
 from zen.tools import temp_journal
 from zen.tools.workspace import PathError

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from zen import events as ev
-from zen.bom import decode_text
+from zen.base import events as ev
+from zen.base.bom import decode_text
 from zen.tools.process import kill_tree, reap, spawn
 
 EVENTS = (

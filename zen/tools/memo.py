@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from zen.events import MemoWritten
-from zen.text import clip
+from zen.base.events import MemoWritten
+from zen.base.text import clip
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 
 SUMMARY_CHARS = 100

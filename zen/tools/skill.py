@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from zen.extensions import FILE_LIMIT, Extension
+from zen.settings.extensions import FILE_LIMIT, Extension
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 
 

@@ -16,8 +16,8 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-from zen.paths import private_dir, zen_home
-from zen.pids import pid_alive
+from zen.base.paths import private_dir, zen_home
+from zen.base.pids import pid_alive
 
 
 def journal_dir() -> Path:

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zen.paths import expand_user
+from zen.base.paths import expand_user
 
 REPLACEMENT = "\ufffd"
 

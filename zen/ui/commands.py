@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
-from zen.config import Collaboration
-from zen.extensions import Extension, expand_command
-from zen.prompts import load_prompt, render
-from zen.text import clip
+from zen.base.text import clip
+from zen.settings.config import Collaboration
+from zen.settings.extensions import Extension, expand_command
+from zen.settings.prompts import load_prompt, render
 from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
@@ -314,7 +314,7 @@ def _collab(ctx: CommandContext, arg: str) -> None:
     "model", "show every role's model, or switch one (default: the top agent's)", "[ROLE] [NAME]"
 )
 def _model(ctx: CommandContext, arg: str) -> None:
-    from zen.config import DUAL_ROLES, ROLES, ConfigError
+    from zen.settings.config import DUAL_ROLES, ROLES, ConfigError
     from zen.ui.format import endpoint_line
 
     words = arg.split()
@@ -510,8 +510,8 @@ def _mcp(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     if manager is None:
         ctx.out.info("no MCP servers are configured (mcp_servers in .zen/config.yaml)", "dim")
         return None
+    from zen.base.redaction import scrub
     from zen.mcp.manager import format_status
-    from zen.redaction import scrub
 
     verb, _, rest = arg.partition(" ")
     if verb == "restart":

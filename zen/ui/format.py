@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from zen.agent.roles import NAMED
-from zen.text import clip
+from zen.base.text import clip
 
 DETAIL_CHARS = 60
 """A call line's argument is cut to this many characters."""
@@ -163,7 +163,7 @@ def fold(text: str, width: int, max_lines: int = 3) -> list[str]:
 def endpoint_line(role: str, settings: Any) -> str:
     """`main: gpt-4.1 at https://api.openai.com/v1, key sk-…abcd (environment OPENAI_API_KEY)`:
     which key goes to which host, never the key itself."""
-    from zen.redaction import redact
+    from zen.base.redaction import redact
 
     key = "no key"
     if settings.api_key:

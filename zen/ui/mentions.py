@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.completion import Completer, Completion
 
-from zen.terminal_safe import terminal_safe
+from zen.base.terminal_safe import terminal_safe
 from zen.tools.workspace import OutsideWorkspace, PathError, Workspace
 
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
 """`zen -p`: run one task with nobody watching, and report it as text, JSON or JSON lines.
 
 text: the final answer on stdout, one line per tool call on stderr, both made terminal-safe
-(`zen.terminal_safe`) whether or not they are a terminal: piped output ends up on one too.
+(`zen.base.terminal_safe`) whether or not they are a terminal: piped output ends up on one too.
 json: one object at the end, whatever happened (`is_error` and a message on failure).
 stream-json: every event as a JSON line as it happens, then the same result object.
 JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
-Exit codes (zen/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
+Exit codes (zen/base/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
 max_tokens, 6 over budget, 7 calls refused for want of approval (130 is the CLI's).
 """
 
@@ -17,13 +17,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from zen import events as ev
-from zen import exits
 from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
 from zen.agent.session import Session
-from zen.config import ConfigError
+from zen.base import events as ev
+from zen.base import exits
+from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import LLMError
-from zen.terminal_safe import terminal_safe
+from zen.settings.config import ConfigError
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
 

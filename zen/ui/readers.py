@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zen.paths import private_file, zen_home
+from zen.base.paths import private_file, zen_home
 from zen.tools.workspace import Workspace
 from zen.ui import term
 from zen.ui.mentions import ShellCompleter

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from zen import events as ev
-from zen.terminal_safe import terminal_safe
+from zen.base import events as ev
+from zen.base.terminal_safe import terminal_safe
 from zen.ui.format import (
     call_line,
     call_parts,

@@ -12,9 +12,9 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
-from zen import exits
-from zen.paths import expand_user
-from zen.text import clip
+from zen.base import exits
+from zen.base.paths import expand_user
+from zen.base.text import clip
 
 if TYPE_CHECKING:
     from zen.checkpoints.store import Checkpoint, CheckpointStore
@@ -82,10 +82,10 @@ def rewind_command(argv: list[str]) -> int:
     if not workspace.is_dir():
         return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
 
-    from zen import trust
     from zen.checkpoints.shadow import CheckpointError, has_git
     from zen.checkpoints.store import CheckpointStore
-    from zen.config import ConfigError, load_config
+    from zen.settings import trust
+    from zen.settings.config import ConfigError, load_config
 
     try:
         # A project's own settings apply only if the user trusted them (no question here).

@@ -17,11 +17,11 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from zen import exits
-from zen.paths import expand_user
+from zen.base import exits
+from zen.base.paths import expand_user
+from zen.base.terminal_safe import terminal_safe
+from zen.base.text import clip
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
-from zen.terminal_safe import terminal_safe
-from zen.text import clip
 
 SECRET = re.compile(
     r"(?P<kv>(?:authorization|api[_-]?key|x-api-key|token|secret|password)"

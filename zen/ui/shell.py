@@ -27,8 +27,9 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from zen import __version__, exits
-from zen.terminal_safe import terminal_safe
+from zen import __version__
+from zen.base import exits
+from zen.base.terminal_safe import terminal_safe
 from zen.ui import term
 from zen.ui.preload import FIRST_ANSWER, preload
 from zen.ui.readers import PlainReader, PromptReader, Reader
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from zen.agent.session import Session
-    from zen.config import Config
+    from zen.settings.config import Config
     from zen.ui.commands import CommandContext
     from zen.ui.confirm import ShellApprover
     from zen.ui.render import LogRenderer
@@ -74,7 +75,7 @@ def run_shell(
     except KeyboardInterrupt:
         return exits.INTERRUPTED
     except Exception as e:
-        from zen.config import ConfigError
+        from zen.settings.config import ConfigError
         from zen.stores.sessions import SessionError
 
         if not isinstance(e, (ConfigError, SessionError)):
@@ -84,13 +85,13 @@ def run_shell(
 
 
 STARTUP = (
-    "zen.config",
+    "zen.settings.config",
     "zen.agent.session",
     "zen.ui.render",
     "zen.ui.confirm",
     "zen.ui.commands",
     "zen.ui.runs",
-    "zen.extensions",
+    "zen.settings.extensions",
     "rich.console",
     "rich.text",
 )
@@ -290,7 +291,7 @@ class Shell:
 
     def _command_context(self, session: Session) -> CommandContext:
         """Built-in commands plus the user's commands and skills (a trusted project's too)."""
-        from zen.extensions import load_commands
+        from zen.settings.extensions import load_commands
         from zen.ui.commands import CommandContext, user_listing
 
         root, trusted = session.workspace.root, session.config.project_trusted
@@ -436,7 +437,7 @@ class Shell:
     def _report_tightened(self) -> None:
         """Before the prompt for what the start-up narrowed (it must not redraw the prompt
         unasked); once the session is open for what opening it narrowed."""
-        from zen import paths
+        from zen.base import paths
 
         for path in paths.tightened:
             self._say(f"note: {path} was readable by others; it is now private to you", "yellow")

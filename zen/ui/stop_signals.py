@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from zen import exits
+from zen.base import exits
 
 NAMES = ("SIGTERM", "SIGHUP")
 CTRL_BREAK_EVENT = 1

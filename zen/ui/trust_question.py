@@ -1,14 +1,14 @@
 """The shell's one question about a folder's own settings, asked before anything runs.
 
 Plain `print` and `input()`: it comes before the shell (and prompt-toolkit) start, and must
-work on any terminal. The lines come from `zen.trust.describe`, already made printable.
+work on any terminal. The lines come from `zen.settings.trust.describe`, already made printable.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from zen.trust import TrustState
+from zen.settings.trust import TrustState
 
 Answer = Literal["trust", "skip", "quit"]
 _ANSWERS: dict[str, Answer] = {

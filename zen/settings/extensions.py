@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zen.bom import decode_text
-from zen.paths import zen_home
-from zen.prompts import load_prompt, render
+from zen.base.bom import decode_text
+from zen.base.paths import zen_home
+from zen.settings.prompts import load_prompt, render
 
 FILE_LIMIT = 256 * 1024
 """Bytes of one skill or command file read at most."""

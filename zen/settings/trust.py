@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zen import env_vars
-from zen.bom import decode_text
-from zen.paths import expand_user, private_dir, zen_home
-from zen.text import clip
+from zen.base import env_vars
+from zen.base.bom import decode_text
+from zen.base.paths import expand_user, private_dir, zen_home
+from zen.base.text import clip
 
 CONFIG = ".zen/config.yaml"
 MCP_JSON = ".mcp.json"
@@ -371,7 +371,7 @@ def _plain(text: str, limit: int = 300) -> str:
     """Repository text on one terminal line: escape sequences, controls, C1 and bidi characters
     as placeholders (`terminal_safe`), then anything else unprintable (zero-width, line
     breaks) as `?`: what the user trusts is what they see."""
-    from zen.terminal_safe import terminal_safe
+    from zen.base.terminal_safe import terminal_safe
 
     text = "".join(ch if ch.isprintable() else "?" for ch in terminal_safe(text))
     return clip(text, limit)

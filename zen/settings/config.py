@@ -40,9 +40,9 @@ from pydantic import (
     field_validator,
 )
 
-from zen import env_vars
-from zen.paths import user_home
-from zen.providers import PROVIDERS, detect, is_local
+from zen.base import env_vars
+from zen.base.paths import user_home
+from zen.settings.providers import PROVIDERS, detect, is_local
 
 Level = Literal["auto", "confirm", "deny"]
 AgentMode = Literal["single", "dual"]
@@ -306,7 +306,7 @@ class Config(_Endpoint):
 
     def known_keys(self) -> list[str]:
         """Every API key this config can see (its own and the environment's), for
-        `zen.redaction.remember`: a key is a secret whether or not this run sends it."""
+        `zen.base.redaction.remember`: a key is a secret whether or not this run sends it."""
         roles = [getattr(self.dual_agent, role).api_key for role in DUAL_ROLES]
         env = [value for name, value in self._env.items() if name.endswith("_API_KEY")]
         return [key for key in (self.api_key, *roles, *env) if key]
@@ -370,11 +370,11 @@ def load_config(
 ) -> Config:
     """Merge every layer and validate once. `cli` holds only the flags the user gave (None
     values are ignored); `env` defaults to `os.environ` and also supplies the home directory
-    (`zen.paths.user_home`).
+    (`zen.base.paths.user_home`).
 
     The project layer (`<workspace>/.zen/config.yaml`) is read only when `trusted` (see
-    zen/trust.py): this is the one place that decides whether a repository's settings apply,
-    and the config remembers it for `.mcp.json` (`Config.project_trusted`)."""
+    zen/settings/trust.py): this is the one place that decides whether a repository's settings
+    apply, and the config remembers it for `.mcp.json` (`Config.project_trusted`)."""
     home = user_home(env)  # the process's home unless an environment was given
     env = os.environ if env is None else env
     layers = [_read_layer(_default_file(), env)]
@@ -464,7 +464,7 @@ def _host(url: str) -> str:
 
 
 def _default_file() -> Path:
-    from zen.prompts import data_dir
+    from zen.settings.prompts import data_dir
 
     return data_dir("config") / "default.yaml"
 
@@ -473,7 +473,7 @@ def _read_layer(path: Path, env: Mapping[str, str]) -> _Layer | None:
     """The file's settings with variables expanded; None when there is no such file."""
     import yaml
 
-    from zen.yaml_limits import load_bounded, read_capped
+    from zen.base.yaml_limits import load_bounded, read_capped
 
     try:
         raw = read_capped(path)
@@ -639,7 +639,7 @@ class Endpoint:
 
     base_url: str
     habits: Any
-    """The zen.providers.Provider whose habits apply."""
+    """The zen.settings.providers.Provider whose habits apply."""
     own: bool
     """The role names its own provider or base_url, so it inherits no key."""
     key_vars: tuple[str, ...]

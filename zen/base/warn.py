@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from zen.terminal_safe import terminal_safe
+from zen.base.terminal_safe import terminal_safe
 
 Warn = Callable[[str], None]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from zen import __version__
-from zen.paths import private_dir, user_home, zen_home
+from zen.base.paths import private_dir, user_home, zen_home
 
 KEEP = 32
 """Digests remembered (workspaces × flag sets); the oldest goes first."""
@@ -30,7 +30,12 @@ READ_LIMIT = 1024 * 1024
 """Config files larger than this are never fast: `load_config` refuses them with a message."""
 NAME = "checked-configs"
 _VAR = re.compile(rb"\$\{?([A-Za-z_]\w*)")
-_CODE = ("config.py", "providers.py", "config_check.py", "agent/work_modes.py")
+_CODE = (
+    "settings/config.py",
+    "settings/providers.py",
+    "settings/config_check.py",
+    "agent/work_modes.py",
+)
 """zen's own files whose change can change the answer (with the version and default.yaml)."""
 
 
@@ -49,7 +54,7 @@ def digest(
     (the full check then says why)."""
     from hashlib import blake2b
 
-    from zen.prompts import data_dir
+    from zen.settings.prompts import data_dir
 
     home = user_home(env)  # as load_config finds it
     env = os.environ if env is None else env
@@ -61,7 +66,7 @@ def digest(
             h.update(len(data).to_bytes(8, "little") + data)
 
     add(__version__, trusted, sorted((k, repr(v)) for k, v in cli.items() if v is not None))
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent
     try:
         for path in [package / name for name in _CODE] + [data_dir("config") / "default.yaml"]:
             info = path.stat()

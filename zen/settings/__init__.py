@@ -1,0 +1,1 @@
+"""Settings: the config schema and its layered loading, providers, prompts, trust, extensions."""
