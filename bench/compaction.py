@@ -27,7 +27,7 @@ from tests.fakes.server import FakeLLM, Reply, call, text, tool_calls
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base import events as ev
-from zen.settings.config import load_config
+from zen.settings.loading import load_config
 
 CONSTRAINT = "Never change the signature of parse(); other modules call it."
 ASK = "The conversation is about to be compacted"

@@ -93,7 +93,7 @@ async def turns(n: int = 200) -> None:
     from zen.agent.session import Session
     from zen.app import make_workspace
     from zen.base.events import EventLog
-    from zen.settings.config import load_config
+    from zen.settings.loading import load_config
 
     root = Path(tempfile.mkdtemp())
     (root / "a.txt").write_text("hello\n")

@@ -20,7 +20,7 @@ from typing import Any
 from tests.fakes.server import FakeLLM, Reply, call, text, tool_calls
 from zen.agent.session import Session
 from zen.base import events as ev
-from zen.settings.config import Config
+from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
 

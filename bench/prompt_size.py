@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from zen.agent.roles import CODER  # noqa: E402
 from zen.agent.session import Session  # noqa: E402
 from zen.app import make_workspace  # noqa: E402
-from zen.settings.config import load_config  # noqa: E402
+from zen.settings.loading import load_config  # noqa: E402
 from zen.settings.prompts import load_prompt, render  # noqa: E402
 
 TASK = "rename greet() to welcome() everywhere"

@@ -114,7 +114,7 @@ class RawPrinter:
 def end_to_end(words: int, repeat: int) -> dict[str, float]:
     """Main-thread CPU of streaming the answer from the fake server through ChatClient."""
     from zen.llm.client import ChatClient
-    from zen.settings.config import ModelSettings
+    from zen.settings.schema import ModelSettings
 
     answer = long_markdown(words)
 

@@ -51,7 +51,7 @@ def session_script(body: dict[str, Any]) -> Any:
 
 async def build_session(home: Path, root: Path, base_url: str) -> Any:
     from zen.agent.session import Session
-    from zen.settings.config import Config
+    from zen.settings.schema import Config
     from zen.stores.sessions import SessionStore
     from zen.tools.workspace import Workspace
 
@@ -193,7 +193,7 @@ def notes_script(body: dict[str, Any]) -> Any:
 
 def notes_tokens(persist: bool) -> tuple[int, int]:
     from zen.base import events as ev
-    from zen.settings.config import MemoSettings
+    from zen.settings.schema import MemoSettings
 
     with tempfile.TemporaryDirectory() as tmp, FakeLLM(notes_script) as fake:
         home, root = Path(tmp, "home"), Path(tmp, "ws")

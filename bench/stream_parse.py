@@ -21,7 +21,7 @@ sys.path.insert(1, str(HERE))  # the fake server
 from tests.fakes.server import FakeLLM, long_markdown, text  # noqa: E402
 from zen.base.events import ignore  # noqa: E402
 from zen.llm.client import ChatClient  # noqa: E402
-from zen.settings.config import ModelSettings  # noqa: E402
+from zen.settings.schema import ModelSettings  # noqa: E402
 
 answer = long_markdown(20_000)
 

@@ -11,8 +11,8 @@ import pytest
 from zen.base.bom import decode_text
 from zen.mcp.servers import read_mcp_json
 from zen.settings import trust
-from zen.settings.config import load_config
 from zen.settings.extensions import load_skills
+from zen.settings.loading import load_config
 from zen.tools.hooks import load_hooks
 
 ENCODINGS = ["utf-8-sig", "utf-16", "utf-16-be-bom"]

@@ -16,7 +16,7 @@ from zen.agent.context import RESTART_HEADER
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base import events as ev
-from zen.settings.config import load_config
+from zen.settings.loading import load_config
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
-from zen.settings.config import Config, ConfigError, load_config, resolve_model
+from zen.settings.loading import load_config
+from zen.settings.model_roles import resolve_model
 from zen.settings.prompts import data_dir
+from zen.settings.schema import Config, ConfigError
 
 
 @pytest.fixture

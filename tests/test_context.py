@@ -17,7 +17,8 @@ from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base import events as ev
 from zen.llm.window import window_in_models
-from zen.settings.config import ModelSettings, load_config
+from zen.settings.loading import load_config
+from zen.settings.schema import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

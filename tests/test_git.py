@@ -18,7 +18,7 @@ from tests.fakes.server import call, text, tool_calls
 from zen.agent.git_facts import describe_branch, find_work_tree, git_facts, summarize
 from zen.agent.session import Session
 from zen.base import events as ev
-from zen.settings.config import Config
+from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest, ToolContext
 from zen.tools.git import Git, GitError, GitParams, run_git
 from zen.tools.workspace import Workspace

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from zen.base import paths
-from zen.settings.config import load_config
+from zen.settings.loading import load_config
 
 ZEN = Path(__file__).resolve().parent.parent / "zen"
 

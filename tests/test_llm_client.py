@@ -30,7 +30,7 @@ from zen.llm.client import (
     is_context_overflow,
 )
 from zen.llm.types import LLMError
-from zen.settings.config import ModelSettings
+from zen.settings.schema import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

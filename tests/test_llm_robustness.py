@@ -28,7 +28,7 @@ from tests.fakes.server import (
 from zen.base.events import EventLog, Retrying, TextDelta, Usage, Waiting
 from zen.llm.client import ChatClient, Deadlines
 from zen.llm.types import LLMError
-from zen.settings.config import ModelSettings
+from zen.settings.schema import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 

@@ -14,7 +14,7 @@ from tests.fakes.server import call, text, tool_calls
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base.events import EventLog, ToolCallRunning
-from zen.settings.config import load_config
+from zen.settings.loading import load_config
 from zen.tools.base import Approval, ApprovalRequest, refuse_all
 
 pytestmark = pytest.mark.usefixtures("close_clients")

@@ -40,7 +40,8 @@ from zen.mcp import (
     read_mcp_json,
 )
 from zen.mcp.tool import McpParams, RemoteTool, render_result, tool_name
-from zen.settings.config import Config, Features, McpServer, load_config
+from zen.settings.loading import load_config
+from zen.settings.schema import Config, Features, McpServer
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.todo import TodoStore

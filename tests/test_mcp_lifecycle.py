@@ -15,7 +15,7 @@ from tests.fakes.mcp_servers import HttpServer, stdio_command
 from tests.test_mcp import TOKEN, call, find
 from zen.mcp import McpManager, format_status
 from zen.mcp.manager import WARN_SCHEMA_CHARS
-from zen.settings.config import McpServer
+from zen.settings.schema import McpServer
 
 HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 

@@ -70,7 +70,7 @@ def test_installed_copy_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -
         "USERPROFILE": str(tmp_path),
     }
     code = (
-        "import zen.settings.prompts as p, zen.settings.config as c, pathlib;"
+        "import zen.settings.prompts as p, zen.settings.loading as c, pathlib;"
         "print(p.data_dir('prompts'));"
         "print(c.load_config(pathlib.Path('.'), env={}).model)"
     )

@@ -33,7 +33,7 @@ NOT_BEFORE_PROMPT = (
     # the session: config validation, the agent, the store, the log renderer
     "pydantic",
     "yaml",
-    "zen.settings.config",
+    "zen.settings.schema",
     "zen.app",
     "zen.agent.session",
     "zen.stores.sessions",
@@ -94,7 +94,7 @@ def test_prompt_first_then_the_session_and_first_answer_modules_in_background(
     try:
         child.expect(PROMPT)
         before = set(MARK.findall(child.before))
-        assert {b"pydantic", b"zen.settings.config"} <= before, before
+        assert {b"pydantic", b"zen.settings.schema"} <= before, before
         child.send("hello\r")
         child.expect(re.escape(b"one"))
         child.expect(PROMPT)
@@ -111,7 +111,7 @@ def test_prompt_first_then_the_session_and_first_answer_modules_in_background(
         before = set(MARK.findall(child.before))
         assert before == set(), f"imported before the prompt: {sorted(before)}"
         # the preload imports them while the prompt waits: no message is needed for that
-        wanted = {b"zen.settings.config", b"zen.app", b"sqlite3", b"openai", b"rich.markdown"}
+        wanted = {b"zen.settings.schema", b"zen.app", b"sqlite3", b"openai", b"rich.markdown"}
         seen: set[bytes] = set()
         while not wanted <= seen:
             child.expect(MARK)

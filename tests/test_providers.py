@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_config import error, load, write
-from zen.settings.config import ConfigError, resolve_model
+from zen.settings.model_roles import resolve_model
 from zen.settings.providers import PROVIDERS
+from zen.settings.schema import ConfigError
 
 
 @pytest.fixture

@@ -693,7 +693,7 @@ def test_the_status_line_has_cache_hits_cost_and_context() -> None:
 
 def test_prices_come_from_config_then_local_then_the_table() -> None:
     from zen.llm.pricing import price_for
-    from zen.settings.config import ModelPrice
+    from zen.settings.schema import ModelPrice
 
     table = price_for("gpt-4o-mini", "https://api.openai.com/v1")
     assert table is not None and table.cost(1_000_000, 1_000_000, 500_000) == pytest.approx(

@@ -23,7 +23,7 @@ from tests.test_dual import base_args, rename_script
 from zen.agent.session import Session
 from zen.base import events as ev
 from zen.llm.types import LLMError
-from zen.settings.config import Config
+from zen.settings.schema import Config
 from zen.stores.sessions import SessionError, SessionStore
 from zen.tools.workspace import Workspace
 
@@ -610,7 +610,7 @@ async def test_compaction_restarts_the_stored_conversation_on_a_branch(
     from tests.test_compaction import FIRST, WINDOW, run_all, scripted
     from tests.test_compaction import state as summary_of
     from zen.app import make_workspace
-    from zen.settings.config import load_config
+    from zen.settings.loading import load_config
 
     root = tmp_path / "ws"
     root.mkdir()

@@ -19,7 +19,7 @@ from tests.fakes.server import Reply, call, status, text, tool_calls
 from zen.agent.session import Session
 from zen.agent.subagents import agent_names
 from zen.base import events as ev
-from zen.settings.config import Config
+from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
 

@@ -24,15 +24,9 @@ from tests.conftest import zen_env
 from tests.fakes.server import call, text, tool_calls
 from zen.agent.prompt import INSTRUCTIONS_LIMIT, project_instructions
 from zen.settings import trust
-from zen.settings.config import (
-    BUILTIN_TOOLS,
-    Config,
-    ConfigError,
-    Redirect,
-    allowed_key,
-    load_config,
-    resolve_model,
-)
+from zen.settings.loading import load_config
+from zen.settings.model_roles import allowed_key, resolve_model
+from zen.settings.schema import BUILTIN_TOOLS, Config, ConfigError, Redirect
 from zen.tools.catalog import builtin_tools
 from zen.tools.workspace import Workspace
 

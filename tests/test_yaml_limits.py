@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from zen.settings.config import ConfigError, load_config
+from zen.settings.loading import load_config
+from zen.settings.schema import ConfigError
 
 
 def bomb(levels: int = 9) -> str:

@@ -19,8 +19,9 @@ from zen.agent.session import Session
 from zen.base.redaction import remember, scrub
 from zen.base.warn import Warn, warn_stderr
 from zen.mcp.servers import collect_servers, mcp_enabled
-from zen.settings.config import DUAL_ROLES, Config, ConfigError, resolve_model
 from zen.settings.extensions import load_skills
+from zen.settings.model_roles import resolve_model
+from zen.settings.schema import DUAL_ROLES, Config, ConfigError
 from zen.stores.sessions import SessionError, SessionInfo, SessionStore
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools

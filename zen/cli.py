@@ -274,7 +274,8 @@ def _main(args: argparse.Namespace) -> int:
     if args.task is None:
         return start_shell(args, root, trusted)
 
-    from zen.settings.config import ConfigError, load_config
+    from zen.settings.loading import load_config
+    from zen.settings.schema import ConfigError
 
     try:
         config = load_config(root, cli_overrides(args), trusted=trusted)
@@ -309,7 +310,8 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
     resuming = args.resume is not None or args.continue_last
     shown = None if resuming else config_check.known(key)
     if shown is None:
-        from zen.settings.config import ConfigError, load_config
+        from zen.settings.loading import load_config
+        from zen.settings.schema import ConfigError
 
         try:
             config = load_config(root, overrides, trusted=trusted)
@@ -324,7 +326,7 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
     else:
 
         def load() -> Any:
-            from zen.settings.config import load_config
+            from zen.settings.loading import load_config
 
             return load_config(root, overrides, trusted=trusted)
 
@@ -356,7 +358,7 @@ def open_session_later(*args: Any, **kwargs: Any) -> Any:
 def startup_summary(config: Any, model: str | None) -> dict[str, str]:
     """Run the start-up checks (ConfigError) and keep what the prompt and banner show."""
     from zen.app import check_startup
-    from zen.settings.config import resolve_model
+    from zen.settings.model_roles import resolve_model
 
     check_startup(config)
     dual = config.agent_mode == "dual"
@@ -495,7 +497,7 @@ def piped_input(wait: float = PIPED_WAIT) -> str:
 
 def model_note(config: Any, model: str) -> str:
     """What `--model` did when roles have models of their own (it overrides only the rest)."""
-    from zen.settings.config import DUAL_ROLES
+    from zen.settings.schema import DUAL_ROLES
 
     kept = [
         f"{role} keeps {over.model}"
@@ -515,7 +517,7 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     import asyncio
 
     from zen.app import SessionError, open_session
-    from zen.settings.config import ConfigError
+    from zen.settings.schema import ConfigError
     from zen.ui.oneshot import result_object, run_oneshot, write_result
 
     async def go() -> int:
@@ -590,7 +592,8 @@ def mcp_command(argv: list[str]) -> int:
     import asyncio
 
     from zen.mcp.manager import mcp_list
-    from zen.settings.config import ConfigError, load_config
+    from zen.settings.loading import load_config
+    from zen.settings.schema import ConfigError
 
     trusted = decide_trust(workspace, flag=args.trust, ask=False, shown=args.directory)
     try:
@@ -623,7 +626,9 @@ def config_command(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     from zen.base.paths import expand_user
-    from zen.settings.config import DUAL_ROLES, ConfigError, load_config, resolve_model
+    from zen.settings.loading import load_config
+    from zen.settings.model_roles import resolve_model
+    from zen.settings.schema import DUAL_ROLES, ConfigError
     from zen.ui.format import endpoint_line
 
     root = expand_user(args.directory or ".").resolve()

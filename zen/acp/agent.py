@@ -49,14 +49,9 @@ from zen.agent.session import title_of
 from zen.base.redaction import scrub
 from zen.llm.types import LLMError
 from zen.settings import trust
-from zen.settings.config import (
-    DUAL_ROLES,
-    Config,
-    ConfigError,
-    McpServer,
-    load_config,
-    resolve_model,
-)
+from zen.settings.loading import load_config
+from zen.settings.model_roles import resolve_model
+from zen.settings.schema import DUAL_ROLES, Config, ConfigError, McpServer
 from zen.stores.sessions import SessionError
 
 log = logging.getLogger("zen.acp")

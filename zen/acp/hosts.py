@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from zen.app import open_session
-from zen.settings.config import Config
+from zen.settings.schema import Config
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from zen.settings import providers
 
 if TYPE_CHECKING:
-    from zen.settings.config import ModelSettings
+    from zen.settings.schema import ModelSettings
 
 DEFAULT_WINDOW = 128_000
 """When nothing says: the common size of today's hosted models."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from zen.agent.prompt import PromptFacts
-    from zen.settings.config import Config
+    from zen.settings.schema import Config
 
 Tools = tuple[str, ...]
 

@@ -34,16 +34,10 @@ from zen.base.text import clip
 from zen.llm.client import ChatClient, Deadlines
 from zen.llm.pricing import price_for
 from zen.llm.types import TokenUsage
-from zen.settings.config import (
-    DUAL_ROLES,
-    AgentMode,
-    Collaboration,
-    Config,
-    ModelSettings,
-    resolve_model,
-)
 from zen.settings.extensions import Extension, skills_index
+from zen.settings.model_roles import resolve_model
 from zen.settings.prompts import load_prompt, render
+from zen.settings.schema import DUAL_ROLES, AgentMode, Collaboration, Config, ModelSettings
 from zen.stores.memo import MemoEntry, MemoStore
 from zen.stores.project_notes import EARLIER, ProjectNotes, note_line
 from zen.stores.read_tracker import ReadTracker

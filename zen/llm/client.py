@@ -33,7 +33,7 @@ from zen.settings import providers
 
 if TYPE_CHECKING:
     from zen.llm.pricing import Price
-    from zen.settings.config import ModelSettings
+    from zen.settings.schema import ModelSettings
 
 TRUNCATION_RATIO = 0.7
 """Reported prompt tokens under this share of the estimate: the server cut the conversation."""

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
-    from zen.settings.config import ModelSettings
+    from zen.settings.schema import ModelSettings
 
 DEADLINE = 2.0
 """Seconds for the whole question, every route included."""

@@ -32,7 +32,7 @@ from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
 from zen.mcp.stderr import StderrPump, clean_line
 from zen.mcp.tool import RemoteTool, render_result
-from zen.settings.config import McpServer
+from zen.settings.schema import McpServer
 from zen.tools.base import ToolResult
 
 State = Literal["stopped", "starting", "running", "exited", "failed"]

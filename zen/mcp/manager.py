@@ -25,7 +25,7 @@ from zen.mcp.connection import Connection, State
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
-from zen.settings.config import Config, Level, McpServer
+from zen.settings.schema import Config, Level, McpServer
 from zen.tools.base import Tool
 
 log = logging.getLogger("zen.mcp")

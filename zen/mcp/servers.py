@@ -21,7 +21,7 @@ from zen.base import env_vars
 from zen.base.bom import decode_text
 from zen.base.paths import expand_user
 from zen.base.warn import Warn, warn_stderr
-from zen.settings.config import Config, McpServer
+from zen.settings.schema import Config, McpServer
 
 Kind = Literal["stdio", "http"]
 

@@ -31,7 +31,10 @@ READ_LIMIT = 1024 * 1024
 NAME = "checked-configs"
 _VAR = re.compile(rb"\$\{?([A-Za-z_]\w*)")
 _CODE = (
-    "settings/config.py",
+    "settings/schema.py",
+    "settings/layers.py",
+    "settings/loading.py",
+    "settings/model_roles.py",
     "settings/providers.py",
     "settings/config_check.py",
     "agent/work_modes.py",

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from zen.base.events import Emit, ignore
-from zen.settings.config import Level
 from zen.settings.prompts import tool_description
+from zen.settings.schema import Level
 
 if TYPE_CHECKING:
     from zen.stores.memo import MemoStore

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
 from zen.base.text import clip
-from zen.settings.config import Collaboration
 from zen.settings.extensions import Extension, expand_command
 from zen.settings.prompts import load_prompt, render
+from zen.settings.schema import Collaboration
 from zen.ui.format import role_order, tokens
 
 if TYPE_CHECKING:
@@ -314,7 +314,8 @@ def _collab(ctx: CommandContext, arg: str) -> None:
     "model", "show every role's model, or switch one (default: the top agent's)", "[ROLE] [NAME]"
 )
 def _model(ctx: CommandContext, arg: str) -> None:
-    from zen.settings.config import DUAL_ROLES, ROLES, ConfigError
+    from zen.settings.model_roles import ROLES
+    from zen.settings.schema import DUAL_ROLES, ConfigError
     from zen.ui.format import endpoint_line
 
     words = arg.split()

@@ -23,7 +23,7 @@ from zen.base import events as ev
 from zen.base import exits
 from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import LLMError
-from zen.settings.config import ConfigError
+from zen.settings.schema import ConfigError
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.format import call_line, memo_line
 

@@ -85,7 +85,8 @@ def rewind_command(argv: list[str]) -> int:
     from zen.checkpoints.shadow import CheckpointError, has_git
     from zen.checkpoints.store import CheckpointStore
     from zen.settings import trust
-    from zen.settings.config import ConfigError, load_config
+    from zen.settings.loading import load_config
+    from zen.settings.schema import ConfigError
 
     try:
         # A project's own settings apply only if the user trusted them (no question here).

@@ -124,7 +124,7 @@ async def supervise(shell: Shell, work: Any) -> asyncio.Task[Any]:
 
 def report(shell: Shell, task: asyncio.Task[Any], command: str = "") -> None:
     from zen.llm.types import LLMError
-    from zen.settings.config import ConfigError
+    from zen.settings.schema import ConfigError
 
     if task.cancelled():
         what = f"{command} was stopped" if command else "the run was stopped"

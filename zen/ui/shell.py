@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from zen.agent.session import Session
-    from zen.settings.config import Config
+    from zen.settings.schema import Config
     from zen.ui.commands import CommandContext
     from zen.ui.confirm import ShellApprover
     from zen.ui.render import LogRenderer
@@ -75,7 +75,7 @@ def run_shell(
     except KeyboardInterrupt:
         return exits.INTERRUPTED
     except Exception as e:
-        from zen.settings.config import ConfigError
+        from zen.settings.schema import ConfigError
         from zen.stores.sessions import SessionError
 
         if not isinstance(e, (ConfigError, SessionError)):
@@ -85,7 +85,7 @@ def run_shell(
 
 
 STARTUP = (
-    "zen.settings.config",
+    "zen.settings.loading",
     "zen.agent.session",
     "zen.ui.render",
     "zen.ui.confirm",

@@ -1,0 +1,294 @@
+"""The configuration's schema: the pydantic models the merged layers are validated against.
+
+Field checks fail closed (a misspelt `permissions` tool or an unknown provider is an error with a
+did-you-mean, not a silent default); `ConfigError` is the one-line message the CLI prints.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+from zen.settings.providers import PROVIDERS
+
+Level = Literal["auto", "confirm", "deny"]
+AgentMode = Literal["single", "dual"]
+Collaboration = Literal["delegated", "autonomous", "controlled"]
+OnOff = Literal["on", "off"]
+
+
+class ConfigError(Exception):
+    """One clear line for the user; the CLI prints it and exits 2."""
+
+
+BUILTIN_TOOLS = (
+    "read-file",
+    "write-file",
+    "edit-file",
+    "glob",
+    "grep",
+    "bash",
+    "memo",
+    "todo",
+    "send-to-coder",
+    "revert-coder",
+    "spawn-agents",
+    "git",
+)
+"""The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
+_MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
+
+
+def _permission_key(key: str) -> str:
+    """Fail closed: a misspelt key (`Bash`, `"bash "`, `bsh`) would be silently ignored and
+    leave the tool at its default, so it is an error with a did-you-mean."""
+    if key in BUILTIN_TOOLS or _MCP_KEY.fullmatch(key):
+        return key
+    close = get_close_matches(key.strip().lower(), BUILTIN_TOOLS, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise ValueError(
+        f"unknown tool {key!r}{hint}; use a built-in tool name ({', '.join(BUILTIN_TOOLS)}) "
+        "or mcp__*, mcp__<server>, mcp__<server>__<tool>"
+    )
+
+
+PermissionKey = Annotated[str, AfterValidator(_permission_key)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Endpoint(_Strict):
+    """Checks shared by the top level and the per-role overrides."""
+
+    @field_validator("provider", "base_url", "api_key", mode="before", check_fields=False)
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        """`api_key: ${KEY:-}` with KEY unset means "not given", not an empty key."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("provider", check_fields=False)
+    @classmethod
+    def _known_provider(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        name = value.strip().lower()
+        if name not in PROVIDERS:
+            raise ValueError(f"unknown provider {value!r}; known: {', '.join(PROVIDERS)}")
+        return name
+
+    @field_validator("base_url", check_fields=False)
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} should start with http:// or https://")
+        return value
+
+
+class ModelOverride(_Endpoint):
+    """Per-role overrides for dual mode: any field left out comes from the top level."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+    stream_tools: bool | None = None
+    context_window: int | None = Field(default=None, ge=1000)
+
+
+class ModelPrice(_Strict):
+    """USD per million tokens (`pricing:` in the config, by model name)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    """None: the same as `input` (no cache discount)."""
+
+
+class DualAgent(_Strict):
+    orchestrator: ModelOverride = Field(default_factory=ModelOverride)
+    coder: ModelOverride = Field(default_factory=ModelOverride)
+    scout: ModelOverride = Field(default_factory=ModelOverride)
+    """Explore and plan sub-agents: the role that reads, so the cheapest model that reads well."""
+
+
+DUAL_ROLES: tuple[str, ...] = tuple(DualAgent.model_fields)
+"""Model roles whose model `dual_agent` can override: its fields, so a new one is declared
+once (a `Role` in zen/agent/roles.py names the model role it runs on)."""
+
+
+class Features(_Strict):
+    git: Literal["auto", "on", "off"] = "auto"
+    mcp: OnOff = "on"
+    planning_layer: OnOff = "on"
+    parallel_agents: OnOff = "on"
+    todo: OnOff = "on"
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        """`todo: false` means what it says."""
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
+class Checkpoints(_Strict):
+    """Snapshots of the workspace before and after turns that may change files."""
+
+    enabled: OnOff = "on"
+    max_file_size: int = Field(default=2_000_000, gt=0)
+    """Bytes; bigger files are left out of snapshots."""
+    keep_days: float = Field(default=7, gt=0)
+    max_mb: float = Field(default=500, gt=0)
+    """Per workspace; the oldest checkpoints go first."""
+
+    @field_validator("enabled", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
+class MemoSettings(_Strict):
+    persist: OnOff = "on"
+    """Keep `file:*` memo entries for the workspace's next sessions."""
+
+    @field_validator("persist", mode="before")
+    @classmethod
+    def _bool_is_on_off(cls, value: Any) -> Any:
+        return ("on" if value else "off") if isinstance(value, bool) else value
+
+
+class McpServer(_Strict):
+    """A stdio server (`command`) or a streamable-HTTP one (`url`)."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout: float = Field(default=120.0, gt=0)
+    """Seconds one tool call may take before it ends as an error."""
+    start_timeout: float = Field(default=30.0, gt=0)
+    """Seconds to start, handshake and list the tools."""
+    auto_approve: list[str] = Field(default_factory=list)
+    """Tools (the server's names) that run without asking unless `permissions` say otherwise."""
+
+
+class ModelSettings(_Strict):
+    """Everything the LLM client needs for one role, fully resolved."""
+
+    provider: str = "openai"
+    model: str
+    base_url: str
+    api_key: str | None = None
+    """None only for local endpoints, which need no key."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    default_model: bool = False
+    """The model is the provider preset's default (none was configured): front-ends say so."""
+    stream_tools: bool = True
+    """False: requests carrying tools go out unstreamed, with `tool_choice: auto`."""
+    context_window: int | None = None
+    """Tokens the model holds, when the configuration says; else the preset's or the server's."""
+    key_source: str = ""
+    """Where the key came from (`environment DEEPSEEK_API_KEY`, `--api-key`, a file), for
+    `/model` and `zen config`; never the key itself."""
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A role whose host the project layer changed (see `allowed_key`)."""
+
+    source: str
+    """The project file that changed it."""
+    key: str | None
+    """The key that same file names for it (or --api-key): the only one that may go there."""
+    key_source: str = ""
+
+
+class Config(_Endpoint):
+    provider: str | None = None
+    model: str | None = Field(default=None, min_length=1)
+    """None: the provider preset's default model."""
+    api_key: str | None = None
+    base_url: str | None = None
+    temperature: float | None = None
+    """Sent only when set: some providers reject any but their fixed value."""
+    max_tokens: int | None = Field(default=None, gt=0)
+    stream_tools: bool | None = None
+    """None: the provider preset's habit (false for llamacpp)."""
+    context_window: int | None = Field(default=None, ge=1000)
+    """Tokens the model holds; None: from the provider table or the server."""
+    compact_at: float = Field(default=0.8, gt=0.1, le=1.0)
+    """Share of the context window at which the conversation is compacted."""
+    agent_mode: AgentMode = "single"
+    collaboration: Collaboration = "delegated"
+    work_mode: str | None = None
+    """bug-fix, develop, explain (read-only), optimize, or a mode in ~/.zen/modes/."""
+    dual_agent: DualAgent = Field(default_factory=DualAgent)
+    features: Features = Field(default_factory=Features)
+    checkpoints: Checkpoints = Field(default_factory=Checkpoints)
+    memo: MemoSettings = Field(default_factory=MemoSettings)
+    permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
+    prompts: list[str] = Field(default_factory=list)
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """Claude Code's hooks format; checked by zen/tools/hooks.py, never variable-expanded."""
+    max_tool_output: int = Field(default=30_000, gt=200)
+    max_edit_bytes: int = Field(default=10_000_000, gt=0)
+    max_turns: int = Field(default=100, gt=0)
+    coder_max_turns: int = Field(default=50, gt=0)
+    parallel_agents_max: int = Field(default=4, gt=0)
+    allowed_roots: list[str] = Field(default_factory=list)
+    """Folders outside the workspace that file tools may also touch."""
+    retries: int = Field(default=4, ge=0)
+    """How often a failed model request is retried (429, 5xx, dropped connections)."""
+    connect_timeout: float = Field(default=10.0, gt=0)
+    first_byte_timeout: float = Field(default=300.0, gt=0)
+    """From sending a request to the first byte of its answer (reasoning models think first)."""
+    idle_timeout: float = Field(default=120.0, gt=0)
+    """The longest silence inside a streaming answer."""
+    timeout: float = Field(default=900.0, gt=0)
+    """One model request in all, however it trickles (caps the two above)."""
+    max_time: float | None = Field(default=None, gt=0)
+    """One task (a `-p` run, a shell message) in all; None: no limit."""
+    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    """USD per million tokens by model name; adds to and overrides the provider table."""
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    """Stop a task once it has cost more than this (when its price is known)."""
+
+    _mcp_skipped: dict[str, str] = PrivateAttr(default_factory=dict)
+    """MCP servers left out because a variable they use is unset: name -> why."""
+    _env: dict[str, str] = PrivateAttr(default_factory=dict)
+    """The provider key variables (and OPENAI_BASE_URL) seen by `load_config`, for
+    `resolve_model`. Empty for a Config built in code, so its resolution never depends on
+    the process environment."""
+    _project_trusted: bool = PrivateAttr(default=False)
+    _prompts_confined: bool = PrivateAttr(default=True)
+    _redirected: dict[str, Redirect] = PrivateAttr(default_factory=dict)
+    _key_sources: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
+
+    def known_keys(self) -> list[str]:
+        """Every API key this config can see (its own and the environment's), for
+        `zen.base.redaction.remember`: a key is a secret whether or not this run sends it."""
+        roles = [getattr(self.dual_agent, role).api_key for role in DUAL_ROLES]
+        env = [value for name, value in self._env.items() if name.endswith("_API_KEY")]
+        return [key for key in (self.api_key, *roles, *env) if key]
+
+    @property
+    def project_trusted(self) -> bool:
+        """The workspace's own inputs (this project layer, `.mcp.json`) may be used."""
+        return self._project_trusted
+
+    @property
+    def prompts_confined(self) -> bool:
+        """`prompts` files must lie in the workspace or allowed roots (unless the user's own
+        config listed them)."""
+        return self._prompts_confined
