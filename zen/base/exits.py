@@ -1,4 +1,4 @@
-"""Exit codes, one table for every front-end (documented in README)."""
+"""Exit codes, one table for every front-end (documented in docs/reference.md)."""
 
 DONE = 0
 API_ERROR = 1
