@@ -212,7 +212,7 @@ async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Pat
 
 
 async def test_a_second_overflow_ends_the_run(fake_llm, tmp_path: Path) -> None:
-    from zen.llm.client import ContextLengthError
+    from zen.llm.errors import ContextLengthError
 
     overflow = status(400, message="prompt is too long", code="context_length_exceeded")
 

@@ -22,13 +22,10 @@ from zen.base.events import (
     ToolCallStarted,
     Usage,
 )
-from zen.llm.client import (
-    ChatClient,
-    ContextLengthError,
-    Deadlines,
-    _retry_after,
-    is_context_overflow,
-)
+from zen.llm.client import ChatClient
+from zen.llm.deadlines import Deadlines
+from zen.llm.errors import ContextLengthError, is_context_overflow
+from zen.llm.retry import retry_after
 from zen.llm.types import LLMError
 from zen.settings.schema import ModelSettings
 
@@ -350,11 +347,11 @@ async def test_cancellation_propagates_and_hangs_up() -> None:
 
 
 def test_retry_after_forms() -> None:
-    assert _retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
-    assert _retry_after({"retry-after": "2"}) == 2.0
-    assert _retry_after({}) is None
-    assert _retry_after({"retry-after": "soon"}) is None
-    later = _retry_after({"retry-after": formatdate(time.time() + 30, usegmt=True)})
+    assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert retry_after({"retry-after": "2"}) == 2.0
+    assert retry_after({}) is None
+    assert retry_after({"retry-after": "soon"}) is None
+    later = retry_after({"retry-after": formatdate(time.time() + 30, usegmt=True)})
     assert later is not None and 28 <= later <= 31
 
 

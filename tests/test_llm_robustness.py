@@ -26,7 +26,8 @@ from tests.fakes.server import (
     tool_calls,
 )
 from zen.base.events import EventLog, Retrying, TextDelta, Usage, Waiting
-from zen.llm.client import ChatClient, Deadlines
+from zen.llm.client import ChatClient
+from zen.llm.deadlines import Deadlines
 from zen.llm.types import LLMError
 from zen.settings.schema import ModelSettings
 

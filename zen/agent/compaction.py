@@ -29,7 +29,7 @@ from zen.agent.context import (
 )
 from zen.base import events as ev
 from zen.base.text import clip
-from zen.llm.client import ContextLengthError
+from zen.llm.errors import ContextLengthError
 from zen.settings.prompts import load_prompt, render
 from zen.tools.registry import parse_arguments
 

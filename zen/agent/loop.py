@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from zen.agent import compaction
 from zen.agent.context import messages_tokens, tools_tokens
 from zen.base import events as ev
-from zen.llm.client import ContextLengthError
+from zen.llm.errors import ContextLengthError
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
 from zen.stores.sessions import SessionLog
 from zen.tools.base import RunContext, ToolContext, ToolResult

@@ -31,7 +31,8 @@ from zen.agent.roles import TOP, Role
 from zen.agent.subagents import SubAgentRunner
 from zen.base import events as ev
 from zen.base.text import clip
-from zen.llm.client import ChatClient, Deadlines
+from zen.llm.client import ChatClient
+from zen.llm.deadlines import Deadlines
 from zen.llm.pricing import price_for
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension, skills_index

@@ -1,0 +1,77 @@
+"""What one turn cost in tokens: the server's count, or zen's estimate when it sends none.
+
+The estimate is zen's rule of thumb, UTF-8 bytes / 4 (marked `estimated`, shown as `~`).
+Comparing the server's prompt count with the estimate also catches a server that silently
+cut the conversation or dropped the tool definitions (`truncation_warning`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from zen.llm.types import AssistantTurn
+
+TRUNCATION_RATIO = 0.7
+"""Reported prompt tokens under this share of the estimate: the server cut the conversation."""
+
+
+def estimate_tokens(*texts: str) -> int:
+    """Tokens in `texts` by zen's rule of thumb: UTF-8 bytes / 4 (close to o200k on code and
+    English prose; the server's own count replaces it once a reply reports usage)."""
+    size = sum(len(t.encode("utf-8", "replace")) for t in texts)
+    return math.ceil(size / 4)
+
+
+def prompt_estimate(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+    """Estimated prompt tokens of one request: message texts, call arguments, tool schemas."""
+    parts = [str(m.get("content") or "") for m in messages]
+    parts += [c["function"]["arguments"] for m in messages for c in m.get("tool_calls") or ()]
+    if tools:
+        parts.append(json.dumps(tools))
+    return estimate_tokens(*parts)
+
+
+def estimate_usage(
+    turn: AssistantTurn, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> None:
+    """Fill in `turn.usage` with zen's estimate: the server reported none."""
+    u = turn.usage
+    u.prompt_tokens = prompt_estimate(messages, tools)
+    u.completion_tokens = estimate_tokens(
+        turn.content, turn.reasoning, *(c.name + c.arguments for c in turn.tool_calls)
+    )
+    u.estimated = True
+
+
+def truncation_warning(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], reported: int
+) -> str | None:
+    """Why the server counted far fewer prompt tokens than were sent, or None.
+
+    Ollama's OpenAI endpoint silently keeps only its `num_ctx` (2-4k tokens by default):
+    the model then answers without the start of the conversation, and nothing says so.
+    The estimate (UTF-8 bytes / 4) is the one shown when a server sends no usage.
+    """
+    if reported <= 0:
+        return None
+    schemas = estimate_tokens(json.dumps(tools)) if tools else 0
+    if schemas >= 300 and reported < schemas * TRUNCATION_RATIO:
+        # fewer tokens than the tool definitions alone: they never reached the model
+        return (
+            f"the server counted {reported:,} prompt tokens, fewer than the "
+            f"tool definitions alone (about {schemas:,}): it probably dropped the "
+            "tools, so the model cannot use them (llama-cpp-python: "
+            "--provider llamacpp; llama.cpp: --jinja and a chat template with "
+            "tool support)"
+        )
+    estimate = prompt_estimate(messages, tools)
+    if estimate >= 2000 and reported < estimate * TRUNCATION_RATIO:
+        return (
+            f"the server counted {reported:,} prompt tokens for about "
+            f"{estimate:,} sent: it is probably cutting the conversation to fit a "
+            "small context window (Ollama: raise num_ctx in a Modelfile or set "
+            "OLLAMA_CONTEXT_LENGTH)"
+        )
+    return None
