@@ -9,29 +9,28 @@ At most once: a call is sent again only when the server provably ran nothing of 
 server was already gone before the call was sent, the connection was refused, or an HTTP
 server did not know the session). A server that stops while a call runs costs that call
 ("it may have partly run"); the server is restarted for the next call. A restart that fails
-leaves the server down until `/mcp restart`. `mcp` is imported only in here, inside functions.
+leaves the server down until `/mcp restart`. Opening the transport is `transport.py`'s job,
+reading a failure `failures.py`'s; `mcp` is imported only inside functions.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
-from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 
 from zen.base.paths import expand_user
-from zen.mcp.http_errors import HttpProblems
+from zen.mcp.failures import cause, is_lost, is_refusal, known, one_line
 from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
-from zen.mcp.stderr import StderrPump, clean_line
 from zen.mcp.tool import RemoteTool, render_result
+from zen.mcp.transport import Run, open_client
 from zen.settings.schema import McpServer
 from zen.tools.base import ToolResult
 
@@ -39,11 +38,8 @@ State = Literal["stopped", "starting", "running", "exited", "failed"]
 
 log = logging.getLogger("zen.mcp")
 
-HTTP_TIMEOUT = 30.0
-"""Connect, write and pool timeouts of an HTTP server's client; reads wait for the call."""
 _GRACE = 5.0
 """Beyond a call's own timeout, the most zen waits for the SDK to give up on it."""
-_MAX_LOG_DATA = 2000
 
 
 @dataclass(frozen=True)
@@ -52,28 +48,6 @@ class _Lost:
     of the call (it may be sent again)."""
 
     unsent: bool
-
-
-@dataclass(eq=False)
-class _Run:
-    """One start of the server: its supervisor task and the signals between them."""
-
-    limit: float
-    deadline: float
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    halting: bool = False
-    """Set by an intended shutdown, whose teardown errors mean nothing."""
-    closed: bool = False
-    """The transport's read side ended: the server is gone, nothing more will arrive."""
-    task: asyncio.Task[None] | None = None
-    scope: anyio.CancelScope | None = None
-    stderr: StderrPump | None = None
-    http: HttpProblems = field(default_factory=HttpProblems)
-    garbled: str | None = None
-    """The last output of the server that was not valid JSON-RPC."""
-    failure: BaseException | None = None
-    """What ended the supervisor, when something did."""
 
 
 class Connection:
@@ -93,7 +67,7 @@ class Connection:
         self.hidden = 0
         self.restarts = 0
         self._client: Any = None
-        self._run: _Run | None = None
+        self._run: Run | None = None
         self._limit = spec.start_timeout
         self._generation = 0
         self._down = False
@@ -110,7 +84,7 @@ class Connection:
         if problem:
             self.state, self.error = "failed", problem
             return
-        run = _Run(limit=limit, deadline=anyio.current_time() + limit)
+        run = Run(limit=limit, deadline=anyio.current_time() + limit)
         self._run, self.state, self.error = run, "starting", None
         run.task = asyncio.create_task(self._supervise(run), name=f"mcp server {self.name}")
         with anyio.CancelScope(deadline=run.deadline):
@@ -199,10 +173,10 @@ class Connection:
             if problem is not None and problem.session_gone:
                 log.info("server %s: %s: the session is gone", self.name, problem.text)
                 return _Lost(unsent=True)
-            if _is_lost(exc):
+            if is_lost(exc):
                 log.info("server %s: %s failed: connection lost", self.name, tool, exc_info=exc)
                 return _Lost(unsent=await self._refused(run))
-            leaf = _leaf(exc)
+            leaf = cause(exc)
             if isinstance(leaf, MCPError) and leaf.code == REQUEST_TIMEOUT:
                 return ToolResult.error(self._no_answer(tool, run))
             if problem is not None:
@@ -210,25 +184,18 @@ class Connection:
             if isinstance(leaf, MCPError):
                 return ToolResult.error(leaf.message)
             log.warning("server %s: %s failed", self.name, tool, exc_info=exc)
-            return ToolResult.error(f"MCP call failed: {_one_line(leaf)}")
+            return ToolResult.error(f"MCP call failed: {one_line(leaf)}")
         return render_result(result)
 
-    async def _refused(self, run: _Run) -> bool:
+    async def _refused(self, run: Run) -> bool:
         """Whether a lost HTTP connection never reached the server (connect refused or timed
         out), which the supervisor learns when the transport fails. Stdio: never provable."""
         if self.kind != "http" or run.task is None:
             return False
         await asyncio.wait({run.task}, timeout=2.0)
-        if run.failure is None:
-            return False
-        import httpx2
+        return run.failure is not None and is_refusal(run.failure)
 
-        return any(
-            isinstance(leaf, (httpx2.ConnectError, httpx2.ConnectTimeout))
-            for leaf in _leaves(run.failure)
-        )
-
-    def _no_answer(self, tool: str, run: _Run) -> str:
+    def _no_answer(self, tool: str, run: Run) -> str:
         text = f"MCP server {self.name!r} did not answer {tool} within {self.timeout:g}s"
         if run.garbled:
             text += f"; it sent output that is not valid MCP ({run.garbled})"
@@ -249,17 +216,18 @@ class Connection:
             f"MCP server {self.name!r} is down ({self.error}); its tools cannot be used now"
         )
 
-    def _fail(self, run: _Run, reason: str, state: State = "failed") -> None:
+    def _fail(self, run: Run, reason: str, state: State = "failed") -> None:
         if self._run is run and not run.halting:
             self.state, self.error, self._client = state, reason, None
 
-    async def _supervise(self, run: _Run) -> None:
+    async def _supervise(self, run: Run) -> None:
         published = False
         try:
             with anyio.CancelScope(deadline=run.deadline) as scope:
                 run.scope = scope
                 async with AsyncExitStack() as stack:
-                    client = await self._connect(stack, run)
+                    cwd = self._cwd() if self.kind == "stdio" else None
+                    client = await open_client(stack, run, self.name, self.spec, cwd)
                     listing = await list_tools(client)
                     scope.deadline = math.inf
                     if run.stop.is_set():
@@ -279,7 +247,7 @@ class Connection:
             run.failure = exc
             await self._close_stderr(run)  # all of stderr read: it explains the exit
             reason = self._describe(exc, run)
-            log.warning("server %s: %s", self.name, reason, exc_info=None if _known(exc) else exc)
+            log.warning("server %s: %s", self.name, reason, exc_info=None if known(exc) else exc)
             if published:
                 self._fail(run, f"connection lost: {reason}", "exited")
             else:
@@ -300,67 +268,13 @@ class Connection:
         self.state, self.error = "running", None
 
     @staticmethod
-    async def _close_stderr(run: _Run) -> None:
+    async def _close_stderr(run: Run) -> None:
         if run.stderr is not None:
             await run.stderr.close()
 
-    def _gone_reason(self, run: _Run) -> str:
+    def _gone_reason(self, run: Run) -> str:
         said = run.stderr.reason if run.stderr else ""
         return f"server exited: {said}" if said else "server exited without saying why"
-
-    async def _connect(self, stack: AsyncExitStack, run: _Run) -> Any:
-        from mcp import Client
-        from mcp.types import Implementation
-
-        from zen import __version__
-
-        if self.kind == "http":
-            transport = await self._http_transport(stack, run)
-        else:
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
-
-            run.stderr = StderrPump(self.name)
-            params = StdioServerParameters(
-                command=self.spec.command or "",
-                args=self.spec.args,
-                env=self.spec.env or None,
-                cwd=self._cwd(),
-            )
-            transport = stdio_client(params, errlog=run.stderr.file)
-
-        async def on_log(params: Any) -> None:
-            data = params.data if isinstance(params.data, str) else _compact(params.data)
-            data = clean_line(data[:_MAX_LOG_DATA].encode())
-            source = f" {clean_line(str(params.logger)[:80].encode())}" if params.logger else ""
-            log.info("server %s log %s%s: %s", self.name, params.level, source, data)
-
-        async def on_message(message: Any) -> None:
-            if isinstance(message, Exception):
-                run.garbled = _one_line(message)[:200]
-
-        client = Client(
-            _watched(transport, run),
-            client_info=Implementation(name="zen", version=__version__),
-            logging_callback=on_log,
-            log_level="info",
-            message_handler=on_message,
-            cache=None,
-        )
-        return await stack.enter_async_context(client)
-
-    async def _http_transport(self, stack: AsyncExitStack, run: _Run) -> Any:
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        http = await stack.enter_async_context(
-            httpx2.AsyncClient(
-                headers=self.spec.headers,
-                timeout=httpx2.Timeout(HTTP_TIMEOUT, read=max(self.timeout, HTTP_TIMEOUT) + 5),
-                event_hooks={"response": [run.http.hook]},
-            )
-        )
-        return streamable_http_client(self.spec.url or "", http_client=http)
 
     def _check(self) -> str | None:
         """What makes this entry unstartable, before spending a process on it."""
@@ -377,117 +291,17 @@ class Connection:
         cwd = self.spec.cwd
         return self.workspace / expand_user(cwd) if cwd else self.workspace
 
-    def _describe(self, exc: BaseException, run: _Run) -> str:
+    def _describe(self, exc: BaseException, run: Run) -> str:
         """One line saying why the server failed, from the innermost useful exception."""
-        leaf = _leaf(exc)
+        leaf = cause(exc)
         if isinstance(leaf, FileNotFoundError):
             return f"command not found: {self.spec.command}"
         if isinstance(leaf, PermissionError):
             return f"cannot run {self.spec.command}: permission denied"
-        if self.kind == "stdio" and _is_lost(leaf):
+        if self.kind == "stdio" and is_lost(leaf):
             return self._gone_reason(run)
         if run.http.last is not None:
             return f"{run.http.last.text} from {self.spec.url}"
-        if self.kind == "http" and _is_lost(leaf):
-            return f"cannot reach {self.spec.url}: {_one_line(leaf)}"
-        return _one_line(leaf)
-
-
-@asynccontextmanager
-async def _watched(transport: Any, run: _Run) -> AsyncIterator[tuple[Any, Any]]:
-    """The transport, with its read side marking `run.closed` (and waking the supervisor)
-    when it ends: the server went away, so the next call must restart it before sending."""
-    async with transport as (read, write):
-        yield _ReadWatch(read, run), write
-
-
-class _ReadWatch:
-    """A read stream that notices its end; everything else goes to the wrapped stream."""
-
-    def __init__(self, inner: Any, run: _Run) -> None:
-        self._inner = inner
-        self._run = run
-
-    def __getattr__(self, name: str) -> Any:  # `last_context` and the like
-        return getattr(self._inner, name)
-
-    def _ended(self) -> None:
-        self._run.closed = True
-        self._run.stop.set()
-
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._ended()
-            raise
-
-    def __aiter__(self) -> _ReadWatch:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _ReadWatch:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> bool | None:
-        return await self._inner.__aexit__(*exc)
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
-    """The exceptions inside (nested) exception groups, without needing Python 3.11."""
-    inner = getattr(exc, "exceptions", None)
-    if isinstance(inner, (list, tuple)) and all(isinstance(e, BaseException) for e in inner):
-        for item in inner:
-            yield from _leaves(item)
-    else:
-        yield exc
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first leaf that is not a cancellation: the cause, not its echoes."""
-    leaves = list(_leaves(exc))
-    for leaf in leaves:
-        if not isinstance(leaf, (asyncio.CancelledError, anyio.get_cancelled_exc_class())):
-            return leaf
-    return leaves[0]
-
-
-def _is_lost(exc: BaseException) -> bool:
-    """Whether the connection itself failed (as opposed to the server refusing a request)."""
-    import httpx2
-    from mcp.shared.exceptions import MCPError
-    from mcp.types import CONNECTION_CLOSED
-
-    lost = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
-    for leaf in _leaves(exc):
-        if isinstance(leaf, MCPError):
-            if leaf.code == CONNECTION_CLOSED:
-                return True
-        elif isinstance(leaf, (*lost, httpx2.TransportError)):
-            return True
-    return False
-
-
-def _known(exc: BaseException) -> bool:
-    """Failures whose one-line reason says it all: no traceback needed in the log."""
-    from mcp.shared.exceptions import MCPError
-
-    return isinstance(_leaf(exc), (OSError, MCPError)) or _is_lost(exc)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+        if self.kind == "http" and is_lost(leaf):
+            return f"cannot reach {self.spec.url}: {one_line(leaf)}"
+        return one_line(leaf)
