@@ -11,47 +11,40 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
-    EmbeddedResourceContentBlock,
-    HttpMcpServer,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
-    McpServerStdio,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
-    ResourceContentBlock,
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
-    TextContentBlock,
-    TextResourceContents,
 )
 
 from zen import __version__
 from zen.acp.client_files import ClientFiles, client_file_tools
+from zen.acp.errors import bad_params, failure
 from zen.acp.hosts import Host
 from zen.acp.permission import EditorApprover
+from zen.acp.prompt_blocks import prompt_text
 from zen.acp.replay import replay
+from zen.acp.session_config import session_config, with_client_servers, workspace_root
 from zen.acp.updates import Updates
 from zen.agent.session import title_of
-from zen.base.redaction import scrub
 from zen.llm.types import LLMError
-from zen.settings import trust
-from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
-from zen.settings.schema import DUAL_ROLES, Config, ConfigError, McpServer
+from zen.settings.schema import DUAL_ROLES, ConfigError
 from zen.stores.sessions import SessionError
 
 log = logging.getLogger("zen.acp")
@@ -77,15 +70,6 @@ MODES = [
 STOP = {"done": "end_turn", "max_turns": "max_turn_requests", "length": "max_tokens"}
 MAX_PROMPT_CHARS = 2_000_000
 """A prompt larger than this is refused: no model takes it, and it must not exhaust memory."""
-
-
-def bad_params(message: str) -> RequestError:
-    return RequestError.invalid_params({"message": message})
-
-
-def failure(message: str) -> RequestError:
-    """An error the editor shows as it is: the message is the JSON-RPC message."""
-    return RequestError(-32603, scrub(message))
 
 
 class ZenAgent:
@@ -167,7 +151,7 @@ class ZenAgent:
     ) -> ListSessionsResponse:
         from zen.stores.sessions import SessionStore
 
-        root = str(self._root(cwd)) if cwd else None
+        root = str(workspace_root(cwd)) if cwd else None
         try:
             store = SessionStore()
         except SessionError as e:
@@ -192,9 +176,9 @@ class ZenAgent:
         )
 
     async def _open(self, cwd: str, servers: list[Any], resume: str | None = None) -> Host:
-        root = self._root(cwd)
+        root = workspace_root(cwd)
         notices: list[str] = []
-        config = self._config(root, notices)
+        config = session_config(root, self.overrides, notices)
         config = with_client_servers(config, servers, notices)
         host = Host(id="", root=root, notices=notices)
         try:
@@ -211,40 +195,6 @@ class ZenAgent:
             session.tools.update(client_file_tools(files))
         self.hosts[host.id] = host
         return host
-
-    @staticmethod
-    def _root(cwd: str) -> Path:
-        path = Path(cwd)
-        if not path.is_absolute():
-            raise bad_params(f"cwd must be an absolute path, not {cwd!r}")
-        try:
-            if not path.is_dir():
-                raise bad_params(f"cwd {cwd!r} is not a directory")
-            return path.resolve()
-        except (OSError, ValueError) as e:
-            raise bad_params(f"cwd {cwd!r} cannot be used: {e}") from None
-
-    def _config(self, root: Path, notices: list[str]) -> Config:
-        """The layered config for this workspace. An untrusted workspace follows the `-p`
-        rule (there is no one to ask): its own inputs are skipped, and the user is told."""
-        state = trust.check(root)
-        if not state.trusted:
-            why = (
-                "they changed since you trusted this folder"
-                if state.changed
-                else "this folder is not trusted"
-            )
-            notices.append(
-                f"ignored {', '.join(state.inputs)}: {why}; review them and run "
-                f"`zen trust {root}` to use them"
-            )
-        try:
-            config = load_config(root, self.overrides, trusted=state.trusted)
-            for role in DUAL_ROLES if config.agent_mode == "dual" else (None,):
-                resolve_model(config, role)
-        except ConfigError as e:
-            raise failure(str(e)) from None
-        return config
 
     def _host(self, session_id: str) -> Host:
         host = self.hosts.get(session_id)
@@ -352,65 +302,3 @@ class ZenAgent:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
-
-
-def prompt_text(blocks: list[Any]) -> str:
-    """The prompt's blocks as one task: text as it is, a linked file as its path, an embedded
-    file (an editor buffer) in a tagged block the model can tell from the request."""
-    parts: list[str] = []
-    for block in blocks:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
-            parts.append(f"@{_path_of(block.uri)}")
-        elif isinstance(block, EmbeddedResourceContentBlock):
-            resource = block.resource
-            if isinstance(resource, TextResourceContents):
-                parts.append(
-                    f'\n<context ref="{_path_of(resource.uri)}">\n{resource.text}\n</context>\n'
-                )
-            else:
-                parts.append(f"[binary attachment {_path_of(resource.uri)} not read]")
-        else:
-            parts.append(f"[{getattr(block, 'type', 'an')} attachment not read: zen takes text]")
-    return " ".join(p for p in parts if p) if len(parts) > 1 else "".join(parts)
-
-
-def _path_of(uri: str) -> str:
-    if uri.startswith("file://"):
-        from urllib.parse import unquote, urlparse
-
-        return unquote(urlparse(uri).path)
-    return uri
-
-
-def with_client_servers(config: Config, servers: list[Any], notices: list[str]) -> Config:
-    """The MCP servers the client passed, added to the config's (the client's entry wins a
-    shared name: it is the user's choice for this session)."""
-    added: dict[str, McpServer] = {}
-    for server in servers:
-        name = getattr(server, "name", "") or ""
-        try:
-            if isinstance(server, McpServerStdio):
-                added[name] = McpServer(
-                    command=server.command,
-                    args=list(server.args),
-                    env={e.name: e.value for e in server.env},
-                )
-            elif isinstance(server, HttpMcpServer):
-                added[name] = McpServer(
-                    url=server.url, headers={h.name: h.value for h in server.headers}
-                )
-            else:
-                notices.append(
-                    f"MCP server {name!r} skipped: zen speaks stdio and streamable HTTP, "
-                    f"not {getattr(server, 'type', 'this transport')}"
-                )
-        except Exception as e:
-            notices.append(f"MCP server {name!r} skipped: {e}")
-    if not added:
-        return config
-    if config.features.mcp == "off":
-        notices.append("the client's MCP servers are not started: MCP is off in zen's config")
-        return config
-    return config.model_copy(update={"mcp_servers": {**config.mcp_servers, **added}})
