@@ -86,7 +86,7 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
     settings = config.checkpoints
     if settings.enabled == "off":
         return None
-    from zen.checkpoints.shadow import has_git
+    from zen.checkpoints.safe_git import has_git
     from zen.checkpoints.store import CheckpointStore
 
     copies = not has_git()
@@ -107,7 +107,7 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
 async def _warm_and_prune(store: Any) -> None:
     """In the background: a first snapshot (so the first turn's is cheap) and the daily
     prune; a failure only means the turn does the work, or the prune runs another day."""
-    from zen.checkpoints.shadow import CheckpointError
+    from zen.checkpoints.safe_git import CheckpointError
 
     with contextlib.suppress(CheckpointError, OSError):
         await store.repo.snapshot()

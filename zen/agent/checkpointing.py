@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zen.base import events as ev
-from zen.checkpoints.shadow import CheckpointError
+from zen.checkpoints.safe_git import CheckpointError
 
 if TYPE_CHECKING:
     from zen.checkpoints.store import Checkpoint, CheckpointStore

@@ -90,7 +90,7 @@ class CoderDelegator:
         if store is None or attempt is None or target is None:
             known = ", ".join(session.coder_runs) or "none"
             return ToolResult.error(f"no Coder checkpoint {checkpoint!r} (this session's: {known})")
-        from zen.checkpoints.shadow import CheckpointError
+        from zen.checkpoints.safe_git import CheckpointError
 
         try:
             plan = await store.plan(target)

@@ -746,7 +746,7 @@ class Session:
 
     async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
         """Checkpoints without git: keep the file a file tool is about to change."""
-        from zen.checkpoints.shadow import CheckpointError
+        from zen.checkpoints.safe_git import CheckpointError
         from zen.tools.workspace import PathError
 
         path = args.get("path")

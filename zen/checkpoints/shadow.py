@@ -5,17 +5,15 @@ Snapshots are tree objects (`update-index` + `write-tree`), kept reachable by on
 user's `.git` is never opened: GIT_DIR points here, and git itself skips every `.git` entry
 of the work tree.
 
-Everything that could make git run a program or change bytes is off, whatever the repository
-or the user configured: no system or global config (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL to
-the null device), no hooks, no fsmonitor, no attributes file, and `info/attributes` (which
-outranks in-tree `.gitattributes`) unsets text/eol conversion, filters (LFS), ident and
-working-tree-encoding for every path. Diff drivers need config, which only this repository's
-own (ours) could give, so `diff` is left unspecified and git's binary detection still works.
+Git runs through `safe_git.py`, with everything that could make it run a program or change
+bytes off. Here `info/attributes` (which outranks in-tree `.gitattributes`) unsets text/eol
+conversion, filters (LFS), ident and working-tree-encoding for every path. Diff drivers need
+config, which only this repository's own (ours) could give, so `diff` is left unspecified and
+git's binary detection still works.
 
 Objects, refs and indexes are private: the folder is 0700 and git children that write into it
-run with umask 077 (set in the child only; zen's own umask never changes). Each zen process
-has its own index, seeded from the last one published, so two processes on one workspace do
-not take each other's `index.lock`.
+run with umask 077. Each zen process has its own index, seeded from the last one published,
+so two processes on one workspace do not take each other's `index.lock`.
 """
 
 from __future__ import annotations
@@ -31,49 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zen.base.paths import private_dir
-from zen.tools.process import kill_tree, reap, spawn
+from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_git
 
-TIMEOUT = 60.0
-"""Seconds one git command may take; a huge first snapshot stays well inside."""
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
-NULL = os.devnull
-SAFE_CONFIG = (
-    "core.fsmonitor=false",
-    f"core.hooksPath={NULL}",
-    f"core.attributesFile={NULL}",
-    "core.autocrlf=false",
-    "core.safecrlf=false",
-    "core.sharedRepository=0600",
-    "core.untrackedCache=false",
-    "core.splitIndex=false",
-    "core.quotePath=false",
-    "core.logAllRefUpdates=false",
-    "gc.auto=0",
-    "maintenance.auto=false",
-    "index.threads=1",
-    "safe.directory=*",
-    "core.precomposeUnicode=false",
-)
-"""Passed with `-c` on every command: the command line outranks any config file."""
-KEPT_ENV = (
-    "PATH",
-    "SYSTEMROOT",
-    "SystemRoot",
-    "TMPDIR",
-    "TEMP",
-    "TMP",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "HOME",
-    "USERPROFILE",
-    "XDG_CONFIG_HOME",
-)
-_POSIX = os.name != "nt"
-
-
-class CheckpointError(Exception):
-    """A snapshot or restore could not be done; the message says why, in one line."""
 
 
 @dataclass(frozen=True)
@@ -89,10 +47,6 @@ class Change:
 
 def workspace_key(root: Path) -> str:
     return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
-
-
-def has_git() -> bool:
-    return shutil.which("git") is not None
 
 
 class ShadowRepo:
@@ -112,27 +66,6 @@ class ShadowRepo:
         self._lock = asyncio.Lock()
         """One snapshot at a time per process: they share this process's index."""
 
-    # -- running git ------------------------------------------------------------------------
-
-    def _env(self, index: Path | None, repo: bool) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
-        if repo:
-            env.update(GIT_DIR=str(self.git_dir), GIT_WORK_TREE=str(self.root))
-        env.update(
-            GIT_CONFIG_NOSYSTEM="1",
-            GIT_CONFIG_GLOBAL=NULL,
-            GIT_ATTR_NOSYSTEM="1",
-            GIT_TERMINAL_PROMPT="0",
-            GIT_NO_REPLACE_OBJECTS="1",
-            GIT_NO_LAZY_FETCH="1",
-            GIT_LFS_SKIP_SMUDGE="1",
-            GIT_PAGER="cat",
-            GIT_EDITOR="true",
-        )
-        if index is not None:
-            env["GIT_INDEX_FILE"] = str(index)
-        return env
-
     async def git(
         self,
         *args: str,
@@ -142,43 +75,17 @@ class ShadowRepo:
         timeout: float | None = None,
         repo: bool = True,
     ) -> bytes:
-        """stdout of one git command; CheckpointError if it fails, overruns or cannot start.
-
-        `private`: the child runs with umask 077 (it writes only into the shadow folder);
-        checkout children keep the user's umask, so restored files get their usual modes.
-        """
-        cmd = ["git", *(x for c in SAFE_CONFIG for x in ("-c", c)), *args]
-        extra: dict[str, object] = {}
-        if _POSIX and private:
-            extra["umask"] = 0o077
-        try:
-            proc = await spawn(
-                cmd,
-                cwd=self.root,
-                env=self._env(index, repo),
-                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                **extra,
-            )
-        except OSError as exc:
-            raise CheckpointError(f"cannot run git: {exc.strerror or exc}") from None
-        limit = timeout or self.timeout
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(stdin), limit)
-        except asyncio.TimeoutError:
-            kill_tree(proc)
-            await proc.wait()
-            raise CheckpointError(f"git {args[0]} took longer than {limit:g}s") from None
-        except BaseException:  # cancelled: leave nothing running
-            kill_tree(proc)
-            await reap(proc)
-            raise
-        if proc.returncode != 0:
-            lines = err.decode("utf-8", "replace").strip().splitlines()
-            reason = lines[-1] if lines else f"exit {proc.returncode}"
-            raise CheckpointError(f"git {args[0]} failed: {reason}")
-        return out
+        """stdout of one git command on this repository (`repo=False`: on none); see
+        `safe_git.run_git`."""
+        return await run_git(
+            self.root,
+            args,
+            git_dir=self.git_dir if repo else None,
+            stdin=stdin,
+            index=index,
+            private=private,
+            timeout=timeout or self.timeout,
+        )
 
     # -- the repository ---------------------------------------------------------------------
 

@@ -82,7 +82,7 @@ def rewind_command(argv: list[str]) -> int:
     if not workspace.is_dir():
         return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
 
-    from zen.checkpoints.shadow import CheckpointError, has_git
+    from zen.checkpoints.safe_git import CheckpointError, has_git
     from zen.checkpoints.store import CheckpointStore
     from zen.settings import trust
     from zen.settings.loading import load_config
@@ -244,7 +244,7 @@ async def _restore(
     ctx: CommandContext, store: CheckpointStore, target: Checkpoint, what: str
 ) -> bool:
     """Show what would change, ask, restore. False when the user said no."""
-    from zen.checkpoints.shadow import CheckpointError
+    from zen.checkpoints.safe_git import CheckpointError
 
     try:
         plan = await store.plan(target)
