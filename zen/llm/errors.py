@@ -16,7 +16,7 @@ from zen.llm.retry import MAX_RETRY_AFTER, Retryable, StreamOptionsRejected, ret
 from zen.llm.types import LLMError
 
 if TYPE_CHECKING:
-    from zen.settings.config import ModelSettings
+    from zen.settings.schema import ModelSettings
 
 _OVERFLOW = re.compile(
     r"context_length_exceeded|prompt is too long|exceeds the context window"

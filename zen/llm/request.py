@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from zen.settings import providers
 
 if TYPE_CHECKING:
-    from zen.settings.config import ModelSettings
+    from zen.settings.schema import ModelSettings
 
 
 def provider_for(settings: ModelSettings) -> providers.Provider:
