@@ -52,7 +52,7 @@ from zen.settings import trust
 from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, McpServer
-from zen.stores.sessions import SessionError
+from zen.stores.session_db import SessionError
 
 log = logging.getLogger("zen.acp")
 
