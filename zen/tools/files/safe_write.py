@@ -56,20 +56,7 @@ def atomic_write(path: Path, data: bytes, shown: str) -> None:
     except OSError as exc:
         raise FileError(f"cannot write {shown}: {exc.strerror or exc}") from None
     if st is not None:
-        if stat.S_ISDIR(st.st_mode):
-            raise FileError(f"{shown} is a directory, not a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise FileError(
-                f"{shown} is {kind_of(st.st_mode)}, not a regular file; file tools only write "
-                "regular files"
-            )
-        if _read_only(path, st):
-            how = f"attrib -r {shown}" if os.name == "nt" else "chmod u+w"
-            raise FileError(
-                f"{shown} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); zen does not "
-                "replace read-only files. If it should change, make it writable first "
-                f"(e.g. {how} through bash), then try again"
-            )
+        _check_replaceable(t, st)
         if st.st_nlink > 1:
             _write_in_place(t, data)
             return
@@ -88,6 +75,24 @@ def atomic_write(path: Path, data: bytes, shown: str) -> None:
         _write_in_place(t, data)  # a writable file in a folder we may not add files to
     except OSError as exc:
         raise FileError(f"cannot write {shown}: {exc.strerror or exc}") from None
+
+
+def _check_replaceable(t: Target, st: os.stat_result) -> None:
+    """Refuse to replace what is not a regular file, or a read-only one."""
+    if stat.S_ISDIR(st.st_mode):
+        raise FileError(f"{t.shown} is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise FileError(
+            f"{t.shown} is {kind_of(st.st_mode)}, not a regular file; file tools only write "
+            "regular files"
+        )
+    if _read_only(t.path, st):
+        how = f"attrib -r {t.shown}" if os.name == "nt" else "chmod u+w"
+        raise FileError(
+            f"{t.shown} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); zen does not "
+            "replace read-only files. If it should change, make it writable first "
+            f"(e.g. {how} through bash), then try again"
+        )
 
 
 def _read_only(path: Path, st: os.stat_result) -> bool:
