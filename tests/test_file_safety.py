@@ -26,7 +26,7 @@ from zen.stores.todo import TodoStore
 from zen.tools import temp_journal
 from zen.tools.base import Approval, ApprovalRequest, ToolContext, ToolResult
 from zen.tools.edit_file import EditFile
-from zen.tools.files import off_loop
+from zen.tools.files.text import off_loop
 from zen.tools.grep import Grep
 from zen.tools.read_file import ReadFile
 from zen.tools.registry import ToolRegistry
@@ -342,18 +342,18 @@ async def test_no_named_temp_file_is_needed_on_linux(ctx: ToolContext) -> None:
     """With O_TMPFILE the new content has no name until it is complete."""
     if not hasattr(os, "O_TMPFILE"):
         pytest.skip("no O_TMPFILE")
-    from zen.tools import files
+    from zen.tools.files import safe_write
 
     made: list[Path] = []
-    original = files._open_temp
-    files._open_temp = lambda path, mode: made.append(path) or original(path, mode)  # type: ignore[assignment]
+    original = safe_write._open_temp
+    safe_write._open_temp = lambda path, mode: made.append(path) or original(path, mode)  # type: ignore[assignment]
     try:
         (ctx.workspace.root / "n.txt").write_text("a\n")
         await seen(ctx, "n.txt")
         assert (await overwrite(ctx, "n.txt", "b\n")).ok
         assert (await run(WriteFile(), ctx, path="new.txt", content="c\n")).ok
     finally:
-        files._open_temp = original
+        safe_write._open_temp = original
     assert made == []
     assert sorted(p.name for p in ctx.workspace.root.iterdir()) == ["n.txt", "new.txt"]
 

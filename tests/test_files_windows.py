@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from zen.tools.base import ToolContext, ToolResult
-from zen.tools.files import _temp_name
+from zen.tools.files.safe_write import _temp_name
 from zen.tools.read_file import ReadFile
 from zen.tools.write_file import WriteFile
 

@@ -24,7 +24,8 @@ from zen.agent.session import Session
 from zen.base import events as ev
 from zen.llm.types import LLMError
 from zen.settings.schema import Config
-from zen.stores.sessions import SessionError, SessionStore
+from zen.stores.session_db import SessionError
+from zen.stores.sessions import SessionStore
 from zen.tools.workspace import Workspace
 
 
@@ -664,7 +665,7 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
 async def test_memo_runs_are_saved_and_older_sessions_without_them_still_load(
     fake_llm, tmp_path: Path
 ) -> None:
-    from zen.stores.sessions import MIGRATIONS
+    from zen.stores.session_db import MIGRATIONS
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)  # a store written before memo entries had runs (schema 1)

@@ -11,7 +11,8 @@ import pytest
 
 from zen.stores.memo import AUTO
 from zen.tools.base import ToolContext, ToolResult
-from zen.tools.files import FileError, atomic_write
+from zen.tools.files.regular import FileError
+from zen.tools.files.safe_write import atomic_write
 from zen.tools.write_file import WriteFile
 
 

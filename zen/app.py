@@ -22,7 +22,9 @@ from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.settings.extensions import load_skills
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError
-from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+from zen.stores.session_db import SessionError
+from zen.stores.session_rows import SessionInfo
+from zen.stores.sessions import SessionStore
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import load_hooks, unmatched

@@ -45,7 +45,7 @@ from zen.agent.session import title_of
 from zen.llm.types import LLMError
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, ConfigError
-from zen.stores.sessions import SessionError
+from zen.stores.session_db import SessionError
 
 log = logging.getLogger("zen.acp")
 

@@ -20,22 +20,17 @@ from typing import Any
 
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.edit_file import TOO_BIG, EditFile, EditFileParams, find, splice
-from zen.tools.files import (
-    Diff,
-    FileError,
-    Target,
+from zen.tools.files.auto_memo import remember
+from zen.tools.files.diffs import Diff, unified_diff
+from zen.tools.files.regular import FileError, Target, regular_stat
+from zen.tools.files.safe_write import write_off_loop
+from zen.tools.files.targets import path_lock, target, writable_target
+from zen.tools.files.text import (
     count_lines,
     decode_strict,
     newline_of,
-    path_lock,
     read_existing,
-    regular_stat,
-    remember,
-    target,
-    unified_diff,
     with_newlines,
-    writable_target,
-    write_off_loop,
 )
 from zen.tools.read_file import HINT_ROOM, Page, ReadFile, ReadFileParams, _cut, page_result
 from zen.tools.write_file import WriteFile, WriteFileParams, written_result

@@ -15,7 +15,7 @@ from zen.agent.context import messages_tokens, tools_tokens
 from zen.base import events as ev
 from zen.llm.errors import ContextLengthError
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
-from zen.stores.sessions import SessionLog
+from zen.stores.session_log import SessionLog
 from zen.tools.base import RunContext, ToolContext, ToolResult
 from zen.tools.registry import ToolRegistry, parse_arguments
 

@@ -42,7 +42,10 @@ from zen.settings.schema import DUAL_ROLES, AgentMode, Collaboration, Config, Mo
 from zen.stores.memo import MemoEntry, MemoStore
 from zen.stores.project_notes import EARLIER, ProjectNotes, note_line
 from zen.stores.read_tracker import ReadTracker
-from zen.stores.sessions import SessionError, SessionInfo, SessionLog, SessionStore, StoredMemo
+from zen.stores.session_db import SessionError
+from zen.stores.session_log import SessionLog
+from zen.stores.session_rows import SessionInfo, StoredMemo
+from zen.stores.sessions import SessionStore
 from zen.stores.todo import TodoItem, TodoStore
 from zen.tools.base import Approver, RunContext, Tool, ToolContext, new_run_id, refuse_all
 from zen.tools.catalog import builtin_tools, shell_name

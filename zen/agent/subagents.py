@@ -15,11 +15,10 @@ from zen.agent.delegate import build_delegate, run_delegate
 from zen.agent.roles import SUBAGENTS
 from zen.base import events as ev
 from zen.settings.prompts import load_prompt, render
-from zen.tools.base import Approver, Delegation, RunContext
+from zen.tools.base import Approver, Delegation, RunContext, SubTask
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
-    from zen.tools.spawn_agents import SubTask
 
 
 class SubAgentRunner:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zen.stores.memo import MemoEntry
-from zen.stores.sessions import Note, SessionStore
+from zen.stores.session_rows import Note
+from zen.stores.sessions import SessionStore
 
 PREFIX = "file:"
 HASH_LIMIT = 8 * 1024 * 1024

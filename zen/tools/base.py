@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from zen.base.events import Emit, ignore
 from zen.settings.prompts import tool_description
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from zen.stores.read_tracker import ReadTracker
     from zen.stores.todo import TodoStore
     from zen.tools.hooks import Hooks
-    from zen.tools.spawn_agents import Spawner
     from zen.tools.workspace import Workspace
 
 
@@ -98,6 +97,24 @@ class Delegator(Protocol):
     async def revert(self, checkpoint: str, reason: str) -> ToolResult:
         """Reject a Coder's work: its files back as before it ran, the lesson kept."""
         ...
+
+
+SubAgentType = Literal["explore", "plan", "code"]
+
+
+class SubTask(Params):
+    # One task of a `spawn-agents` call, handed to the Spawner. No docstring: pydantic would
+    # put it in the tool's JSON schema.
+    description: str = Field(description="a few words")
+    prompt: str = Field(min_length=1, description="the whole task")
+    type: SubAgentType = "explore"
+
+
+class Spawner(Protocol):
+    """Runs sub-agents concurrently; one Delegation per task, in task order, never raising
+    for a sub-agent's failure (only cancellation propagates). Provided by the agent layer."""
+
+    async def __call__(self, tasks: list[SubTask], call_id: str = "") -> list[Delegation]: ...
 
 
 class TurnFrame(Protocol):

@@ -11,23 +11,12 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.files import (
-    Diff,
-    FileError,
-    Target,
-    decode_strict,
-    needs_confirm_to_write,
-    newline_of,
-    off_loop,
-    path_lock,
-    read_existing,
-    regular_stat,
-    remember,
-    unified_diff,
-    with_newlines,
-    writable_target,
-    write_off_loop,
-)
+from zen.tools.files.auto_memo import remember
+from zen.tools.files.diffs import Diff, unified_diff
+from zen.tools.files.regular import FileError, Target, regular_stat
+from zen.tools.files.safe_write import write_off_loop
+from zen.tools.files.targets import needs_confirm_to_write, path_lock, writable_target
+from zen.tools.files.text import decode_strict, newline_of, off_loop, read_existing, with_newlines
 
 Span = tuple[int, int]
 TOO_BIG = (

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.files import off_loop
+from zen.tools.files.text import off_loop
 from zen.tools.ignore import GitIgnore, PathGlob
 from zen.tools.workspace import PathError
 

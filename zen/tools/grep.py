@@ -26,7 +26,8 @@ from typing import BinaryIO, Literal
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.files import BINARY_PROBE, kind_of, off_loop
+from zen.tools.files.regular import kind_of
+from zen.tools.files.text import BINARY_PROBE, off_loop
 from zen.tools.ignore import RG_IGNORE_FLAGS, GitIgnore, PathGlob
 from zen.tools.workspace import PathError
 

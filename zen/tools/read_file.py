@@ -10,18 +10,10 @@ from typing import BinaryIO
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.files import (
-    BINARY_PROBE,
-    FileError,
-    Target,
-    decode_loose,
-    needs_confirm_to_read,
-    off_loop,
-    open_regular,
-    regular_stat,
-    remember,
-    target,
-)
+from zen.tools.files.auto_memo import remember
+from zen.tools.files.regular import FileError, Target, open_regular, regular_stat
+from zen.tools.files.targets import needs_confirm_to_read, target
+from zen.tools.files.text import BINARY_PROBE, decode_loose, off_loop
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000

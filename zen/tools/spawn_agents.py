@@ -7,30 +7,15 @@ The runner lives in the agent layer and comes in through the run context (`ctx.r
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from pydantic import Field
 
-from zen.tools.base import Delegation, Params, Tool, ToolContext, ToolResult
-
-SubAgentType = Literal["explore", "plan", "code"]
-
-
-class SubTask(Params):
-    description: str = Field(description="a few words")
-    prompt: str = Field(min_length=1, description="the whole task")
-    type: SubAgentType = "explore"
+from zen.tools.base import Delegation, Params, SubTask, Tool, ToolContext, ToolResult
 
 
 class SpawnAgentsParams(Params):
     tasks: list[SubTask] = Field(min_length=1)
-
-
-class Spawner(Protocol):
-    """Runs sub-agents concurrently; one Delegation per task, in task order, never raising
-    for a sub-agent's failure (only cancellation propagates)."""
-
-    async def __call__(self, tasks: list[SubTask], call_id: str = "") -> list[Delegation]: ...
 
 
 class SpawnAgents(Tool):

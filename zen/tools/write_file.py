@@ -5,24 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.files import (
-    Diff,
-    FileError,
-    Target,
+from zen.tools.files.auto_memo import remember
+from zen.tools.files.diffs import Diff, unified_diff
+from zen.tools.files.regular import FileError, Target, regular_stat
+from zen.tools.files.safe_write import write_off_loop
+from zen.tools.files.targets import needs_confirm_to_write, path_lock, writable_target
+from zen.tools.files.text import (
     count_lines,
     decode_loose,
     is_binary,
-    needs_confirm_to_write,
     newline_of,
     off_loop,
-    path_lock,
     read_existing,
-    regular_stat,
-    remember,
-    unified_diff,
     with_newlines,
-    writable_target,
-    write_off_loop,
 )
 
 

@@ -217,7 +217,7 @@ def list_sessions(ctx: CommandContext) -> list[Any]:
 
 def resume_session(ctx: CommandContext, ref: str) -> None:
     """Resume session number `ref` of the last list, or the one whose id starts with it."""
-    from zen.stores.sessions import SessionError
+    from zen.stores.session_db import SessionError
 
     session = ctx.session
     if session.store is None:

@@ -21,7 +21,9 @@ from zen.base import exits
 from zen.base.paths import expand_user
 from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
-from zen.stores.sessions import SessionError, SessionInfo, SessionStore
+from zen.stores.session_db import SessionError
+from zen.stores.session_rows import SessionInfo
+from zen.stores.sessions import SessionStore
 
 SECRET = re.compile(
     r"(?P<kv>(?:authorization|api[_-]?key|x-api-key|token|secret|password)"

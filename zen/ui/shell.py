@@ -76,7 +76,7 @@ def run_shell(
         return exits.INTERRUPTED
     except Exception as e:
         from zen.settings.schema import ConfigError
-        from zen.stores.sessions import SessionError
+        from zen.stores.session_db import SessionError
 
         if not isinstance(e, (ConfigError, SessionError)):
             raise
