@@ -95,7 +95,7 @@ def test_version_loads_nothing_heavy() -> None:
     """What `zen --version` actually imports, checked in a fresh interpreter."""
     code = (
         "import sys\n"
-        "from zen.cli import main\n"
+        "from zen.cli.entry import main\n"
         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "heavy = {'openai', 'mcp', 'rich', 'prompt_toolkit', 'pydantic', 'yaml', 'pathlib'}\n"
         "print(sorted(heavy & set(sys.modules)))"
@@ -106,9 +106,15 @@ def test_version_loads_nothing_heavy() -> None:
     assert done.stdout.strip().endswith("[]"), done.stdout
 
 
-def test_startup_modules_import_nothing_heavy() -> None:
-    """`zen --version` / `--help` go through cli.py alone: it must import only the stdlib."""
-    tree = ast.parse((ZEN / "cli.py").read_text(encoding="utf-8"))
+STARTUP = ("zen.cli.entry", "zen.cli.parser", "zen.cli.output")
+"""The modules `zen --version` / `--help` load: the entry point and what it imports up front."""
+
+
+@pytest.mark.parametrize("module", STARTUP)
+def test_startup_modules_import_nothing_heavy(module: str) -> None:
+    """Each start-up module imports only the stdlib, zen's light modules and the others."""
+    path = ZEN.parent.joinpath(*module.split(".")).with_suffix(".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     modules = {getattr(n, "module", None) or n.names[0].name for n in top_level}
-    assert modules <= {"__future__", "argparse", "sys", "zen", "zen.base"}
+    assert modules <= {"__future__", "argparse", "sys", "zen", "zen.base", *STARTUP}

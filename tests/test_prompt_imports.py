@@ -51,7 +51,7 @@ WATCHER = textwrap.dedent(f"""
             seen.add(args[0])
             os.write(2, f"[[import {{args[0]}}]]".encode())
     sys.addaudithook(hook)
-    from zen.cli import main
+    from zen.cli.entry import main
     sys.exit(main())
 """)
 MARK = re.compile(rb"\[\[import (\S+?)\]\]")

@@ -1,3 +1,3 @@
-from zen.cli import main
+from zen.cli.entry import main
 
 raise SystemExit(main())

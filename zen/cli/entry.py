@@ -1,0 +1,53 @@
+"""The `zen` console script: answer `--version`, hand a subcommand its argv, or start a run.
+
+Only argparse and zen's light modules are imported at module level: `zen --version` and
+`zen --help` must stay fast, so everything heavy (openai, rich, prompt_toolkit, mcp) is
+imported on the path that needs it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from zen import __version__
+from zen.cli.output import exact_output, report_tightened
+from zen.cli.parser import build_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # the common case, answered before argparse is even built
+        print(f"zen {__version__}")
+        return 0
+    exact_output()
+    if argv[:1] == ["mcp"]:
+        from zen.cli.subcommands import mcp_command
+
+        return mcp_command(argv[1:])
+    if argv[:1] == ["acp"]:
+        from zen.acp.command import acp_command
+
+        return acp_command(argv[1:])
+    if argv[:1] == ["sessions"]:
+        from zen.ui.sessions_cmd import sessions_command
+
+        return sessions_command(argv[1:])
+    if argv[:1] == ["trust"]:
+        from zen.cli.subcommands import trust_command
+
+        return trust_command(argv[1:])
+    if argv[:1] == ["config"]:
+        from zen.cli.subcommands import config_command
+
+        return config_command(argv[1:])
+    if argv[:1] == ["rewind"]:
+        from zen.ui.rewind import rewind_command
+
+        return rewind_command(argv[1:])
+    args = build_parser().parse_args(argv)
+    from zen.cli.start import start
+
+    try:
+        return start(args)
+    finally:
+        report_tightened()

@@ -1,0 +1,145 @@
+"""The small subcommands: `zen mcp list`, `zen config`, `zen trust`.
+
+Each parses its own argv, does one thing and returns an exit code; what they need beyond
+argparse is imported once they run. (`zen sessions`, `zen rewind` and `zen acp` live with
+the front-ends that render them: `zen.ui`, `zen.acp`.)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from zen.base import exits
+from zen.cli.output import fail, report_tightened
+from zen.cli.parser import help_formatter
+from zen.cli.trust_gate import decide_trust
+
+
+def mcp_command(argv: list[str]) -> int:
+    if argv[:1] != ["list"]:
+        return fail("usage: zen mcp list [-C DIR] [--trust]")
+    parser = argparse.ArgumentParser(prog="zen mcp list")
+    parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="include this folder's own servers (.mcp.json) for this run",
+    )
+    args = parser.parse_args(argv[1:])
+    from zen.base.paths import expand_user
+
+    workspace = expand_user(args.directory or ".").resolve()
+
+    import asyncio
+
+    from zen.mcp.manager import mcp_list
+    from zen.settings.loading import load_config
+    from zen.settings.schema import ConfigError
+
+    trusted = decide_trust(workspace, flag=args.trust, ask=False, shown=args.directory)
+    try:
+        config = load_config(workspace, trusted=bool(trusted))
+    except ConfigError as e:
+        return fail(str(e))
+    try:
+        text, all_started = asyncio.run(mcp_list(config, workspace))
+    except KeyboardInterrupt:
+        return fail("interrupted", exits.INTERRUPTED)
+    finally:
+        report_tightened()
+    from zen.base import redaction
+    from zen.base.terminal_safe import terminal_safe
+
+    print(terminal_safe(redaction.scrub(text)))
+    return exits.DONE if all_started else exits.MCP_FAILED
+
+
+def config_command(argv: list[str]) -> int:
+    """`zen config`: where each role's requests go and with which key (redacted)."""
+    parser = argparse.ArgumentParser(
+        prog="zen config",
+        formatter_class=help_formatter,
+        description="Show the model, host and key of each role.",
+    )
+    parser.add_argument("-C", dest="directory", metavar="DIR")
+    parser.add_argument(
+        "--trust", action="store_true", help="include this folder's own settings for this run"
+    )
+    args = parser.parse_args(argv)
+    from zen.base.paths import expand_user
+    from zen.settings.loading import load_config
+    from zen.settings.model_roles import resolve_model
+    from zen.settings.schema import DUAL_ROLES, ConfigError
+    from zen.ui.format import endpoint_line
+
+    root = expand_user(args.directory or ".").resolve()
+    trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
+    try:
+        config = load_config(root, trusted=bool(trusted))
+    except ConfigError as e:
+        return fail(str(e))
+    finally:
+        report_tightened()
+    from zen.base.terminal_safe import terminal_safe as safe
+    from zen.settings import trust
+
+    inputs = trust.check(root).inputs
+    own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
+    print(safe(f"workspace: {root} (its own settings: {own})"))
+    roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
+    for role in roles:
+        try:
+            print(safe(endpoint_line(role, resolve_model(config, role))))
+        except ConfigError as e:
+            print(safe(f"{role}: {e}"))
+    for name, level in config.permissions.items():
+        print(safe(f"permission {name}: {level}"))
+    return exits.DONE
+
+
+def trust_command(argv: list[str]) -> int:
+    """`zen trust [DIR]`, `zen trust --list`, `zen trust --remove DIR`."""
+    parser = argparse.ArgumentParser(
+        prog="zen trust",
+        formatter_class=help_formatter,
+        description="Trust a folder's own settings (.zen/config.yaml, .mcp.json, hooks): zen "
+        "loads them only for folders you trusted, and asks again when they change.",
+    )
+    parser.add_argument("directory", nargs="?", default=".", metavar="DIR")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--list", action="store_true", help="list trusted folders")
+    which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
+    args = parser.parse_args(argv)
+    from zen.base.paths import expand_user
+    from zen.base.terminal_safe import terminal_safe as safe
+    from zen.settings import trust
+
+    try:
+        if args.list:
+            entries = trust.listing()
+            for entry in entries:
+                print(safe(f"{entry.path}  ({entry.state}, since {entry.trusted})"))
+            if not entries:
+                print("No trusted folders.")
+            return exits.DONE
+        if args.remove:
+            if not trust.forget(expand_user(args.remove)):
+                return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
+            print(safe(f"no longer trusted: {expand_user(args.remove).resolve()}"))
+            return exits.DONE
+        root = expand_user(args.directory)
+        if not root.is_dir():
+            return fail(f"{args.directory}: no such directory")
+        state = trust.check(root)
+        trust.trust(state)
+    except OSError as e:
+        return fail(f"cannot update {trust.store_path()}: {e.strerror or e}")
+    finally:
+        report_tightened()
+    if not state.inputs:
+        print(safe(f"trusted {state.workspace} (it has no settings of its own yet)"))
+        return exits.DONE
+    print(safe(f"trusted {state.workspace}; its settings:"))
+    for line in trust.describe(state.workspace):
+        print(safe(f"  - {line}"))
+    return exits.DONE
