@@ -39,7 +39,7 @@ NOT_BEFORE_PROMPT = (
     "zen.stores.sessions",
     "sqlite3",
     "zen.ui.render",
-    "zen.ui.commands",
+    "zen.ui.commands.dispatch",
     "rich.console",
 )
 WATCHER = textwrap.dedent(f"""

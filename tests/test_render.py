@@ -561,7 +561,8 @@ def test_each_block_appears_once_however_many_times_the_stream_drops(drops: int)
 
 
 def test_a_command_shows_the_tail_of_its_output_and_show_has_it_all() -> None:
-    from zen.ui.commands import CommandContext, run_command
+    from zen.ui.commands.dispatch import run_command
+    from zen.ui.commands.registry import CommandContext
 
     r, sink = renderer(STYLED, interval=0)
     output = "\n".join(f"line {n}" for n in range(1, 21)) + "\nexit 0"

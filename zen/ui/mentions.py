@@ -41,7 +41,9 @@ class ShellCompleter(Completer):
         """(name, summary) of the user's own commands and skills."""
 
     def get_completions(self, document: Document, complete_event: Any) -> Iterator[Completion]:
-        from zen.ui.commands import COLLABORATIONS, listing  # after the prompt: not at import
+        # after the prompt: not at import
+        from zen.ui.commands.dispatch import listing
+        from zen.ui.commands.modes import COLLABORATIONS
 
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:

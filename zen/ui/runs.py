@@ -13,7 +13,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from zen.ui import term
-from zen.ui.commands import CommandContext, Prompt, is_command, run_command
+from zen.ui.commands.dispatch import is_command, run_command
+from zen.ui.commands.registry import CommandContext, Prompt
 from zen.ui.format import output_tail, status_line
 from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from zen.agent.session import Session
     from zen.settings.schema import Config
-    from zen.ui.commands import CommandContext
+    from zen.ui.commands.registry import CommandContext
     from zen.ui.confirm import ShellApprover
     from zen.ui.render import LogRenderer
 
@@ -89,7 +89,7 @@ STARTUP = (
     "zen.agent.session",
     "zen.ui.render",
     "zen.ui.confirm",
-    "zen.ui.commands",
+    "zen.ui.commands.dispatch",
     "zen.ui.runs",
     "zen.settings.extensions",
     "rich.console",
@@ -206,7 +206,8 @@ class Shell:
     ) -> None:
         """Open the session once the preload has imported what that takes, keep it open until
         the shell ends, then close it (MCP servers stop, the record is closed)."""
-        from zen.ui.commands import offered_notes, resumed
+        from zen.ui.commands.notes import offered_notes
+        from zen.ui.commands.sessions import resumed
         from zen.ui.confirm import ShellApprover
         from zen.ui.render import LogRenderer
 
@@ -292,7 +293,8 @@ class Shell:
     def _command_context(self, session: Session) -> CommandContext:
         """Built-in commands plus the user's commands and skills (a trusted project's too)."""
         from zen.settings.extensions import load_commands
-        from zen.ui.commands import CommandContext, user_listing
+        from zen.ui.commands.dispatch import user_listing
+        from zen.ui.commands.registry import CommandContext
 
         root, trusted = session.workspace.root, session.config.project_trusted
         commands = {c.name: c for c in load_commands(root, trusted)}
@@ -303,7 +305,7 @@ class Shell:
 
     async def _pick(self, ctx: CommandContext) -> None:
         """`zen -r`: list this workspace's sessions and resume the one picked."""
-        from zen.ui.commands import list_sessions, resume_session
+        from zen.ui.commands.sessions import list_sessions, resume_session
 
         if not list_sessions(ctx):
             return

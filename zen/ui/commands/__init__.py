@@ -1,0 +1,1 @@
+"""The shell's slash commands, one module per family; `dispatch` looks them up and runs them."""

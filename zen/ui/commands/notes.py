@@ -1,0 +1,38 @@
+"""The project notes' lines: how many earlier sessions offered, and whether notes are kept.
+
+Shared by /new, /memo and the shell's greeting.
+"""
+
+from __future__ import annotations
+
+from zen.ui.commands.registry import CommandContext
+
+
+def offered_notes(ctx: CommandContext) -> None:
+    offered = ctx.session.offered
+    if offered:
+        ctx.out.info(
+            f"{len(offered)} project note{'s' if len(offered) != 1 else ''} from "
+            "earlier sessions offered (/memo)",
+            "dim",
+        )
+
+
+def notes_status(ctx: CommandContext) -> None:
+    session = ctx.session
+    if session.config.memo.persist != "on":
+        ctx.out.info("project notes: off (memo.persist in config)", "dim")
+        return
+    if session.notes is None:
+        ctx.out.info("project notes: unavailable (the session store could not be opened)", "dim")
+        return
+    if not session.config.project_trusted:
+        ctx.out.info("project notes: off, this workspace is not trusted (zen trust)", "dim")
+        return
+    dropped = len(session.notes.dropped)
+    stale = f", {dropped} dropped (their files changed)" if dropped else ""
+    ctx.out.info(
+        f"project notes: on · {len(session.offered)} offered from earlier "
+        f"sessions{stale} · /memo clear forgets them",
+        "dim",
+    )
