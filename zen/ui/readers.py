@@ -20,7 +20,18 @@ from zen.ui.mentions import ShellCompleter
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-    from zen.ui.shell import Shell
+
+class ReaderHost(Protocol):
+    """What a reader needs from the shell that holds it (zen/ui/shell.py's `Shell`)."""
+
+    caps: term.Caps
+    root: Path
+    reading: bool
+    """A blocking input() is waiting: Ctrl-C must interrupt it."""
+    typeahead: str
+    """Keys typed during a run: the next prompt starts with them."""
+
+    def start_preload(self) -> None: ...
 
 
 class Reader(Protocol):
@@ -35,7 +46,7 @@ class PlainReader:
     A line ending in a backslash continues on the next one.
     """
 
-    def __init__(self, shell: Shell) -> None:
+    def __init__(self, shell: ReaderHost) -> None:
         self.shell = shell
         if shell.caps.live and term.is_tty(sys.stdin):
             use_readline()
@@ -84,7 +95,7 @@ def use_readline() -> None:
 class PromptReader:
     """prompt-toolkit: history, multi-line input, completion; output above it is patched."""
 
-    def __init__(self, shell: Shell) -> None:
+    def __init__(self, shell: ReaderHost) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, History, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings

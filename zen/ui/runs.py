@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from zen.ui import term
 from zen.ui.commands.dispatch import is_command, run_command
@@ -20,13 +20,29 @@ from zen.ui.mentions import ATTACH_LIMIT, mentioned_files
 
 if TYPE_CHECKING:
     from zen.agent.session import Session
-    from zen.ui.shell import Shell
+    from zen.ui.confirm import ShellApprover
+    from zen.ui.render import LogRenderer
 
 BANG_LINES = 40
 """Lines of a `!cmd`'s output printed; `/show` has the rest."""
 
 
-async def run_line(shell: Shell, ctx: CommandContext, line: str) -> None:
+class RunHost(Protocol):
+    """What a run needs from the shell that starts it (zen/ui/shell.py's `Shell`)."""
+
+    session: Session | None
+    out: LogRenderer
+    approver: ShellApprover
+    simple: bool
+    running: asyncio.Task[Any] | None
+    keys: term.KeyWatcher | None
+    typeahead: str
+    bang_outputs: list[str]
+
+    def cancel_run(self) -> None: ...
+
+
+async def run_line(shell: RunHost, ctx: CommandContext, line: str) -> None:
     """What a line typed at the prompt sets going: `!cmd`, a `/command` (which may send a
     message or start work of its own), or a message for the model."""
     if line.startswith("!") and line[1:].strip():
@@ -50,7 +66,7 @@ async def run_line(shell: Shell, ctx: CommandContext, line: str) -> None:
     await run_task(shell, line)
 
 
-async def send(shell: Shell, prompt: Prompt) -> None:
+async def send(shell: RunHost, prompt: Prompt) -> None:
     """A command's message for the model, on the command's own model and work mode for
     this one run."""
     assert shell.session is not None
@@ -71,7 +87,7 @@ async def send(shell: Shell, prompt: Prompt) -> None:
             session.set_work_mode(mode)
 
 
-async def run_task(shell: Shell, line: str) -> None:
+async def run_task(shell: RunHost, line: str) -> None:
     """One task: run it, let Ctrl-C cancel it, then print one status line."""
     assert shell.session is not None
     session = shell.session
@@ -96,7 +112,7 @@ async def run_task(shell: Shell, line: str) -> None:
     )
 
 
-async def supervise(shell: Shell, work: Any) -> asyncio.Task[Any]:
+async def supervise(shell: RunHost, work: Any) -> asyncio.Task[Any]:
     """Run `work` (a task, or a command that talks to the model) until it ends; Ctrl-C
     cancels it. Returns the finished task."""
     task = asyncio.ensure_future(work)
@@ -123,7 +139,7 @@ async def supervise(shell: Shell, work: Any) -> asyncio.Task[Any]:
     return task
 
 
-def report(shell: Shell, task: asyncio.Task[Any], command: str = "") -> None:
+def report(shell: RunHost, task: asyncio.Task[Any], command: str = "") -> None:
     from zen.llm.types import LLMError
     from zen.settings.schema import ConfigError
 
@@ -146,7 +162,7 @@ def report(shell: Shell, task: asyncio.Task[Any], command: str = "") -> None:
         )
 
 
-async def run_bang(shell: Shell, command: str) -> None:
+async def run_bang(shell: RunHost, command: str) -> None:
     """`!cmd`: run it in the workspace without the model, show it, and keep its output
     for the next message (the model sees what the user saw)."""
     assert shell.session is not None
@@ -170,7 +186,7 @@ async def run_bang(shell: Shell, command: str) -> None:
     )
 
 
-def attach(shell: Shell, line: str) -> str:
+def attach(shell: RunHost, line: str) -> str:
     """The message with each `@path` inside the workspace attached below it."""
     assert shell.session is not None
     files: list[str] = []
@@ -182,7 +198,7 @@ def attach(shell: Shell, line: str) -> str:
     return line if not files else line.rstrip() + "\n\n" + "\n\n".join(files)
 
 
-def unanswered_dropped(shell: Shell) -> bool:
+def unanswered_dropped(shell: RunHost) -> bool:
     """Did the failed run take its user message back? (It got no answer at all: the
     conversation ends as before it, with an answer or nothing.)"""
     history = shell.session.history if shell.session else []
