@@ -17,9 +17,10 @@ import pytest
 
 from zen.base import events as ev
 from zen.tools.base import ApprovalRequest
+from zen.ui.cells import fit_line
 from zen.ui.confirm import ShellApprover
 from zen.ui.format import call_line, diff_excerpt, fold, memo_line, status_line, tokens
-from zen.ui.render import LogRenderer, fit_line
+from zen.ui.render import LogRenderer
 from zen.ui.term import Caps, detect, make_console
 
 STYLED = Caps(styled=True, live=True, vt=True)
@@ -497,7 +498,7 @@ def test_no_posix_only_api_is_touched_at_import_time() -> None:
 
     posix_only = {"termios", "tty", "pty", "fcntl", "resource", "grp", "pwd", "posix", "curses"}
     ui = Path(__file__).resolve().parent.parent / "zen" / "ui"
-    for path in sorted(ui.glob("*.py")):
+    for path in sorted(ui.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:  # module level only
             names = (

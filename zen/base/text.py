@@ -5,5 +5,5 @@ from __future__ import annotations
 
 def clip(text: str, limit: int) -> str:
     """`text` itself when it has at most `limit` characters, else its start and `…`,
-    `limit` characters in all. (Terminal lines, measured in cells, are `render.fit_line`'s.)"""
+    `limit` characters in all. (Terminal lines, measured in cells, are `ui.cells.fit_line`'s.)"""
     return text if len(text) <= limit else text[: limit - 1] + "…"

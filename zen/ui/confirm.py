@@ -75,7 +75,7 @@ class ShellApprover:
             lines = ["$ " + lines[0], *("  " + line for line in lines[1:])]
         diff = _looks_like_diff(lines)
         if diff:  # shown in full here: the finished line does not repeat it
-            out.previewed.add(preview_key(request.agent, request.tool, request.args))
+            out.tools.previewed.add(preview_key(request.agent, request.tool, request.args))
         for line in lines:  # every line: a harmless head may hide a destructive tail
             out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))
 

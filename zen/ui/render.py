@@ -2,152 +2,34 @@
 
 Finished content (markdown blocks, one line per tool call, diffs, memo summaries) is printed
 once. At most one *live line* shows what is in progress (the text being streamed, a call
-running, `coder › edit-file app/greet.py`); it is rewritten in place with `\\r` + erase-line,
-cut to width-1 so it never wraps, and erased before anything finished is printed. Nothing
-else moves the cursor: no spinners, no boxes, no cursor-up, so scrollback stays clean in every
-terminal.
+running, `coder › edit-file app/greet.py`): `live_line.py`. Nothing else moves the cursor: no
+spinners, no boxes, no cursor-up, so scrollback stays clean in every terminal.
 
-Live-line updates are throttled (30 per second); a skipped update is drawn by a timer on the
-running event loop, so the line is never left stale.
+This module renders the answers (streamed text, reasoning, retries, compaction, notices) and
+prints every finished line; the tool calls' lines are `tool_calls.py`'s.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from zen.base import events as ev
 from zen.base.terminal_safe import terminal_safe
-from zen.ui.format import (
-    call_line,
-    call_parts,
-    diff_excerpt,
-    fold,
-    is_nested,
-    output_tail,
-    preview_key,
-    progress_line,
-)
+from zen.ui.format import fold, is_nested
+from zen.ui.live_line import LiveLine
 from zen.ui.markdown_stream import LIVE_CHARS, BlockSplitter, render_block, tail_of
 from zen.ui.term import Caps
+from zen.ui.tool_calls import ToolCalls
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
-NESTING_TOOLS = ("send-to-coder", "spawn-agents")
-"""Calls whose agents' activity is printed indented under them."""
-DIFF_LINES = 6
-OUTPUT_LINES = 5
-"""Lines of a command's output shown (dimmed) under its log line; `/show` prints it all."""
-TODO_LINES = 12
-KEPT_OUTPUTS = 50
-"""Tool outputs `/show N` can still reach."""
 REASONING_LINES = 3
 REPORT_LINES = 3
 THINKING = "thinking: "
-ERASE = "\r\x1b[2K"
-
-
-class LiveLine:
-    """The one line that may change. Owned by a key, so a finished call clears only its own."""
-
-    def __init__(
-        self,
-        console: Console,
-        caps: Caps,
-        interval: float = 1 / 30,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.console = console
-        self.caps = caps
-        self.interval = interval
-        self.clock = clock
-        self.key: object = None
-        self.text: str | Callable[[], str] = ""
-        self.tail = False
-        """Keep the end of the text when it is too long (streamed text), not the start."""
-        self.paused = False
-        self._shown = 0
-        """Cells on screen now (0: the cursor is at the start of an empty line)."""
-        self._drawn_at = float("-inf")
-        self._timer: asyncio.TimerHandle | None = None
-
-    def set(self, key: object, text: str | Callable[[], str], *, tail: bool = False) -> None:
-        """Show `text` (or what the callable returns when the line is actually drawn: live
-        updates are throttled, so the tail of a long stream is only computed when shown)."""
-        self.key, self.text, self.tail = key, text, tail
-        if not self.caps.live or self.paused:
-            return
-        if self.clock() - self._drawn_at >= self.interval:
-            self.draw()
-        elif self._timer is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            self._timer = loop.call_later(self.interval, self.draw)
-
-    def drop(self, key: object = None) -> None:
-        """Forget the live text (only if `key` owns it, when given) and erase it."""
-        if key is None or key == self.key:
-            self.key, self.text = None, ""
-            self.erase()
-
-    def draw(self) -> None:
-        self._cancel_timer()
-        if not self.caps.live or self.paused:
-            return
-        self._drawn_at = self.clock()
-        width = max(10, self.console.width) - 1
-        text = fit_line(
-            self.text if isinstance(self.text, str) else self.text(), width, tail=self.tail
-        )
-        out = self.console.file
-        if self.caps.vt:
-            styled = f"\x1b[2m{text}\x1b[0m" if self.caps.styled and text else text
-            out.write(ERASE + styled)
-        else:
-            out.write("\r" + text + " " * max(0, self._shown - cell_len(text)))
-        self._shown = cell_len(text)
-        out.flush()
-
-    def erase(self) -> None:
-        """Leave the cursor at the start of an empty line (before printing finished text)."""
-        self._cancel_timer()
-        if not self._shown:
-            return
-        out = self.console.file
-        out.write(ERASE if self.caps.vt else "\r" + " " * self._shown + "\r")
-        out.flush()
-        self._shown = 0
-
-    def redraw_soon(self) -> None:
-        """Bring the live text back after something finished was printed over it, unless a
-        newer update replaces it first (parallel agents: one finished, another still runs)."""
-        if not self.text or self.paused or not self.caps.live or self._timer is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._timer = loop.call_later(self.interval, self.draw)
-
-    def pause(self) -> None:
-        self.erase()
-        self.paused = True
-
-    def resume(self) -> None:
-        self.paused = False
-        if self.text:
-            self.draw()
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
 
 
 class LogRenderer:
@@ -167,18 +49,14 @@ class LogRenderer:
         self._text: dict[str, BlockSplitter] = {}
         self._nested_text: dict[str, list[str]] = {}
         self._reasoning: dict[str, list[str]] = {}
-        self._args: dict[tuple[str, str], tuple[str, str, int]] = {}
-        """call id -> (agent, tool, argument characters so far)"""
         self._last = "none"
         """What was printed last in this run: none | text | tool."""
         self._printed: dict[str, list[str]] = {}
         """Blocks printed by each agent's current turn (a retry may repeat them)."""
         self._replay: dict[str, int] = {}
         """How many of `_printed[agent]` the current attempt has matched (after a retry)."""
-        self.outputs: list[tuple[str, str]] = []
-        """(call line, full output) of the latest tool calls, for `/show`."""
-        self.previewed: set[str] = set()
-        """Calls whose diff the approval question already showed in full (not shown twice)."""
+        self.tools = ToolCalls(self)
+        """The tool calls' lines, and their outputs for `/show`."""
 
     # -- the Emit -------------------------------------------------------------------------
 
@@ -186,6 +64,10 @@ class LogRenderer:
         handler = self._handlers.get(type(event))
         if handler is not None:
             handler(self, event)
+            return
+        tool = ToolCalls.handlers.get(type(event))
+        if tool is not None:
+            tool(self.tools, event)
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
         self._printed.pop(e.agent, None)
@@ -201,7 +83,7 @@ class LogRenderer:
         # the hot path: one call per streamed chunk (30,000 for a 20,000-word answer)
         agent = e.agent
         if self._reasoning:
-            self._end_reasoning(agent)
+            self.end_reasoning(agent)
         splitter = self._text.get(agent)
         if splitter is None:
             if is_nested(agent):
@@ -214,103 +96,6 @@ class LogRenderer:
             self._block(agent, block)
         self.live.set(("turn", agent), splitter.tail_text, tail=True)
 
-    def _call_started(self, e: ev.ToolCallStarted) -> None:
-        self._end_reasoning(e.agent)
-        self._end_text(e.agent)
-        self._args[(e.agent, e.call_id)] = (e.agent, e.name, 0)
-        self.live.set(("call", e.agent, e.call_id), progress_line(e.agent, e.name))
-
-    def _args_delta(self, e: ev.ToolCallArgsDelta) -> None:
-        agent, name, size = self._args.get((e.agent, e.call_id), (e.agent, e.name, 0))
-        size += len(e.delta)
-        self._args[(e.agent, e.call_id)] = (agent, name, size)
-        self.live.set(
-            ("call", e.agent, e.call_id), f"{progress_line(agent, name)} · {size:,} chars"
-        )
-
-    def _call_running(self, e: ev.ToolCallRunning) -> None:
-        self._end_text(e.agent)
-        self._args.pop((e.agent, e.call_id), None)
-        if e.name in NESTING_TOOLS:
-            self.live.drop(("call", e.agent, e.call_id))
-            indent = "    " if is_nested(e.agent) else ""
-            arg = fit_line(e.detail, 200)
-            self._line(
-                self._styled(
-                    (indent, ""),
-                    ("› ", "magenta"),
-                    (e.name, "bold"),
-                    (f" {arg}" if arg else "", ""),
-                ),
-                kind="tool",
-            )
-            return
-        self.live.set(("call", e.agent, e.call_id), progress_line(e.agent, e.name, e.detail))
-
-    def _call_finished(self, e: ev.ToolCallFinished) -> None:
-        self.live.drop(("call", e.agent, e.call_id))
-        if e.name == "memo" and e.ok and e.args.get("action") == "write":
-            return  # its MemoWritten line says it, once
-        if e.name == "todo" and e.ok and e.args.get("action") != "list":
-            self._todo_block(e)
-            return
-        detail = "" if e.name in NESTING_TOOLS else e.detail
-        indent, marker, name, arg, outcome = call_parts(e.agent, e.name, detail, e.ok, e.summary)
-        self._line(
-            self._styled(
-                (indent, ""),
-                (marker, "green" if e.ok else "red"),
-                (f" {name}", "bold"),
-                (f" {arg}" if arg else "", ""),
-                (f" — {outcome}" if outcome else "", "dim" if e.ok else "red"),
-            ),
-            kind="tool",
-        )
-        if e.name not in NESTING_TOOLS and e.output:
-            self.outputs.append((call_line(e.agent, e.name, detail, e.ok, e.summary), e.output))
-            del self.outputs[:-KEPT_OUTPUTS]
-        shown = preview_key(e.agent, e.name, e.args) in self.previewed
-        self.previewed.discard(preview_key(e.agent, e.name, e.args))
-        if e.diff and e.ok and not shown:
-            for line in diff_excerpt(e.diff, DIFF_LINES):
-                style = {"+": "green", "-": "red"}.get(line[:1], "dim")
-                self._line(self._styled((indent + "  ", ""), (line, style)), kind="tool")
-        elif e.name not in NESTING_TOOLS and (e.name == "bash" or not e.ok):
-            width = max(20, self.console.width - len(indent) - 3)
-            excerpt, more = output_tail(e.output, OUTPUT_LINES)
-            excerpt = [ln for ln in excerpt if ln.removeprefix("Error: ").strip() != e.summary]
-            for line in excerpt:
-                self._line(
-                    self._styled((indent + "  ", ""), (fit_line(line, width), "dim")), kind="tool"
-                )
-            if more:
-                self._line(
-                    self._styled(
-                        (indent + "  ", ""), (f"… {more} more lines above (/show)", "dim italic")
-                    ),
-                    kind="tool",
-                )
-
-    def _todo_block(self, e: ev.ToolCallFinished) -> None:
-        """The plan changed: drawn whole, compact, the step in progress highlighted."""
-        indent = "    " if is_nested(e.agent) else ""
-        self._line(self._styled((indent, ""), ("todo ", "cyan"), (e.summary, "dim")), kind="tool")
-        width = max(20, self.console.width - len(indent) - 3)
-        for line in e.output.splitlines()[:TODO_LINES]:
-            style = "bold" if line.startswith("[~]") else ("dim" if line.startswith("[x]") else "")
-            self._line(
-                self._styled((indent + "  ", ""), (fit_line(line, width), style)), kind="tool"
-            )
-
-    def _memo(self, e: ev.MemoWritten) -> None:
-        indent = "    " if is_nested(e.agent) else ""
-        self._line(
-            self._styled(
-                (indent, ""), ("memo ", "cyan"), (e.key, "bold cyan"), (f" — {e.summary}", "dim")
-            ),
-            kind="tool",
-        )
-
     def _retrying(self, e: ev.Retrying) -> None:
         """The stream restarts from scratch. What it half-showed (the live line) is dropped;
         blocks it already printed cannot be taken back, so the new attempt's identical blocks
@@ -320,8 +105,8 @@ class LogRenderer:
         self._reasoning.pop(e.agent, None)
         self._replay[e.agent] = 0  # compare the new attempt from the turn's first block
         self.live.drop(("turn", e.agent))  # only this agent's: a parallel one keeps its line
-        self._line(
-            self._styled(
+        self.line(
+            self.styled(
                 (f"↻ retrying in {e.delay:.1f}s (attempt {e.attempt}): {e.reason}", "yellow")
             ),
             kind="tool",
@@ -339,14 +124,14 @@ class LogRenderer:
         self.live.set(("turn", e.agent), f"{e.agent} › {verb} {left}")
 
     def _turn_ended(self, e: ev.TurnEnded) -> None:
-        self._end_reasoning(e.agent)
-        self._end_text(e.agent)
+        self.end_reasoning(e.agent)
+        self.end_text(e.agent)
         self.live.drop(("turn", e.agent))
         parts = self._nested_text.pop(e.agent, None)
         if parts and not e.tool_calls:
             width = max(20, self.console.width - 8)
             for line in fold("".join(parts), width, REPORT_LINES):
-                self._line(self._styled(("      " + line, "dim")), kind="tool")
+                self.line(self.styled(("      " + line, "dim")), kind="tool")
 
     def _compacting(self, e: ev.Compacting) -> None:
         self.live.set(
@@ -356,11 +141,11 @@ class LogRenderer:
     def _compacted(self, e: ev.Compacted) -> None:
         self.live.drop(("compact", e.agent))
         indent = "    " if is_nested(e.agent) else ""
-        self._line(self._styled((indent, ""), (e.line, "cyan")), kind="tool")
+        self.line(self.styled((indent, ""), (e.line, "cyan")), kind="tool")
 
     def _notice(self, e: ev.Notice) -> None:
         style = {"warning": "yellow", "error": "red"}.get(e.level, "dim")
-        self._line(self._styled((e.text, style)), kind="tool")
+        self.line(self.styled((e.text, style)), kind="tool")
 
     def _error(self, e: ev.Error) -> None:
         self.error(e.message)
@@ -369,11 +154,6 @@ class LogRenderer:
         ev.TurnStarted: _turn_started,
         ev.ReasoningDelta: _reasoning_delta,
         ev.TextDelta: _text_delta,
-        ev.ToolCallStarted: _call_started,
-        ev.ToolCallArgsDelta: _args_delta,
-        ev.ToolCallRunning: _call_running,
-        ev.ToolCallFinished: _call_finished,
-        ev.MemoWritten: _memo,
         ev.Retrying: _retrying,
         ev.Waiting: _waiting,
         ev.TurnEnded: _turn_ended,
@@ -388,35 +168,31 @@ class LogRenderer:
     def end_run(self) -> None:
         """The run is over (done, failed or cancelled): print what was still open."""
         for agent in list(self._reasoning):
-            self._end_reasoning(agent)
+            self.end_reasoning(agent)
         for agent in list(self._text):
-            self._end_text(agent)
+            self.end_text(agent)
         self._nested_text.clear()
-        self._args.clear()
+        self.tools.end_run()
         self._printed.clear()
         self._replay.clear()
-        self.previewed.clear()
         self.live.drop()
         self._last = "none"
 
     def status(self, text: str) -> None:
         """The line after a run (tokens, time), and a blank line before the next prompt."""
         self.live.drop()
-        self.console.print(self._styled((text, "dim")))
+        self.console.print(self.styled((text, "dim")))
         self.console.print()
 
     def info(self, text: str, style: str = "") -> None:
         """A line from the shell itself (commands, notes)."""
-        self._line(self._styled((text, style)), kind="none")
+        self.line(self.styled((text, style)), kind="none")
 
     def error(self, text: str) -> None:
-        self._line(self._styled((f"error: {text}", "red")), kind="tool")
+        self.line(self.styled((f"error: {text}", "red")), kind="tool")
 
     def print(self, renderable: Any) -> None:
-        self._line(renderable, kind="none")
-
-    def styled(self, *parts: tuple[str, str]) -> Text:
-        return self._styled(*parts)
+        self.line(renderable, kind="none")
 
     # -- printing finished content --------------------------------------------------------
 
@@ -442,7 +218,8 @@ class LogRenderer:
             self.console.print(block.rstrip("\n"), soft_wrap=True)
         self._last = "text"
 
-    def _line(self, renderable: Any, kind: str) -> None:
+    def line(self, renderable: Any, kind: str) -> None:
+        """A finished line, printed above the live line; `kind` (none | tool) spaces it."""
         self.live.erase()
         if kind == "tool" and self._last == "text":
             self.console.print()
@@ -451,7 +228,7 @@ class LogRenderer:
             self._last = kind
         self.live.redraw_soon()
 
-    def _styled(self, *parts: tuple[str, str]) -> Text:
+    def styled(self, *parts: tuple[str, str]) -> Text:
         from rich.text import Text
 
         text = Text()
@@ -459,14 +236,16 @@ class LogRenderer:
             text.append(terminal_safe(chunk), style=style if self.caps.styled and style else None)
         return text
 
-    def _end_text(self, agent: str) -> None:
+    def end_text(self, agent: str) -> None:
+        """Print what is left of `agent`'s streamed answer."""
         splitter = self._text.pop(agent, None)
         if splitter is not None:
             for block in splitter.finish():
                 self._block(agent, block)
             self.live.drop(("turn", agent))
 
-    def _end_reasoning(self, agent: str) -> None:
+    def end_reasoning(self, agent: str) -> None:
+        """Fold `agent`'s streamed reasoning into a few dim lines."""
         parts = self._reasoning.pop(agent, None)
         if not parts:
             return
@@ -477,38 +256,9 @@ class LogRenderer:
         lines = fold("".join(parts), width, 1 if nested else REASONING_LINES)
         for n, line in enumerate(lines):
             lead = THINKING if n == 0 else " " * len(THINKING)
-            self._line(self._styled((indent + lead + line, "dim italic")), kind="tool")
+            self.line(self.styled((indent + lead + line, "dim italic")), kind="tool")
 
 
 def _tail(parts: list[str], size: int = LIVE_CHARS) -> str:
     """The end of a growing text, on one line."""
     return " ".join(tail_of(parts, size).split())
-
-
-def cell_len(text: str) -> int:
-    if text.isascii():
-        return len(text)
-    from rich.cells import cell_len as rich_cell_len
-
-    return rich_cell_len(text)
-
-
-def fit_line(text: str, cells: int, *, tail: bool = False) -> str:
-    """One terminal line of at most `cells` cells: controls shown as placeholders, line breaks
-    and tabs as spaces, cut with `…`."""
-    text = terminal_safe(text).replace("\n", " ").replace("\t", " ")
-    if cell_len(text) <= cells:
-        return text
-    if text.isascii():
-        return "…" + text[-(cells - 1) :] if tail else text[: cells - 1] + "…"
-    from rich.cells import get_character_cell_size
-
-    out: list[str] = []
-    used = 1
-    for ch in reversed(text) if tail else text:
-        size = get_character_cell_size(ch)
-        if used + size > cells:
-            break
-        out.append(ch)
-        used += size
-    return "…" + "".join(reversed(out)) if tail else "".join(out) + "…"

@@ -180,7 +180,7 @@ async def run_bang(shell: RunHost, command: str) -> None:
         f"{'✓' if result.ok else '✗'} {result.summary} · the output goes with your next message",
         "green" if result.ok else "red",
     )
-    out.outputs.append((f"$ {command}", result.output))
+    out.tools.outputs.append((f"$ {command}", result.output))
     shell.bang_outputs.append(
         f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>"
     )

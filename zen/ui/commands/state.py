@@ -11,7 +11,7 @@ from zen.ui.format import role_order, tokens
 
 @command("show", "a tool call's whole output (the last one, or the Nth last)", "[N]")
 def _show(ctx: CommandContext, arg: str) -> None:
-    outputs = ctx.out.outputs
+    outputs = ctx.out.tools.outputs
     if not arg.isdigit() and arg:
         ctx.out.info("usage: /show [N] (1 = the last tool call)", "yellow")
         return
