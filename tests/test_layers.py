@@ -1,8 +1,10 @@
-"""Dependencies point one way: front-ends -> app -> agents -> tools / mcp / llm / stores -> base.
+"""Dependencies point one way: front-ends -> app -> agents -> tools / mcp / llm / stores ->
+settings -> base, and no two files import each other, however indirectly.
 
-Checked on the source with `ast`: every import of every module, relative ones and those inside
-functions included, against one written table of layers. A module may import its own layer
-and the layers below it, never one above.
+Checked on the source with `ast`: every import of every module, relative ones, those inside
+functions and those under `TYPE_CHECKING` included (a type names what it depends on), against
+one written table of layers. A module may import its own layer and the layers below it, never
+one above; inside a layer, the files' imports form no circle.
 """
 
 from __future__ import annotations
@@ -51,13 +53,97 @@ def imports_of(path: Path, root: Path = ZEN.parent) -> list[str]:
                 target = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 target = node.module or ""
-            if target == "zen":  # `from zen import events`: the names are modules
-                found += [f"zen.{alias.name}" for alias in node.names]
-            else:
-                found.append(target)
+            for alias in node.names:  # `from zen.agent import loop`: the name is a module
+                named = f"{target}.{alias.name}"
+                is_module = _module_file(root, named) is not None
+                found.append(named if is_module or target == "zen" else target)
         elif isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
     return [name for name in found if name.split(".")[0] == "zen" and name != "zen"]
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    """The file of `module` under `root` (a module or a package's __init__), if there is one."""
+    base = root.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_graph(root: Path = ZEN.parent) -> dict[str, set[str]]:
+    """Every zen module under `root` -> the zen modules (files) it imports, in any way."""
+    paths = {
+        ".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in (root / "zen").rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        targets = set()
+        for name in imports_of(path, root):
+            while name not in paths and "." in name:  # `zen.x.y.Name` -> the module `zen.x.y`
+                name = name.rsplit(".", 1)[0]
+            if name in paths and name != module:
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circles() -> None:
+    """No two files depend on each other, however indirectly: a circle is one room, not two."""
+    found = circles(module_graph())
+    assert not found, "import circles: " + "; ".join(" <-> ".join(group) for group in found)
+
+
+def test_the_circle_check_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
+    """A circle closed by an import inside a function or under TYPE_CHECKING still counts."""
+    pkg = tmp_path / "zen" / "agent"
+    pkg.mkdir(parents=True)
+    (tmp_path / "zen" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import b\n"
+    )
+    (pkg / "b.py").write_text("def f():\n    from zen.agent.c import g\n")
+    (pkg / "c.py").write_text("from zen.agent.a import A\n")
+    (pkg / "d.py").write_text("from zen.agent import a\n")
+    graph = module_graph(tmp_path)
+    assert graph["zen.agent.a"] == {"zen.agent.b"}
+    assert circles(graph) == [["zen.agent.a", "zen.agent.b", "zen.agent.c"]]
+    (pkg / "c.py").write_text("")
+    assert circles(module_graph(tmp_path)) == []
 
 
 def test_every_module_belongs_to_a_layer() -> None:
