@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from zen.agent.context import (
     RESTART_HEADER,
@@ -31,11 +31,11 @@ from zen.base import events as ev
 from zen.base.text import clip
 from zen.llm.errors import ContextLengthError
 from zen.settings.prompts import load_prompt, render
-from zen.tools.registry import parse_arguments
+from zen.tools.registry import ToolRegistry, parse_arguments
 
 if TYPE_CHECKING:
-    from zen.agent.loop import Agent
-    from zen.tools.base import RunContext
+    from zen.llm.types import AssistantTurn
+    from zen.tools.base import RunContext, ToolContext
 
 KEEP_TOOL_SHARE = 0.1
 """The newest tool outputs, up to this share of the window, are never stubbed."""
@@ -78,8 +78,40 @@ class ContextPolicy:
     Orchestrator's); its `file:*` notes are shared either way."""
 
 
+class ChatModel(Protocol):
+    """The model an agent streams its turns from: the LLM client, or a test's fake."""
+
+    echo_reasoning: bool
+
+    async def stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        emit: ev.Emit,
+        agent: str,
+    ) -> AssistantTurn: ...
+
+
+class Compactable(Protocol):
+    """What a compaction needs of the agent whose conversation it shrinks (`loop.Agent`).
+    A Protocol, so this module need not import the loop that calls it."""
+
+    name: str
+    messages: list[dict[str, Any]]
+    client: ChatModel
+    registry: ToolRegistry
+    ctx: ToolContext
+    context: ContextPolicy | None
+    constraints: str
+    compacted_to: int | None
+
+    def context_tokens(self) -> int: ...
+
+    def replace_messages(self, messages: list[dict[str, Any]]) -> None: ...
+
+
 async def compact(
-    agent: Agent, run: RunContext, reason: str, focus: str = ""
+    agent: Compactable, run: RunContext, reason: str, focus: str = ""
 ) -> ev.Compacted | None:
     """Compact `agent`'s conversation within `run` (its events, and the run its memo notes are
     credited to); the one place a compaction starts.
@@ -152,7 +184,7 @@ async def compact(
     )
 
 
-def _done(agent: Agent, emit: ev.Emit, event: ev.Compacted) -> ev.Compacted:
+def _done(agent: Compactable, emit: ev.Emit, event: ev.Compacted) -> ev.Compacted:
     agent.compacted_to = event.after
     emit(event)
     return event
@@ -162,7 +194,7 @@ def _done(agent: Agent, emit: ev.Emit, event: ev.Compacted) -> ev.Compacted:
 
 
 def prune_tool_outputs(
-    messages: list[dict[str, Any]], keep: int, agent: Agent, *, newest_too: bool = False
+    messages: list[dict[str, Any]], keep: int, agent: Compactable, *, newest_too: bool = False
 ) -> list[dict[str, Any]]:
     """A copy with tool outputs older than the newest `keep` tokens of them as one-line stubs.
 
@@ -206,7 +238,7 @@ def _calls(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any
 # -- the model writes the state into the memo -----------------------------------------------
 
 
-async def _summarise(agent: Agent, emit: ev.Emit, window: int, focus: str) -> dict[str, str]:
+async def _summarise(agent: Compactable, emit: ev.Emit, window: int, focus: str) -> dict[str, str]:
     """One request asking the model for the state; {memo key: content} ({} if it failed)."""
     ask = {
         "role": "user",
@@ -247,7 +279,9 @@ def _quiet(emit: ev.Emit) -> ev.Emit:
     return quiet
 
 
-def fit_view(messages: list[dict[str, Any]], budget: int, agent: Agent) -> list[dict[str, Any]]:
+def fit_view(
+    messages: list[dict[str, Any]], budget: int, agent: Compactable
+) -> list[dict[str, Any]]:
     """The conversation as the summarising request shows it: under `budget` tokens if it can.
 
     Tool outputs are stubbed (old ones, then all), attached files dropped, then the oldest
@@ -327,7 +361,9 @@ def _summary(content: str) -> str:
 # -- the new conversation -------------------------------------------------------------------
 
 
-def restart(agent: Agent, system: str, state: dict[str, str], window: int) -> list[dict[str, Any]]:
+def restart(
+    agent: Compactable, system: str, state: dict[str, str], window: int
+) -> list[dict[str, Any]]:
     """System prompt, the restart message, and the newest turns that fit."""
     messages = agent.messages
     texts = user_texts(messages)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from zen.agent import compaction
+from zen.agent.compaction import ChatModel
 from zen.agent.context import messages_tokens, tools_tokens
 from zen.base import events as ev
 from zen.llm.errors import ContextLengthError
@@ -43,18 +44,6 @@ class BudgetLimit(LLMError):
 
 ASK_WINDOW_ABOVE = 2_000
 """Below this many tokens no window can be full: the server is not asked for its size yet."""
-
-
-class ChatModel(Protocol):
-    echo_reasoning: bool
-
-    async def stream(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        emit: ev.Emit,
-        agent: str,
-    ) -> AssistantTurn: ...
 
 
 @dataclass
