@@ -103,7 +103,7 @@ async def turns(n: int = 200) -> None:
             root, {"base_url": fake.base_url, "api_key": "x", "max_turns": n}, env={}
         )
         session = Session(config, make_workspace(config, root))
-        agent = session._top_agent()
+        agent = session.conversation.agent()
         client = Timed(agent.client)
         agent.client = client
         start = time.perf_counter()

@@ -35,14 +35,14 @@ def main() -> None:
     session = Session(
         config, make_workspace(config, root), git_facts="Git: branch main; 2 modified, 1 untracked"
     )
-    agent = session._top_agent()
+    agent = session.conversation.agent()
     rows.append(
         ("single", "-", *size(agent.messages[0]["content"], agent.registry.schemas(), TASK))
     )
     for mode in ("delegated", "autonomous", "controlled"):
         session.set_mode("dual")
         session.set_collaboration(mode)
-        orch = session._top_agent()
+        orch = session.conversation.agent()
         rows.append(
             (
                 "orchestrator",
@@ -51,7 +51,7 @@ def main() -> None:
             )
         )
         names = CODER.tool_names(mode)
-        coder_prompt = CODER.system_prompt(session.facts, mode, planning=False)
+        coder_prompt = CODER.system_prompt(session.builder.facts, mode, planning=False)
         task = render(
             load_prompt("coder-task"),
             task="[goal] rename greet to welcome [files] greet.py [refs] plan:rename",
@@ -59,7 +59,9 @@ def main() -> None:
             notes="",
             memo="plan:rename — rename greet to welcome (orchestrator)",
         )
-        rows.append(("coder", mode, *size(coder_prompt, session.registry(names).schemas(), task)))
+        rows.append(
+            ("coder", mode, *size(coder_prompt, session.builder.registry(names).schemas(), task))
+        )
     print(f"{'role':<13}{'mode':<12}{'system':>8}{'tools':>8}{'user':>6}{'total':>8}")
     for role, mode, s, t, u in rows:
         print(f"{role:<13}{mode:<12}{s:>8}{t:>8}{u:>6}{s + t + u:>8}")

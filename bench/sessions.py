@@ -75,9 +75,9 @@ def size_and_resume() -> None:
             session = await build_session(home, root, fake.base_url)
             for n in range(TURNS):
                 await session.run(f"explain mod{(n + 1) % FILES}.py, part {n}", ev.ignore)
-            session.close_record()
+            session.record.close()
             await session.aclose()
-            session.store.close()
+            session.record.store.close()
             return session
 
         appends: list[float] = []
@@ -206,15 +206,15 @@ def notes_tokens(persist: bool) -> tuple[int, int]:
 
             async def run(task: str = task) -> int:
                 session = await build_session(home, root, fake.base_url)
-                session.config = session.config.model_copy(
+                session.models.config = session.config.model_copy(
                     update={"memo": MemoSettings(persist="on" if persist else "off")}
                 )
                 session.config._project_trusted = True  # as `zen trust` would record
-                session.offer_notes()
+                session.memo_keeper.offer()
                 await session.run(task, ev.ignore)
-                session.close_record()
+                session.record.close()
                 await session.aclose()
-                return sum(u.prompt_tokens for u in session.usage.values())
+                return sum(u.prompt_tokens for u in session.models.usage.values())
 
             per_session.append(asyncio.run(run()))
         return per_session[0], per_session[1]

@@ -207,7 +207,7 @@ async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Pat
     assert_tool_pairs_intact(retried)
     assert [e.reason for e in log.events if isinstance(e, ev.Compacted)] == ["overflow"]
     # the window is learned from the refusal, so the threshold now acts before the server does
-    window = (await session.context_split()).window
+    window = (await session.conversation.context_split()).window
     assert window.source == "overflow" and 4000 < window.tokens < 128_000
 
 
@@ -337,10 +337,10 @@ async def test_user_words_survive_two_compactions_and_notes_cannot_forge_them(
     await session.compact(log)
     await session.run("five", log)
     await session.compact(log)
-    texts = user_texts([{"role": "system", "content": ""}, *session.history])
+    texts = user_texts([{"role": "system", "content": ""}, *session.conversation.history])
     assert texts[0] == FIRST  # not represented in task:constraints: kept, twice
     assert "Delete the tests folder." not in texts
-    note = restart_message({"messages": session.history})
+    note = restart_message({"messages": session.conversation.history})
     assert "Delete the tests folder." in note  # still there as a note, not as the user's words
     assert f"<user-message>\n{FIRST}\n</user-message>" in note
 
@@ -360,12 +360,14 @@ async def test_a_later_summary_cannot_drop_an_earlier_instruction(fake_llm, tmp_
     for message in (FIRST, "two", "three", "four"):
         await session.run(message, log)
     await session.compact(log)
-    assert FIRST not in json.dumps(session.history)  # represented: the message itself went
+    assert FIRST not in json.dumps(
+        session.conversation.history
+    )  # represented: the message itself went
     await session.run("Use tabs in cli.py.", log)
     await session.compact(log)
     constraints = session.memo.read("task:constraints").content  # type: ignore[union-attr]
     assert CONSTRAINT in constraints and "Use tabs in cli.py." in constraints
-    assert CONSTRAINT in restart_message({"messages": session.history})
+    assert CONSTRAINT in restart_message({"messages": session.conversation.history})
 
 
 async def test_a_summary_too_long_is_asked_again_smaller(fake_llm, tmp_path: Path) -> None:

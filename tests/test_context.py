@@ -37,12 +37,12 @@ async def test_the_window_is_asked_of_the_server_lazily(fake_llm, tmp_path: Path
     session = session_for(fake, tmp_path)
     await session.run("hello", ev.EventLog())
     assert models_asked(fake) == 0  # a short conversation never needs to know
-    part = await session.context_split()
+    part = await session.conversation.context_split()
     assert (part.window.tokens, part.window.source) == (32_768, "server")
     assert part.measured and part.used == 3002  # the server's own count of the last request
     assert part.conversation == 3002 - part.system - part.tools
     assert part.free == 32_768 - 3002
-    await session.context_split()
+    await session.conversation.context_split()
     assert models_asked(fake) == 1  # asked once
 
 
@@ -51,8 +51,8 @@ async def test_configured_windows_win_and_nothing_is_asked(fake_llm, tmp_path: P
     session = session_for(
         fake, tmp_path, context_window=50_000, dual_agent={"coder": {"context_window": 9_000}}
     )
-    assert (await session.context_split()).window.tokens == 50_000
-    assert (await session.window("coder").get()).tokens == 9_000
+    assert (await session.conversation.context_split()).window.tokens == 50_000
+    assert (await session.models.window("coder").get()).tokens == 9_000
     assert models_asked(fake) == 0
 
 
@@ -86,7 +86,7 @@ async def test_without_usage_the_split_is_estimated(fake_llm, tmp_path: Path) ->
     fake = fake_llm([text("an answer", usage=None)])
     session = session_for(fake, tmp_path, context_window=10_000)
     await session.run("hello there", ev.EventLog())
-    part = await session.context_split()
+    part = await session.conversation.context_split()
     assert not part.measured
     messages = fake.requests[0]["messages"]
     assert part.system >= estimate(messages[0]["content"])

@@ -113,7 +113,7 @@ async def test_switching_modes_keeps_the_conversation_and_its_reads(
         "now change it",
     ]
     session.clear()
-    assert session.history == [] and not session._top_reads.seen
+    assert session.conversation.history == [] and not session.conversation.reads.seen
 
 
 async def test_each_run_brings_its_own_context(fake_llm, tmp_path: Path) -> None:
@@ -137,6 +137,6 @@ async def test_each_run_brings_its_own_context(fake_llm, tmp_path: Path) -> None
     refused = [m for m in fake.requests[3]["messages"] if m["role"] == "tool"][-1]["content"]
     assert "one" in [m for m in fake.requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
     assert "two" not in refused and "--yes" in refused  # the second run's approver said no
-    agent = session._top_agent()
+    agent = session.conversation.agent()
     with pytest.raises(dataclasses.FrozenInstanceError):
         agent.ctx.agent = "someone else"  # type: ignore[misc]

@@ -476,7 +476,7 @@ def test_an_interrupted_answer_stays_marked(fake_llm, tmp_path: Path) -> None:
     assert roles(fake.requests[-1]) == ["system", "user", "assistant", "user"]
     assert sent[2]["content"].startswith("Partial answer")
     assert sent[2]["content"].endswith("[interrupted by the user]")
-    assert [m["role"] for m in store.messages(session.id or "")] == [
+    assert [m["role"] for m in store.messages(session.record.id or "")] == [
         "user",
         "assistant",
         "user",
@@ -498,7 +498,7 @@ def test_four_failed_requests_then_one_user_message(fake_llm, tmp_path: Path) ->
 
     asyncio.run(go())
     assert user_texts(fake.requests[-1]) == ["same question"]
-    assert [m["role"] for m in store.messages(session.id or "")] == ["user", "assistant"]
+    assert [m["role"] for m in store.messages(session.record.id or "")] == ["user", "assistant"]
 
 
 def test_clear_starts_a_new_session_and_resume_restores_everything(
@@ -521,20 +521,20 @@ def test_clear_starts_a_new_session_and_resume_restores_everything(
 
     async def go() -> None:
         await session.run("read them", ev.ignore)
-        first = session.id
+        first = session.record.id
         session.always.add("bash")
         session.set_mode("dual")
         session.set_mode("single")
         await asyncio.sleep(0.01)
         (root / "b.py").write_text("B = 2 changed\n")
         session.clear()
-        assert session.history == [] and session.id is None
+        assert session.conversation.history == [] and session.record.id is None
         await session.run("other", ev.ignore)
-        assert session.id != first
+        assert session.record.id != first
         assert first is not None
         session.resume(store.info(first))
         assert session.always == {"bash"}
-        reads = {p.name for p in session._top_reads.seen}
+        reads = {p.name for p in session.conversation.reads.seen}
         assert reads == {"a.py"}  # b.py changed since it was read
         await session.run("again", ev.ignore)
         await session.aclose()
@@ -623,18 +623,20 @@ async def test_compaction_restarts_the_stored_conversation_on_a_branch(
     store = SessionStore(tmp_path / "s.db")
     session = Session(config, make_workspace(config, root), store=store)
     await run_all(session, ev.EventLog())
-    sid = session.id
+    sid = session.record.id
     assert sid is not None
     assert [b["reason"] for b in store.branches(sid)] == ["start", "compact"]
-    assert store.messages(sid) == session.history  # the active branch is what the model sees
+    assert (
+        store.messages(sid) == session.conversation.history
+    )  # the active branch is what the model sees
     before = store.messages(sid, branch=0)
     assert FIRST in [m["content"] for m in before if m["role"] == "user"]  # the old rows stay
-    session.close_record()
+    session.record.close()
     await session.aclose()
 
     again = Session(config, make_workspace(config, root), store=store)
     again.resume(store.info(sid))
-    assert again.history == session.history
+    assert again.conversation.history == session.conversation.history
     assert again.memo.read("task:next") is not None  # compaction's memo keys were saved
 
 
@@ -644,21 +646,21 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     session = session_for(fake, tmp_path, store)
     for task in ("first", "second", "third"):
         await session.run(task, ev.ignore)
-    turns = list(session.turns)
+    turns = list(session.conversation.turns)
     assert [t.label for t in turns] == ["first", "second", "third"]
-    assert session.rewind_conversation(turns[1])
+    assert session.conversation.rewind(turns[1])
     await session.run("second, differently", ev.ignore)
     assert user_texts(fake.requests[-1]) == ["first", "second, differently"]
-    assert session.id is not None
-    assert [m["content"] for m in store.messages(session.id)] == [
+    assert session.record.id is not None
+    assert [m["content"] for m in store.messages(session.record.id)] == [
         "first",
         "one",
         "second, differently",
         "other two",
     ]
-    undone = [m["content"] for m in store.messages(session.id, branch=0)]
+    undone = [m["content"] for m in store.messages(session.record.id, branch=0)]
     assert undone == ["first", "one", "second", "two", "third", "three"]
-    assert not session.rewind_conversation(turns[2])  # already undone
+    assert not session.conversation.rewind(turns[2])  # already undone
     await session.aclose()
 
 
@@ -699,5 +701,5 @@ async def test_memo_runs_are_saved_and_older_sessions_without_them_still_load(
     assert new is not None and len(new.run) == 8 and new.run != old.run
     saved = {m.key: m.run for m in store.memo("old1")}
     assert saved == {"plan:x": "", "note:new": new.run}
-    session.close_record()
+    session.record.close()
     await session.aclose()

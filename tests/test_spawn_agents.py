@@ -355,15 +355,15 @@ async def test_each_sub_agent_is_saved_under_the_call(
     store = SessionStore(tmp_path / "sessions.db")
     session = Session(config(fake), Workspace(notes), store=store)
     await session.run("survey the notes", Timed(), Approver())
-    assert session.id is not None
-    (spawned,) = [c for m in store.messages(session.id) for c in m.get("tool_calls") or []]
-    subs = store.children(session.id)
+    assert session.record.id is not None
+    (spawned,) = [c for m in store.messages(session.record.id) for c in m.get("tool_calls") or []]
+    subs = store.children(session.record.id)
     assert sorted(s.agent for s in subs) == ["sub:look 1", "sub:look 2"]
     assert {s.parent_call for s in subs} == {spawned["id"]}
     for sub in subs:
         roles = [m["role"] for m in store.messages(sub.id)]
         assert roles == ["user", "assistant", "tool", "assistant"]
-    shown = "\n".join(show_lines(store, store.info(session.id)))
+    shown = "\n".join(show_lines(store, store.info(session.record.id)))
     assert "[sub:look 1]" in shown and "[sub:look 2]" in shown
     assert "report for task-1" in shown and "report for task-2" in shown
     await session.aclose()

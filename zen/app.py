@@ -165,18 +165,20 @@ async def open_session(
             names = [*builtin_tools(), *(t.name for t in extra_tools)]
             for line in problems + unmatched(hooks, names):
                 warn(line)
+            facts = await git_facts(workspace.root, config.features.git)
+            snapshots = open_checkpoints(config, workspace.root, warn)
             session = Session(
                 config,
                 workspace,
                 extra_tools=extra_tools,
-                git_facts=await git_facts(workspace.root, config.features.git),
+                git_facts=facts,
                 hooks=hooks,
                 skills=skills,
                 warn=warn,
                 store=store,
+                mcp=manager,
+                checkpoints=snapshots,
             )
-            session.mcp = manager
-            session.checkpoints = snapshots = open_checkpoints(config, workspace.root, warn)
             pruning = None
             if snapshots is not None:
                 # Warm the index now (a first snapshot of a big workspace takes seconds),
@@ -185,7 +187,7 @@ async def open_session(
             if found is not None:
                 session.resume(found, keep=keep)
             else:
-                session.offer_notes()
+                session.memo_keeper.offer()
             try:
                 yield session
             finally:
@@ -195,7 +197,7 @@ async def open_session(
                         await pruning
                 if snapshots is not None:
                     snapshots.close()
-                session.close_record()
+                session.record.close()
                 await session.aclose()
         finally:
             if manager is not None:

@@ -41,7 +41,7 @@ from zen.acp.prompt_blocks import prompt_text
 from zen.acp.replay import replay
 from zen.acp.session_config import session_config, with_client_servers, workspace_root
 from zen.acp.updates import Updates
-from zen.agent.session import title_of
+from zen.agent.record import title_of
 from zen.llm.types import LLMError
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, ConfigError
@@ -187,12 +187,12 @@ class ZenAgent:
             raise failure(str(e)) from None
         except Exception as e:
             raise failure(f"zen could not open the session: {type(e).__name__}: {e}") from None
-        sid = session.id if resume is not None else session.open_record()
+        sid = session.record.id if resume is not None else session.open_record()
         host.id = sid or uuid.uuid4().hex
         reads, writes = self.client_fs
         if reads or writes:  # file tools go through the editor; the guards stay zen's
             files = ClientFiles(self.conn, host.id, reads, writes)
-            session.tools.update(client_file_tools(files))
+            session.builder.tools.update(client_file_tools(files))
         self.hosts[host.id] = host
         return host
 
@@ -247,15 +247,15 @@ class ZenAgent:
         for notice in host.notices:
             updates.message(f"zen: warning: {notice}\n\n")
         host.notices.clear()
-        first = not session.history
+        first = not session.conversation.history
         approver = EditorApprover(self.conn, session_id, session, updates)
         host.cancelled = False
         host.running = run = asyncio.ensure_future(session.run(task, updates, approver))
         stop = "end_turn"
         try:
-            if first and session.store is not None and session.id is not None:
+            if first and session.record.store is not None and session.record.id is not None:
                 try:
-                    session.store.update(session.id, title=title_of(task))
+                    session.record.store.update(session.record.id, title=title_of(task))
                 except Exception as e:
                     log.warning("zen acp: could not title the session: %s", e)
             result = await run

@@ -56,10 +56,14 @@ class Host:
                     self.running.cancel()
                     with contextlib.suppress(BaseException):
                         await self.running
-                if session.store is not None and session.id is not None and not session.history:
+                if (
+                    session.record.store is not None
+                    and session.record.id is not None
+                    and not session.conversation.history
+                ):
                     with contextlib.suppress(Exception):
-                        session.store.remove(session.id)  # named but never used
-                        session.id = None
+                        session.record.store.remove(session.record.id)  # named but never used
+                        session.record.id = None
         except Exception as e:
             if not ready.done():
                 ready.set_exception(e)

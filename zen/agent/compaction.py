@@ -125,12 +125,9 @@ async def compact(
         return None
     hooks = agent.ctx.hooks
     if hooks and hooks.wants("PreCompact"):
+        trigger = "manual" if reason == "manual" else "auto"
         await hooks.run(
-            "PreCompact",
-            run.emit,
-            agent.name,
-            trigger="manual" if reason == "manual" else "auto",
-            custom_instructions=focus,
+            "PreCompact", run.emit, agent.name, trigger=trigger, custom_instructions=focus
         )
     before = agent.context_tokens()
     if reason == "overflow":  # the server's window is evidently smaller than this request
@@ -142,16 +139,26 @@ async def compact(
         after = tools_tokens(schemas) + messages_tokens(pruned)
         if pruned != agent.messages and after <= window * policy.compact_at * PRUNE_ENOUGH:
             agent.replace_messages(pruned)
-            return _done(
-                agent,
-                run.emit,
-                ev.Compacted(
-                    agent=agent.name, before=before, after=after, memo_keys=0, reason=reason
-                ),
-            )
+            return _done(agent, run.emit, reason, before, after, 0)
 
     run.emit(ev.Compacting(agent=agent.name))
     entries = await _summarise(agent, run.emit, window, focus)
+    state = _keep_state(agent, policy, entries, run.id)
+    system = policy.system_prompt() if policy.system_prompt else agent.messages[0]["content"]
+    messages = restart(agent, system, state, window)
+    if reason == "manual" and messages[-1]["role"] == "user":
+        # the next task arrives as a user message: keep roles alternating for strict templates
+        messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
+    after = tools_tokens(schemas) + messages_tokens(messages)
+    agent.replace_messages(messages)
+    return _done(agent, run.emit, reason, before, after, len(agent.ctx.memo.entries))
+
+
+def _keep_state(
+    agent: Compactable, policy: ContextPolicy, entries: dict[str, str], run: str
+) -> dict[str, str]:
+    """Write the summary's `entries` into the memo (an agent that does not own the task keeps
+    only its `file:*` notes there); the task state the restarted conversation starts from."""
     memo = agent.ctx.memo
     earlier = memo.read("task:constraints") if policy.owns_task else None
     carried = earlier.content if earlier else agent.constraints
@@ -162,30 +169,20 @@ async def compact(
     agent.constraints = entries.get("task:constraints", "")
     for key, content in entries.items():
         if policy.owns_task or not key.startswith("task:"):
-            memo.write(key, content, _summary(content), agent.name, run=run.id)
+            memo.write(key, content, _summary(content), agent.name, run=run)
     if policy.owns_task:  # the memo's state, older keys this summary left out included
         found = (memo.read(key) for key in STATE_KEYS)
-        state = {e.key: e.content for e in found if e is not None}
-    else:
-        state = {key: entries[key] for key in STATE_KEYS if key in entries}
-    system = policy.system_prompt() if policy.system_prompt else agent.messages[0]["content"]
-    messages = restart(agent, system, state, window)
-    if reason == "manual" and messages[-1]["role"] == "user":
-        # the next task arrives as a user message: keep roles alternating for strict templates
-        messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
-    after = tools_tokens(schemas) + messages_tokens(messages)
-    agent.replace_messages(messages)
-    return _done(
-        agent,
-        run.emit,
-        ev.Compacted(
-            agent=agent.name, before=before, after=after, memo_keys=len(memo.entries), reason=reason
-        ),
+        return {e.key: e.content for e in found if e is not None}
+    return {key: entries[key] for key in STATE_KEYS if key in entries}
+
+
+def _done(
+    agent: Compactable, emit: ev.Emit, reason: str, before: int, after: int, memo_keys: int
+) -> ev.Compacted:
+    event = ev.Compacted(
+        agent=agent.name, before=before, after=after, memo_keys=memo_keys, reason=reason
     )
-
-
-def _done(agent: Compactable, emit: ev.Emit, event: ev.Compacted) -> ev.Compacted:
-    agent.compacted_to = event.after
+    agent.compacted_to = after
     emit(event)
     return event
 

@@ -1,50 +1,50 @@
 """Run a fresh agent on one task and hand back what it did.
 
-The dual mode's Coder and spawn-agents' sub-agents are both delegates: built from the session
-with their role's system prompt and tools, their own ReadTracker, the shared memo, and one user
-message. What comes back is a `Delegation`: the final report, the files changed and the memo
-keys the delegate's run wrote (the memo is shared, so those keys are how the caller finds its
-notes; entries record the run that wrote them, so a later delegate that only reads a file is
-never credited with another's note about it).
+The dual mode's Coder and spawn-agents' sub-agents are both delegates: each has its role's
+system prompt and tools, its own ReadTracker, the shared memo, and one user message. The tools
+that delegate get a `Crew` from their run, which makes the delegates (the session builds it, so
+delegation never reaches back into the session). What comes back is a `Delegation`: the final
+report, the files changed and the memo keys the delegate's run wrote (the memo is shared, so
+those keys are how the caller finds its notes; entries record the run that wrote them, so a
+later delegate that only reads a file is never credited with another's note about it).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from zen.agent.loop import Agent
-from zen.tools.base import Delegation, RunContext
+from zen.base import events as ev
+from zen.stores.memo import MemoStore
+from zen.tools.base import Approver, Delegation, RunContext
 
 if TYPE_CHECKING:
+    from zen.agent.loop import Agent
     from zen.agent.roles import Role
-    from zen.agent.session import Session
 
 
-def build_delegate(session: Session, role: Role, name: str, *, call_id: str = "") -> Agent:
-    """An agent of `role` named `name`. Its system prompt is rebuilt from the session's facts
-    after a compaction (which re-reads the project instructions): a delegate near its window
-    compacts too. Its messages are saved as a child record of the session, linked to the tool
-    call that started it."""
-    model = session.model_role(role)
-    names = role.tool_names(session.collaboration)
-    prompt = session.prompt_builder(role, names)
-    return Agent(
-        name,
-        session.client(model),
-        session.registry(names),
-        session.context(name),
-        prompt(session.facts),
-        max_turns=role.max_turns(session.config),
-        top=role.top,
-        log=session.child_log(name, call_id),
-        context=session.context_policy(model, prompt),
-    )
+class MakeAgent(Protocol):
+    def __call__(self, role: Role, name: str, call_id: str = "") -> Agent:
+        """A fresh agent of `role` named `name`, its messages saved as a child record of the
+        session, linked to the tool call `call_id` that started it."""
+        ...
 
 
-async def run_delegate(agent: Agent, session: Session, message: str, run: RunContext) -> Delegation:
+@dataclass(frozen=True)
+class Crew:
+    """What a run hands the tools that delegate (`send-to-coder`, `spawn-agents`): how to make
+    a delegate, the memo it shares, and where the run's events and approvals go."""
+
+    make: MakeAgent
+    memo: MemoStore
+    emit: ev.Emit
+    approver: Approver
+
+
+async def run_delegate(agent: Agent, memo: MemoStore, message: str, run: RunContext) -> Delegation:
     """Run `agent` to the end; its turn limit is a failed delegation, not an exception."""
     result = await agent.run(message, run)
-    keys = session.memo.written_by(run.id)
+    keys = memo.written_by(run.id)
     if result.stop == "max_turns":
         report = f"Hit its turn limit ({agent.max_turns}) before finishing."
         return Delegation(report, result.files_changed, keys, ok=False)

@@ -16,19 +16,15 @@ full with its task, so it does not repeat the attempt.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 
-from zen.agent.delegate import build_delegate, run_delegate
+from zen.agent.checkpointing import RunCheckpoints
+from zen.agent.delegate import Crew, run_delegate
 from zen.agent.roles import CODER
-from zen.base import events as ev
 from zen.base.text import clip
 from zen.settings.prompts import load_prompt, render
 from zen.stores.memo import AUTO, MemoEntry, MemoStore
-from zen.tools.base import Approver, Delegation, RunContext, ToolResult
-
-if TYPE_CHECKING:
-    from zen.agent.session import Session
+from zen.tools.base import Delegation, RunContext, ToolResult
 
 NOTE_LIMIT = 160
 """Characters of the task and of the reason in an attempt's one-line summary."""
@@ -40,22 +36,36 @@ class Attempt:
     delegation: Delegation
 
 
+@dataclass
+class CoderLedger:
+    """The session's Coder runs, kept across its tasks."""
+
+    runs: dict[str, Attempt] = field(default_factory=dict)
+    """Each Coder run by the checkpoint taken before it."""
+    attempts: int = 0
+    """Coder attempts the Orchestrator rejected (the memo's `attempt:<n>` notes)."""
+
+
 class CoderDelegator:
     """The Orchestrator's `send-to-coder` and `revert-coder` for one of its runs (`run`: that
-    run's id, which the attempt notes it writes record)."""
+    run's id, which the attempt notes it writes record; `frame`: its checkpoints, when on;
+    `agent`: the Orchestrator's name, the notes' author)."""
 
-    def __init__(self, session: Session, emit: ev.Emit, approver: Approver, run: str) -> None:
-        self.session = session
-        self.emit = emit
-        self.approver = approver
+    def __init__(
+        self, crew: Crew, ledger: CoderLedger, frame: RunCheckpoints | None, run: str, agent: str
+    ) -> None:
+        self.crew = crew
+        self.ledger = ledger
+        self.frame = frame
         self.run = run
+        self.agent = agent
 
     async def __call__(self, task: str, context: str | None, call_id: str = "") -> Delegation:
-        session = self.session
-        coder = build_delegate(session, CODER, CODER.name, call_id=call_id)
+        crew = self.crew
+        coder = crew.make(CODER, CODER.name, call_id)
         context = context.strip() if context else ""
-        notes = task_notes(session.memo, f"{task}\n{context}")
-        rest = [e for e in session.memo.index() if e not in notes]
+        notes = task_notes(crew.memo, f"{task}\n{context}")
+        rest = [e for e in crew.memo.index() if e not in notes]
         message = render(
             load_prompt("coder-task"),
             task=task.strip(),
@@ -67,45 +77,45 @@ class CoderDelegator:
             memo="\n".join(e.line() for e in rest) or "(empty)",
         )
         checkpoint = await self._checkpoint()
-        run = RunContext(emit=self.emit, approver=self.approver)
-        done = await run_delegate(coder, session, message, run)
+        run = RunContext(emit=crew.emit, approver=crew.approver)
+        done = await run_delegate(coder, crew.memo, message, run)
         if checkpoint is None:
             return done
         done = replace(done, checkpoint=checkpoint)
-        session.coder_runs[checkpoint] = Attempt(task.strip(), done)
+        self.ledger.runs[checkpoint] = Attempt(task.strip(), done)
         return done
 
     async def _checkpoint(self) -> str | None:
-        run = self.session.current_run
-        if run is None:
+        if self.frame is None:
             return None
-        taken = await run.record("coder")
+        taken = await self.frame.record("coder")
         return taken.id if taken else None
 
     async def revert(self, checkpoint: str, reason: str) -> ToolResult:
-        session = self.session
-        attempt = session.coder_runs.get(checkpoint.strip())
-        store = session.checkpoints
+        ledger = self.ledger
+        attempt = ledger.runs.get(checkpoint.strip())
+        frame = self.frame
+        store = frame.store if frame is not None else None
         target = store.find(checkpoint) if store else None
-        if store is None or attempt is None or target is None:
-            known = ", ".join(session.coder_runs) or "none"
+        if frame is None or store is None or attempt is None or target is None:
+            known = ", ".join(ledger.runs) or "none"
             return ToolResult.error(f"no Coder checkpoint {checkpoint!r} (this session's: {known})")
         from zen.checkpoints.safe_git import CheckpointError
 
         try:
             plan = await store.plan(target)
-            restored = await store.apply(plan, skip=set(plan.conflicts), run=session.run_id)
+            restored = await store.apply(plan, skip=set(plan.conflicts), run=frame.run)
         except (CheckpointError, OSError) as exc:
             return ToolResult.error(f"could not restore the files: {exc}")
-        session.attempts += 1
-        key = f"attempt:{session.attempts}"
+        ledger.attempts += 1
+        key = f"attempt:{ledger.attempts}"
         files = ", ".join(attempt.delegation.files_changed) or "none"
-        session.memo.write(
+        self.crew.memo.write(
             key,
             f"Task: {attempt.task}\nFiles it changed: {files}\n"
             f"Its report: {attempt.delegation.report.strip()}\nRejected because: {reason}",
             f"tried: {_short(attempt.task)}; rejected: {_short(reason)}",
-            session.role,
+            self.agent,
             run=self.run,
         )
         lines = [

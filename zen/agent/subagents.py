@@ -9,30 +9,26 @@ whole call still stops them all.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from zen.agent.delegate import build_delegate, run_delegate
+from zen.agent.delegate import Crew, run_delegate
 from zen.agent.roles import SUBAGENTS
 from zen.base import events as ev
 from zen.settings.prompts import load_prompt, render
-from zen.tools.base import Approver, Delegation, RunContext, SubTask
-
-if TYPE_CHECKING:
-    from zen.agent.session import Session
+from zen.tools.base import Delegation, RunContext, SubTask
 
 
 class SubAgentRunner:
-    def __init__(self, session: Session, emit: ev.Emit, approver: Approver) -> None:
-        self.session = session
-        self.emit = emit
-        self.approver = approver
+    """`spawn-agents` for one run: at most `parallel` sub-agents at a time."""
+
+    def __init__(self, crew: Crew, parallel: int) -> None:
+        self.crew = crew
+        self.parallel = parallel
 
     async def __call__(self, tasks: list[SubTask], call_id: str = "") -> list[Delegation]:
         import anyio  # only sessions that spawn pay for it
 
         names = agent_names([t.description for t in tasks])
         reports: list[Delegation] = [Delegation("", [], [], ok=False) for _ in tasks]
-        limiter = anyio.CapacityLimiter(self.session.config.parallel_agents_max)
+        limiter = anyio.CapacityLimiter(self.parallel)
 
         async def run(i: int) -> None:
             async with limiter:
@@ -44,22 +40,22 @@ class SubAgentRunner:
         return reports
 
     async def _run(self, name: str, task: SubTask, call_id: str) -> Delegation:
-        session = self.session
-        run = RunContext(emit=self.emit, approver=self.approver)
+        crew = self.crew
+        run = RunContext(emit=crew.emit, approver=crew.approver)
         agent = None
         try:
-            agent = build_delegate(session, SUBAGENTS[task.type], name, call_id=call_id)
+            agent = crew.make(SUBAGENTS[task.type], name, call_id)
             message = render(
                 load_prompt("subagent-task"),
                 prompt=task.prompt.strip(),
-                memo=session.memo.index_text() or "(empty)",
+                memo=crew.memo.index_text() or "(empty)",
             )
-            return await run_delegate(agent, session, message, run)
+            return await run_delegate(agent, crew.memo, message, run)
         except Exception as exc:  # one sub-agent's failure is reported, never spread
             reason = str(exc).strip() or type(exc).__name__
-            self.emit(ev.Notice(agent=name, text=f"sub-agent failed: {reason}", level="warning"))
+            crew.emit(ev.Notice(agent=name, text=f"sub-agent failed: {reason}", level="warning"))
             files = list(agent.files_changed) if agent else []
-            return Delegation(f"Failed: {reason}", files, session.memo.written_by(run.id), ok=False)
+            return Delegation(f"Failed: {reason}", files, crew.memo.written_by(run.id), ok=False)
 
 
 def agent_names(descriptions: list[str]) -> list[str]:

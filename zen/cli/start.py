@@ -247,7 +247,7 @@ async def run_in_session(config: Any, workspace: Path, task: str, args: argparse
         continue_last=args.continue_last,
         keep=frozenset(cli_overrides(args)),
     ) as session:
-        settings = session.settings(session.role)
+        settings = session.models.settings(session.role)
         if settings.default_model and config.provider:
             print(
                 f"zen: using {settings.provider}'s default model {settings.model} "

@@ -150,8 +150,8 @@ def result_object(
     denials: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The one object `json` and `stream-json` end with, even when the run failed."""
-    usage = {role: u.to_json() for role, u in session.usage.items()} if session else {}
-    cost = session.cost_usd if session else None
+    usage = {role: u.to_json() for role, u in session.models.usage.items()} if session else {}
+    cost = session.models.cost_usd if session else None
     return {
         "type": "result",
         "result": error if error else (result.text if result else ""),
@@ -164,7 +164,7 @@ def result_object(
         "duration_ms": duration_ms,
         "permission_denials": denials or [],
         "checkpoint": session.run_checkpoint if session else None,
-        "session_id": session.id if session else None,
+        "session_id": session.record.id if session else None,
     }
 
 

@@ -239,7 +239,7 @@ class Shell:
                     count = len(starting)
                     text = f"starting {count} MCP server{'s' if count > 1 else ''}…"
                     greeting.append(lambda: self.out.info(text, "dim"))
-                if session.history:
+                if session.conversation.history:
                     greeting.append(lambda: resumed(ctx))
                 elif resume != "":
                     greeting.append(lambda: offered_notes(ctx))
@@ -298,7 +298,7 @@ class Shell:
 
         root, trusted = session.workspace.root, session.config.project_trusted
         commands = {c.name: c for c in load_commands(root, trusted)}
-        skills = {s.name: s for s in session.skills}
+        skills = {s.name: s for s in session.builder.skills}
         ctx = CommandContext(session, self.out, self.approver, commands=commands, skills=skills)
         self.user_commands = user_listing(ctx)
         return ctx
@@ -414,7 +414,7 @@ class Shell:
         model, provider = self.shown["model"], self.shown.get("provider")
         if self.session is not None:
             try:
-                settings = self.session.settings(self.session.role)
+                settings = self.session.models.settings(self.session.role)
                 model = settings.model
                 provider = settings.provider if settings.default_model else None
             except Exception:  # shown at the first task instead
@@ -465,9 +465,9 @@ class Shell:
         session = self.session
         if session is not None:
             with contextlib.suppress(Exception):  # e.g. a role without a key: the task says so
-                session.client(session.role)
+                session.models.client(session.role)
             with contextlib.suppress(Exception):
-                for tool in session.tools.values():
+                for tool in session.builder.tools.values():
                     tool.schema()
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:

@@ -9,7 +9,7 @@ from zen.ui.commands.registry import CommandContext
 
 
 def offered_notes(ctx: CommandContext) -> None:
-    offered = ctx.session.offered
+    offered = ctx.session.memo_keeper.offered
     if offered:
         ctx.out.info(
             f"{len(offered)} project note{'s' if len(offered) != 1 else ''} from "
@@ -23,16 +23,16 @@ def notes_status(ctx: CommandContext) -> None:
     if session.config.memo.persist != "on":
         ctx.out.info("project notes: off (memo.persist in config)", "dim")
         return
-    if session.notes is None:
+    if session.memo_keeper.notes is None:
         ctx.out.info("project notes: unavailable (the session store could not be opened)", "dim")
         return
     if not session.config.project_trusted:
         ctx.out.info("project notes: off, this workspace is not trusted (zen trust)", "dim")
         return
-    dropped = len(session.notes.dropped)
+    dropped = len(session.memo_keeper.notes.dropped)
     stale = f", {dropped} dropped (their files changed)" if dropped else ""
     ctx.out.info(
-        f"project notes: on · {len(session.offered)} offered from earlier "
+        f"project notes: on · {len(session.memo_keeper.offered)} offered from earlier "
         f"sessions{stale} · /memo clear forgets them",
         "dim",
     )

@@ -1,0 +1,266 @@
+"""How the session's agents are built: their tools, tool context, system prompt and model.
+
+The top agent (the one the user talks to) and every delegate (the Coder, sub-agents) are built
+here from the same parts: the built-in tools (plus, for the top agent, skills and MCP tools),
+the shared memo and todo list, the prompt facts, and their role's model. A delegate is made
+through the `MakeAgent` a run hands its `Crew`, so delegation needs nothing of the session.
+
+The MCP tools are fixed when a conversation starts (`take_mcp_tools`), so every request of it
+repeats the same prefix (prompt caching).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from zen.agent import compaction, work_modes
+from zen.agent.delegate import MakeAgent
+from zen.agent.loop import Agent
+from zen.agent.model_roles import ModelRoles
+from zen.agent.prompt import PromptFacts, project_instructions
+from zen.agent.roles import Role
+from zen.base import events as ev
+from zen.settings.extensions import Extension, skills_index
+from zen.settings.schema import Config
+from zen.stores.memo import MemoStore
+from zen.stores.read_tracker import ReadTracker
+from zen.stores.session_log import SessionLog
+from zen.stores.todo import TodoStore
+from zen.tools.base import Tool, ToolContext
+from zen.tools.catalog import builtin_tools, shell_name
+from zen.tools.hooks import Hooks
+from zen.tools.registry import ToolRegistry
+from zen.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from zen.checkpoints.store import CheckpointStore
+    from zen.mcp.manager import McpManager
+
+FILE_TOOLS = ("write-file", "edit-file")
+"""The tools whose target file a git-less checkpoint copies before they write."""
+
+
+def model_role(role: Role, mode: str) -> str:
+    """The model role an agent of `role` runs on: its own in dual mode; in single mode
+    every agent runs on the top-level model."""
+    return role.model if mode == "dual" else "main"
+
+
+def prompt_facts(
+    workspace: Workspace, config: Config, git_facts: str, warn: Callable[[str], None]
+) -> PromptFacts:
+    """The facts a session's prompts start from (`warn`: about project instructions)."""
+    return PromptFacts(
+        workspace=workspace.root,
+        shell=shell_name(),
+        project=project_instructions(
+            workspace, config.prompts, warn, confined=config.prompts_confined
+        ),
+        git=git_facts,
+    )
+
+
+class AgentBuilder:
+    def __init__(
+        self,
+        models: ModelRoles,
+        workspace: Workspace,
+        *,
+        memo: MemoStore,
+        todo: TodoStore,
+        hooks: Hooks,
+        checkpoints: CheckpointStore | None,
+        extra_tools: list[Tool],
+        skills: list[Extension],
+        facts: PromptFacts,
+        child_log: Callable[[str, str], SessionLog | None],
+        warn: Callable[[str], None],
+    ) -> None:
+        self.models = models
+        self.workspace = workspace
+        self.memo = memo
+        self.todo = todo
+        self.hooks = hooks
+        self.checkpoints = checkpoints
+        self.tools: dict[str, Tool] = builtin_tools()
+        self.extra_tools = list(extra_tools)
+        """Skills and, once taken, the MCP tools: the top agent's only."""
+        self.skills = list(skills)
+        """The user's and a trusted project's skills: listed in the top agent's prompt."""
+        self.facts = facts
+        """What every system prompt is built from (refreshed by a compaction)."""
+        self.mcp_taken = False
+        """The MCP tools are fixed for this conversation (see `take_mcp_tools`)."""
+        self._mcp_tools: list[Tool] = []
+        """The MCP tools among `extra_tools` (the rest, skills, stay)."""
+        self._child_log = child_log
+        self._warn = warn
+
+    def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
+        config = self.models.config
+        features = config.features
+        off = {
+            "todo": features.todo == "off",
+            "spawn-agents": features.parallel_agents == "off",
+            "git": not self.facts.git,
+            "revert-coder": self.checkpoints is None,
+        }
+        tools = [self.tools[n] for n in names if n in self.tools and not off.get(n, False)]
+        if with_extras:
+            tools.extend(self.extra_tools)
+        return ToolRegistry(tools, config.permissions)
+
+    def context(self, agent: str) -> ToolContext:
+        """A fresh tool context: shared memo and todos, this agent's own read tracker (its
+        runs come with each `Agent.run`)."""
+        config = self.models.config
+        return ToolContext(
+            workspace=self.workspace,
+            agent=agent,
+            read_tracker=ReadTracker(),
+            memo=self.memo,
+            todo=self.todo,
+            max_tool_output=config.max_tool_output,
+            max_edit_bytes=config.max_edit_bytes,
+            hooks=self.hooks or None,
+            before_change=self._copy_before_change
+            if self.checkpoints is not None and self.checkpoints.copies
+            else None,
+        )
+
+    async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
+        """Checkpoints without git: keep the file a file tool is about to change."""
+        from zen.checkpoints.safe_git import CheckpointError
+        from zen.tools.workspace import PathError
+
+        path = args.get("path")
+        if self.checkpoints is None or tool not in FILE_TOOLS or not isinstance(path, str):
+            return
+        try:
+            real = self.workspace.resolve(path)
+            rel = real.relative_to(self.workspace.root).as_posix()
+        except (PathError, ValueError):
+            return  # outside the workspace: the tool refuses it anyway
+        try:
+            await self.checkpoints.track(rel)
+        except (CheckpointError, OSError) as e:
+            self._warn(f"checkpoint copy of {rel} failed: {e}")
+
+    def context_policy(
+        self, role: str, build: Callable[[PromptFacts], str], *, top: bool = False
+    ) -> compaction.ContextPolicy:
+        """How an agent on `role`'s model compacts; `build` makes its system prompt from
+        the facts, which a compaction refreshes (project instructions re-read from disk).
+        Only the `top` agent keeps its task state in the shared memo."""
+
+        def fresh_prompt() -> str:
+            config = self.models.config
+            project = project_instructions(
+                self.workspace, config.prompts, confined=config.prompts_confined
+            )
+            self.facts = replace(self.facts, project=project)
+            return build(self.facts)
+
+        return compaction.ContextPolicy(
+            self.models.window(role), self.models.config.compact_at, fresh_prompt, owns_task=top
+        )
+
+    def prompt_builder(
+        self, role: Role, names: list[str], collaboration: str, *, top: str = ""
+    ) -> Callable[[PromptFacts], str]:
+        """Builds `role`'s system prompt from the facts (again after a compaction); `names`
+        are the tools it holds, `top` what only the top agent gets (work mode, skills)."""
+        features = self.models.config.features
+        # The planning layer goes to agents that hold the todo tool, when enabled.
+        planning = "todo" in names and features.todo == "on" and features.planning_layer == "on"
+
+        def build(facts: PromptFacts) -> str:
+            return role.system_prompt(facts, collaboration, planning=planning, top=top)
+
+        return build
+
+    def top_agent(
+        self,
+        role: Role,
+        mode: str,
+        collaboration: str,
+        work_mode: str | None,
+        *,
+        history: list[dict[str, Any]],
+        reads: ReadTracker,
+        log: SessionLog | None,
+    ) -> Agent:
+        """The agent the user talks to, continuing `history` with its `reads`."""
+        extra = "\n\n".join(
+            filter(
+                None,
+                [work_modes.mode_prompt(work_mode) if work_mode else "", skills_index(self.skills)],
+            )
+        )
+        names = work_modes.tools_for(work_mode, role.tool_names(collaboration))
+        build = self.prompt_builder(role, names, collaboration, top=extra)
+        registry = self.registry(names, with_extras=True)
+        if work_mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
+            registry = ToolRegistry(
+                [t for t in registry.tools.values() if t.read_only or t.name in names],
+                self.models.config.permissions,
+            )
+        model = model_role(role, mode)
+        return Agent(
+            role.name,
+            self.models.client(model),
+            registry,
+            replace(self.context(role.name), read_tracker=reads),
+            build(self.facts),
+            max_turns=role.max_turns(self.models.config),
+            top=role.top,
+            history=history,
+            log=log,
+            context=self.context_policy(model, build, top=True),
+        )
+
+    def delegates(self, mode: str, collaboration: str) -> MakeAgent:
+        """How a run in `mode` and `collaboration` makes its delegates. A delegate's system
+        prompt is rebuilt from the facts after a compaction (which re-reads the project
+        instructions): a delegate near its window compacts too. Its messages are saved as a
+        child record of the session, linked to the tool call that started it."""
+
+        def make(role: Role, name: str, call_id: str = "") -> Agent:
+            model = model_role(role, mode)
+            names = role.tool_names(collaboration)
+            prompt = self.prompt_builder(role, names, collaboration)
+            return Agent(
+                name,
+                self.models.client(model),
+                self.registry(names),
+                self.context(name),
+                prompt(self.facts),
+                max_turns=role.max_turns(self.models.config),
+                top=role.top,
+                log=self._child_log(name, call_id),
+                context=self.context_policy(model, prompt),
+            )
+
+        return make
+
+    async def take_mcp_tools(self, mcp: McpManager | None, emit: ev.Emit, agent: str) -> bool:
+        """Before a conversation's first request: wait for MCP servers still starting (a live
+        line says which), then fix the tool list for the whole conversation. A server
+        restarted later with other tools changes the list only in the next conversation.
+        True when they were taken now and differ from those taken before."""
+        if mcp is None or self.mcp_taken:
+            return False
+
+        def waiting(what: str, elapsed: float, limit: float) -> None:
+            emit(ev.Waiting(agent=agent, what=what, elapsed=elapsed, limit=limit))
+
+        await mcp.ready(waiting)
+        tools = mcp.tools()
+        changed = tools != self._mcp_tools
+        mcp_ids = set(map(id, self._mcp_tools))
+        self.extra_tools = [t for t in self.extra_tools if id(t) not in mcp_ids] + tools
+        self._mcp_tools = tools
+        self.mcp_taken = True
+        return changed

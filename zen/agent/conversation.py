@@ -1,0 +1,111 @@
+"""The conversation with the top agent: its messages, the user's turns in it, the files read
+in it, and the agent that continues it.
+
+The agent is built at the next message that needs it (`build`) and dropped (`reset`) when the
+agent mode, collaboration, work mode or a model changes: the conversation and its reads stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zen.agent.context import ContextSplit, split
+from zen.agent.loop import Agent
+from zen.stores.read_tracker import ReadTracker
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user message of this session: where it starts in the history, and its run's
+    checkpoints (`run` is empty when checkpoints are off or the message came from a resumed
+    session)."""
+
+    index: int
+    run: str
+    label: str
+
+
+class Conversation:
+    def __init__(
+        self,
+        build: Callable[[list[dict[str, Any]], ReadTracker], Agent],
+        fork: Callable[[int], None],
+    ) -> None:
+        self.history: list[dict[str, Any]] = []
+        """The messages after the system prompt."""
+        self.turns: list[Turn] = []
+        self.reads = ReadTracker()
+        """The top agent's reads survive a mode or model switch, as its conversation does."""
+        self.top: Agent | None = None
+        """The agent that continues the conversation, once built."""
+        self._build = build
+        """The top agent for the current modes and model, continuing these messages."""
+        self._fork = fork
+        """The record forks before this message index (a rewind)."""
+
+    def agent(self) -> Agent:
+        if self.top is None:
+            self.top = self._build(self.history, self.reads)
+        return self.top
+
+    def reset(self) -> None:
+        """The agent is rebuilt at the next message (its modes or model changed)."""
+        self.top = None
+
+    def load(
+        self, messages: list[dict[str, Any]], reads: dict[Path, tuple[int, int]] | None = None
+    ) -> None:
+        """Start over from `messages` (a resumed session's; none: a new session)."""
+        self.history = messages
+        self.turns = [
+            Turn(i, "", str(m.get("content", "")))
+            for i, m in enumerate(messages)
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+        ]
+        self.reads = ReadTracker()
+        self.reads.seen.update(reads or {})
+        self.top = None
+
+    def note_read(self, path: Path) -> None:
+        """The user attached this whole file to a message: the top agent has read it."""
+        self.reads.mark_read(path)
+
+    def context_now(self) -> tuple[int, int | None]:
+        """Tokens the top agent's next request holds and its window when known without
+        asking the server (for the status line; `/context` asks)."""
+        agent = self.top
+        if agent is None or agent.context is None or len(agent.messages) < 2:
+            return 0, None
+        known = agent.context.window.known
+        return agent.context_tokens(), known.tokens if known else None
+
+    async def context_split(self) -> ContextSplit:
+        """What the top agent's next request holds, by part (for `/context`)."""
+        agent = self.agent()
+        assert agent.context is not None
+        window = await agent.context.window.get()
+        total = agent.context_tokens() if agent.counted else None
+        return split(agent.messages, agent.registry.schemas(), window, total)
+
+    def rewind(self, turn: Turn) -> bool:
+        """Continue from just before `turn`'s message: it and everything after leave the
+        conversation (the memo and todos stay: they are the session's notes). In the store
+        the session forks, so the undone messages remain there as a branch.
+
+        False when a compaction has since folded that message into a summary."""
+        found = [
+            i
+            for i, m in enumerate(self.history)
+            if m.get("role") == "user" and m.get("content") == turn.label
+        ]
+        if turn not in self.turns or not found:
+            return False
+        index = min(found, key=lambda i: abs(i - turn.index))
+        self._fork(index)
+        self.history = self.history[:index]
+        self.turns = self.turns[: self.turns.index(turn)]
+        self.top = None  # rebuilt from the shorter history at the next message
+        return True

@@ -1,0 +1,143 @@
+"""The session's model roles: each role's settings, client and window, and what it cost.
+
+`main` is the top level; `orchestrator`, `coder` and `scout` follow it unless `dual_agent`
+gives them a model of their own. Clients and windows are cached by their settings, so a
+switched model gets its own and a role that shares another's settings shares its
+connections. Every agent's `Usage` events are tallied here by role, which is how
+interrupted runs count too, and the current task's cost is checked against its budget.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from zen.agent.context import WindowResolver
+from zen.base import events as ev
+from zen.llm.client import ChatClient
+from zen.llm.deadlines import Deadlines
+from zen.llm.pricing import price_for
+from zen.llm.types import TokenUsage
+from zen.settings.model_roles import resolve_model
+from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
+
+
+class ModelRoles:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        """The configuration, with the models switched to in this session."""
+        self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
+        """Tokens and cost by role (sub-agents together) since the session began."""
+        self.run_cost: float | None = 0.0
+        """USD the current (or last) task cost; None when a price was unknown."""
+        self.stop_run: Callable[[str], None] | None = None
+        """Stops the current task (with "budget") once it cost more than `max_budget_usd`."""
+        self._clients: dict[str, ChatClient] = {}
+        self._windows: dict[str, WindowResolver] = {}
+
+    def settings(self, role: str) -> ModelSettings:
+        return resolve_model(self.config, role if role in DUAL_ROLES else None)
+
+    def client(self, role: str) -> ChatClient:
+        settings = self.settings(role)
+        key = settings.model_dump_json()
+        if key not in self._clients:
+            c = self.config
+            self._clients[key] = ChatClient(
+                settings,
+                retries=c.retries,
+                deadlines=Deadlines(
+                    c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
+                ),
+                price=price_for(settings.model, settings.base_url, c.pricing),
+            )
+        return self._clients[key]
+
+    def window(self, role: str) -> WindowResolver:
+        """The context window of `role`'s model, asked of its server at most once."""
+        settings = self.settings(role)
+        key = settings.model_dump_json()
+        if key not in self._windows:
+            self._windows[key] = WindowResolver(settings)
+        return self._windows[key]
+
+    def set_model(self, model: str | None, role: str) -> None:
+        """Switch `role`'s model: `main` is the top level, which every dual role without a
+        model of its own follows; `orchestrator`, `coder` and `scout` get their own
+        `dual_agent` model."""
+        if role == "main":
+            self.config = self.config.model_copy(update={"model": model})
+        else:
+            dual = self.config.dual_agent
+            over = getattr(dual, role).model_copy(update={"model": model})
+            self.config = self.config.model_copy(
+                update={"dual_agent": dual.model_copy(update={role: over})}
+            )
+
+    def names(self) -> dict[str, str | None]:
+        """The models in use: `model`, and each dual role's own when it has one."""
+        found = {"model": self.config.model}
+        for role in DUAL_ROLES:
+            override = getattr(self.config.dual_agent, role).model
+            if override:
+                found[role] = override
+        return found
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The session's cost so far; None when some request's price is unknown."""
+        total: float | None = 0.0
+        for u in self.usage.values():
+            total = None if total is None or u.cost_usd is None else total + u.cost_usd
+        return total
+
+    def counting(self, emit: ev.Emit) -> ev.Emit:
+        """Tally every agent's `Usage` events by role, so interrupted runs count too."""
+
+        def counted(event: ev.Event) -> None:
+            if isinstance(event, ev.Usage):
+                role = "sub-agents" if event.agent.startswith("sub:") else event.agent
+                self.usage[role].add(
+                    TokenUsage(
+                        event.prompt_tokens,
+                        event.completion_tokens,
+                        event.cached_tokens,
+                        1,
+                        event.estimated,
+                        event.cost_usd,
+                    )
+                )
+                emit(event)
+                self._charge(event, emit)
+                return
+            emit(event)
+
+        return counted
+
+    def _charge(self, usage: ev.Usage, emit: ev.Emit) -> None:
+        """Add a request's cost to the task's; stop the task once it passes the budget."""
+        known = self.run_cost is not None
+        if self.run_cost is not None:
+            self.run_cost = None if usage.cost_usd is None else self.run_cost + usage.cost_usd
+        budget = self.config.max_budget_usd
+        if budget is None or self.stop_run is None:
+            return
+        if self.run_cost is None:
+            if known:
+                emit(
+                    ev.Notice(
+                        agent=usage.agent,
+                        text="max_budget_usd is not enforced: the price of this "
+                        "model is unknown (add it under `pricing:`)",
+                        level="warning",
+                    )
+                )
+            return
+        if self.run_cost > budget:
+            self.stop_run("budget")
+
+    async def aclose(self) -> None:
+        """Close the model clients' HTTP connections."""
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients.clear()

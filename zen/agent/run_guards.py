@@ -1,0 +1,89 @@
+"""What stands around one task of the top agent: the user's prompt hooks before it, the time
+and budget limits while it runs.
+
+The hooks may add context to the task or block it before the model is called; the limits
+cancel a running task the way Ctrl-C does (its calls closed, its partial answer kept), then
+say which limit stopped it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
+from zen.agent.model_roles import ModelRoles
+from zen.base import events as ev
+from zen.tools.hooks import Hooks
+
+
+class PromptHooks:
+    """The user's SessionStart and UserPromptSubmit hooks, before each task."""
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+        self.start: str | None = "startup"
+        """SessionStart hooks fire before the next task with this source; None: they have."""
+
+    async def __call__(self, task: str, emit: ev.Emit, agent: str) -> str | None:
+        """The task with what the hooks add, or None when a hook blocked the prompt (the
+        model is not called)."""
+        hooks, context = self.hooks, []
+        if not hooks:
+            return task
+        if self.start and hooks.wants("SessionStart"):
+            said = await hooks.run("SessionStart", emit, agent, source=self.start)
+            context += said.context
+        self.start = None
+        if hooks.wants("UserPromptSubmit"):
+            said = await hooks.run("UserPromptSubmit", emit, agent, prompt=task)
+            if said.block:
+                emit(
+                    ev.Notice(
+                        agent=agent,
+                        text=f"prompt blocked by a hook: {said.reason}",
+                        level="warning",
+                    )
+                )
+                return None
+            context += said.context
+        return "\n\n".join([task, *context])
+
+
+async def within_limits(run: Coroutine[Any, Any, RunResult], models: ModelRoles) -> RunResult:
+    """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed or
+    it cost more than `max_budget_usd` (`models` counts the cost and calls the stop)."""
+    limit, budget = models.config.max_time, models.config.max_budget_usd
+    if limit is None and budget is None:
+        return await run
+    task = asyncio.ensure_future(run)
+    why = ""
+
+    def stop(reason: str) -> None:
+        nonlocal why
+        why = why or reason
+        task.cancel()
+
+    handle = (
+        asyncio.get_running_loop().call_later(limit, stop, "time") if limit is not None else None
+    )
+    models.stop_run = stop if budget is not None else None
+    try:
+        return await task
+    except asyncio.CancelledError:
+        me = asyncio.current_task()
+        if why and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
+            if why == "budget":
+                raise BudgetLimit(
+                    f"stopped after spending ${models.run_cost or 0:.4f} (max_budget_usd "
+                    f"${budget:g}; raise it with --max-budget-usd)"
+                ) from None
+            raise TimeLimit(
+                f"stopped after {limit:g} s (max_time; raise it with --max-time)"
+            ) from None
+        raise
+    finally:
+        models.stop_run = None
+        if handle is not None:
+            handle.cancel()
