@@ -1,4 +1,5 @@
-"""The session's model roles: each role's settings, client and window, and what it cost.
+"""The session's model roles at run time: each role's client and window, and what it cost
+(which endpoint, key and model a role uses is resolved by `zen/settings/model_roles.py`).
 
 `main` is the top level; `orchestrator`, `coder` and `scout` follow it unless `dual_agent`
 gives them a model of their own. Clients and windows are cached by their settings, so a
