@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from zen.agent import compaction, work_modes
 from zen.agent.delegate import MakeAgent
 from zen.agent.loop import Agent
-from zen.agent.model_roles import ModelRoles
 from zen.agent.prompt import PromptFacts, project_instructions
 from zen.agent.roles import Role
+from zen.agent.session_models import ModelRoles
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
 from zen.settings.schema import Config

@@ -13,7 +13,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
-from zen.agent.model_roles import ModelRoles
+from zen.agent.session_models import ModelRoles
 from zen.base import events as ev
 from zen.tools.hooks import Hooks
 

@@ -27,10 +27,10 @@ from zen.agent.delegate import Crew
 from zen.agent.dual import CoderDelegator, CoderLedger
 from zen.agent.loop import Agent, RunResult
 from zen.agent.memo_keeper import MemoKeeper
-from zen.agent.model_roles import ModelRoles
 from zen.agent.record import Record
 from zen.agent.roles import TOP
 from zen.agent.run_guards import PromptHooks, within_limits
+from zen.agent.session_models import ModelRoles
 from zen.agent.subagents import SubAgentRunner
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
