@@ -42,6 +42,7 @@ from zen.acp.replay import replay
 from zen.acp.session_config import session_config, with_client_servers, workspace_root
 from zen.acp.updates import Updates
 from zen.agent.record import title_of
+from zen.agent.session import Session
 from zen.llm.types import LLMError
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, ConfigError
@@ -233,15 +234,7 @@ class ZenAgent:
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         host = self._host(session_id)
-        if host.running is not None:
-            raise RequestError.invalid_request(
-                {"message": "a prompt is already running in this session; cancel it first"}
-            )
-        task = prompt_text(prompt)
-        if not task.strip():
-            raise bad_params("the prompt is empty")
-        if len(task) > MAX_PROMPT_CHARS:
-            raise bad_params(f"the prompt is larger than {MAX_PROMPT_CHARS:,} characters")
+        task = _accepted_task(host, prompt)
         session = host.session
         updates = Updates(self.conn, session_id, session)
         for notice in host.notices:
@@ -253,11 +246,8 @@ class ZenAgent:
         host.running = run = asyncio.ensure_future(session.run(task, updates, approver))
         stop = "end_turn"
         try:
-            if first and session.record.store is not None and session.record.id is not None:
-                try:
-                    session.record.store.update(session.record.id, title=title_of(task))
-                except Exception as e:
-                    log.warning("zen acp: could not title the session: %s", e)
+            if first:
+                _title_session(session, task)
             result = await run
             stop = STOP.get(result.stop, "end_turn")
         except asyncio.CancelledError:
@@ -265,19 +255,11 @@ class ZenAgent:
                 run.cancel()
                 raise
             stop = "cancelled"
-        except LLMError as e:
-            updates.close_open_calls("not finished: the run failed")
-            await updates.drain()
-            raise failure(str(e)) from None
-        except ConfigError as e:
-            updates.close_open_calls("not finished: the run failed")
-            await updates.drain()
-            raise failure(str(e)) from None
+        except (LLMError, ConfigError) as e:
+            raise await _run_failed(updates, str(e)) from None
         except Exception as e:  # a bug in zen: one line for the editor, the log has the rest
             log.exception("zen acp: the run failed")
-            updates.close_open_calls("not finished: the run failed")
-            await updates.drain()
-            raise failure(f"internal error: {type(e).__name__}: {e}") from None
+            raise await _run_failed(updates, f"internal error: {type(e).__name__}: {e}") from None
         finally:
             host.running = None
         updates.close_open_calls("cancelled" if stop == "cancelled" else "not run")
@@ -302,3 +284,34 @@ class ZenAgent:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
+
+
+def _accepted_task(host: Host, prompt: list[Any]) -> str:
+    """The prompt as the task's text; refused while a run is going or when empty or too big."""
+    if host.running is not None:
+        raise RequestError.invalid_request(
+            {"message": "a prompt is already running in this session; cancel it first"}
+        )
+    task = prompt_text(prompt)
+    if not task.strip():
+        raise bad_params("the prompt is empty")
+    if len(task) > MAX_PROMPT_CHARS:
+        raise bad_params(f"the prompt is larger than {MAX_PROMPT_CHARS:,} characters")
+    return task
+
+
+def _title_session(session: Session, task: str) -> None:
+    """A saved session is titled after its first prompt; failing to is no reason to stop."""
+    record = session.record
+    if record.store is not None and record.id is not None:
+        try:
+            record.store.update(record.id, title=title_of(task))
+        except Exception as e:
+            log.warning("zen acp: could not title the session: %s", e)
+
+
+async def _run_failed(updates: Updates, message: str) -> RequestError:
+    """The editor's open tool calls closed, and the error the prompt request ends with."""
+    updates.close_open_calls("not finished: the run failed")
+    await updates.drain()
+    return failure(message)

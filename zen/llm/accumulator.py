@@ -109,31 +109,14 @@ class StreamAccumulator:
         if type(chunk) is not dict:
             raise Malformed(f"the server sent a chunk that is {_kind(chunk)}, not an object")
         if chunk.get("error"):
-            error = chunk["error"]
-            message = error.get("message") if isinstance(error, dict) else error
-            raise StreamError(message if isinstance(message, str) and message else str(error))
+            raise _stream_error(chunk["error"])
         usage = chunk.get("usage")
         if usage is not None:
             self._usage = _token_usage(usage)
             self.saw_usage = True
-        choices = chunk.get("choices")
-        if choices is None:
-            return _NOTHING
-        if type(choices) is not list:
-            raise _wrong("choices", choices, "a list")
-        if not choices:
-            return _NOTHING
-        choice = choices[0]
-        if type(choice) is not dict:
-            raise _wrong("choice", choice, "an object")
-        finish = _text(choice.get("finish_reason"), "finish_reason")
-        if finish:
-            self.finish_reason = finish
-        delta = choice.get("delta")
+        delta = self._delta(chunk.get("choices"))
         if delta is None:
             return _NOTHING
-        if type(delta) is not dict:
-            raise _wrong("delta", delta, "an object")
         events: list[Event] = []
         for key in ("reasoning_content", "reasoning"):
             reasoning = delta.get(key)
@@ -160,29 +143,32 @@ class StreamAccumulator:
             self._feed_calls(calls, events)
         return events
 
+    def _delta(self, choices: Any) -> dict[str, Any] | None:
+        """The first choice's delta, its finish_reason noted; None when the chunk has none."""
+        if choices is None:
+            return None
+        if type(choices) is not list:
+            raise _wrong("choices", choices, "a list")
+        if not choices:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict:
+            raise _wrong("choice", choice, "an object")
+        finish = _text(choice.get("finish_reason"), "finish_reason")
+        if finish:
+            self.finish_reason = finish
+        delta = choice.get("delta")
+        if delta is None:
+            return None
+        if type(delta) is not dict:
+            raise _wrong("delta", delta, "an object")
+        return delta
+
     def _feed_calls(self, deltas: list[Any], events: list[Event]) -> None:
         for position, tc in enumerate(deltas):
             if type(tc) is not dict:
                 raise _wrong("tool call", tc, "an object")
-            index = tc.get("index")
-            if index is not None and type(index) is not int:
-                raise _wrong("tool call index", index, "a whole number")
-            key = position if index is None else index
-            call_id = tc.get("id")
-            if call_id is not None and type(call_id) is not str:
-                if type(call_id) is not int:
-                    raise _wrong("tool call id", call_id, "text")
-                call_id = str(call_id)
-            slot = self._by_key.get(key)
-            if call_id:
-                known = self._by_id.get(call_id)
-                if known is not None:
-                    slot = known
-                elif slot is None or slot.arguments_complete():
-                    slot = self._open(key, call_id)
-                # else: a fresh id in the middle of a call; keep the first one
-            elif slot is None:
-                slot = self._open(key, None)
+            slot = self._slot(position, tc)
             fn = tc.get("function")
             if fn is None:
                 continue
@@ -203,18 +189,44 @@ class StreamAccumulator:
                         )
                     )
             elif slot.name:
-                # announce once the name is known; arguments that came earlier go out with it
-                slot.announced = True
-                events.append(ToolCallStarted(agent=self.agent, call_id=slot.id, name=slot.name))
-                if slot.parts:
-                    events.append(
-                        ToolCallArgsDelta(
-                            agent=self.agent,
-                            call_id=slot.id,
-                            name=slot.name,
-                            delta="".join(slot.parts),
-                        )
-                    )
+                self._announce(slot, events)
+
+    def _slot(self, position: int, tc: dict[str, Any]) -> _Call:
+        """The call this delta belongs to, opened if new (the rules in the module docstring)."""
+        index = tc.get("index")
+        if index is not None and type(index) is not int:
+            raise _wrong("tool call index", index, "a whole number")
+        key = position if index is None else index
+        call_id = tc.get("id")
+        if call_id is not None and type(call_id) is not str:
+            if type(call_id) is not int:
+                raise _wrong("tool call id", call_id, "text")
+            call_id = str(call_id)
+        slot = self._by_key.get(key)
+        if call_id:
+            known = self._by_id.get(call_id)
+            if known is not None:
+                slot = known
+            elif slot is None or slot.arguments_complete():
+                slot = self._open(key, call_id)
+            # else: a fresh id in the middle of a call; keep the first one
+        elif slot is None:
+            slot = self._open(key, None)
+        return slot
+
+    def _announce(self, slot: _Call, events: list[Event]) -> None:
+        """Once the call's name is known: it starts, with the arguments that came before."""
+        slot.announced = True
+        events.append(ToolCallStarted(agent=self.agent, call_id=slot.id, name=slot.name))
+        if slot.parts:
+            events.append(
+                ToolCallArgsDelta(
+                    agent=self.agent,
+                    call_id=slot.id,
+                    name=slot.name,
+                    delta="".join(slot.parts),
+                )
+            )
 
     def _grow(self, size: int) -> None:
         self._size += size
@@ -237,6 +249,12 @@ class StreamAccumulator:
             finish_reason=self.finish_reason,
             usage=self._usage or TokenUsage(requests=1),
         )
+
+
+def _stream_error(error: Any) -> StreamError:
+    """The server's error object as one exception, its message when it has one."""
+    message = error.get("message") if isinstance(error, dict) else error
+    return StreamError(message if isinstance(message, str) and message else str(error))
 
 
 def _token_usage(u: Any) -> TokenUsage:

@@ -178,23 +178,9 @@ class _Search:
         """Feed ripgrep's JSON lines to the collector; an error message if ripgrep failed."""
         cwd = self.target if self.target.is_dir() else self.target.parent
         target = "./" if self.target.is_dir() else "./" + self.target.name
-        walk = [rg, "--no-config", *RG_IGNORE_FLAGS]
-        if self.glob:
-            walk += ["--glob", self.glob.pattern]
-        if self.target.is_dir():
-            # ripgrep opens FIFOs and devices it meets and blocks on them: list the files it
-            # would search (without opening any), and exclude the special ones by name.
-            specials = await _special_files([*walk, "--files", "--", target], cwd)
-            if specials is None:
-                return await off_loop(self.with_python, collector)
-            for rel in specials:
-                walk += ["--glob", "!/" + _glob_escape(rel)]
-        args = [*walk, "--json", "--sort", "path", "--crlf"]  # `$` matches CRLF lines too
-        if self.ignore_case:
-            args.append("--ignore-case")
-        if self.context:
-            args += ["--context", str(self.context)]
-        args += ["--regexp", self.pattern, "--", target]
+        args = await self._rg_args(rg, cwd, target)
+        if args is None:
+            return await off_loop(self.with_python, collector)
         proc = await asyncio.create_subprocess_exec(
             *args,
             cwd=cwd,
@@ -205,12 +191,49 @@ class _Search:
         )
         assert proc.stdout is not None and proc.stderr is not None
         errors = asyncio.ensure_future(proc.stderr.read())
+        await self._collect_rg(proc, proc.stdout, collector, cwd)
+        code = await proc.wait()
+        stderr = (await errors).decode("utf-8", "replace").strip()
+        if code == 2 and not collector.matches and not collector.capped:
+            return stderr or "ripgrep failed"
+        return None
+
+    async def _rg_args(self, rg: str, cwd: Path, target: str) -> list[str] | None:
+        """ripgrep's command line; None when the special files could not be listed (then the
+        Python search runs instead)."""
+        walk = [rg, "--no-config", *RG_IGNORE_FLAGS]
+        if self.glob:
+            walk += ["--glob", self.glob.pattern]
+        if self.target.is_dir():
+            # ripgrep opens FIFOs and devices it meets and blocks on them: list the files it
+            # would search (without opening any), and exclude the special ones by name.
+            specials = await _special_files([*walk, "--files", "--", target], cwd)
+            if specials is None:
+                return None
+            for rel in specials:
+                walk += ["--glob", "!/" + _glob_escape(rel)]
+        args = [*walk, "--json", "--sort", "path", "--crlf"]  # `$` matches CRLF lines too
+        if self.ignore_case:
+            args.append("--ignore-case")
+        if self.context:
+            args += ["--context", str(self.context)]
+        args += ["--regexp", self.pattern, "--", target]
+        return args
+
+    async def _collect_rg(
+        self,
+        proc: asyncio.subprocess.Process,
+        stdout: asyncio.StreamReader,
+        collector: _Collector,
+        cwd: Path,
+    ) -> None:
+        """ripgrep's lines into the collector until they end or it is full (then rg is killed)."""
         # A whitelisting glob overrides .gitignore in ripgrep; check those files ourselves.
         whitelists = self.glob and not self.glob.negated and self.target.is_dir()
         recheck = GitIgnore() if whitelists else None
         finished = False
         try:
-            while raw := await _next_line(proc.stdout):
+            while raw := await _next_line(stdout):
                 line = _rg_line(raw, cwd)
                 if line is None or (recheck and recheck.ignored(line.path, cwd)):
                     continue
@@ -222,11 +245,6 @@ class _Search:
             if not finished:  # capped or cancelled: ripgrep need not go on
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()
-        code = await proc.wait()
-        stderr = (await errors).decode("utf-8", "replace").strip()
-        if code == 2 and not collector.matches and not collector.capped:
-            return stderr or "ripgrep failed"
-        return None
 
     def with_python(self, collector: _Collector) -> str | None:
         flags = re.IGNORECASE if self.ignore_case else 0

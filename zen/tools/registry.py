@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from zen.llm.sse import scrub
 from zen.llm.types import ToolCall
 from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
-from zen.tools.hooks import Permission, claude_input, zen_input
+from zen.tools.hooks import Hooks, Permission, claude_input, zen_input
 from zen.tools.workspace import printable
 
 
@@ -93,36 +93,34 @@ class ToolRegistry:
             return ToolResult.error(
                 f"unknown tool {call.name!r}; available tools: {', '.join(self.tools)}"
             )
-        args = parse_arguments(call.arguments)
-        if isinstance(args, str):
-            return ToolResult.error(f"{call.name}: {args}")
-        try:
-            params = tool.Params.model_validate(args)
-        except ValidationError as e:
-            return ToolResult.error(f"{call.name}: invalid arguments: {describe_validation(e)}")
+        checked = _validated(tool, call)
+        if isinstance(checked, ToolResult):
+            return checked
+        args, params = checked
         hooks = ctx.hooks
         forced: Permission | None = None
         if hooks and hooks.wants("PreToolUse", tool.name):
-            # Before the question: the user approves the input as the hooks left it.
-            said = await hooks.run(
-                "PreToolUse",
-                ctx.run.emit,
-                ctx.agent,
-                tool=tool.name,
-                tool_input=claude_input(tool.name, args, ctx.workspace.root),
-            )
-            if said.block:
-                return ToolResult.error(f"{call.name} was blocked by a hook: {said.reason}")
-            if said.updated_input is not None:
-                args = zen_input(tool.name, {**args, **said.updated_input}, ctx.workspace.root)
-                try:
-                    params = tool.Params.model_validate(args)
-                except ValidationError as e:
-                    return ToolResult.error(
-                        f"{call.name}: a hook changed the arguments into "
-                        f"invalid ones: {describe_validation(e)}"
-                    )
-            forced = said.permission
+            hooked = await _pre_tool_use(hooks, tool, call, args, params, ctx)
+            if isinstance(hooked, ToolResult):
+                return hooked
+            args, params, forced = hooked
+        result, ran = await self._permitted_run(tool, call, params, args, ctx, approver, forced)
+        if ran and hooks and hooks.wants("PostToolUse", tool.name):
+            await _post_tool_use(hooks, tool, args, result, ctx)
+        _cut_for_model(result, ctx.max_tool_output)
+        return result
+
+    async def _permitted_run(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        params: Any,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        approver: Approver,
+        forced: Permission | None,
+    ) -> tuple[ToolResult, bool]:
+        """The call's result, and whether the tool ran (PostToolUse hooks see only those)."""
         ran = False
         try:
             result = await self._permitted(tool, params, args, ctx, approver, forced)
@@ -133,22 +131,7 @@ class ToolRegistry:
                 result = await tool.execute(params, ctx)
         except Exception as e:  # a tool bug must not end the run; the model reads it instead
             result = ToolResult.error(f"{call.name} failed: {type(e).__name__}: {e}")
-        if ran and hooks and hooks.wants("PostToolUse", tool.name):
-            said = await hooks.run(
-                "PostToolUse",
-                ctx.run.emit,
-                ctx.agent,
-                tool=tool.name,
-                tool_input=claude_input(tool.name, args, ctx.workspace.root),
-                tool_response={"ok": result.ok, "output": result.output},
-            )
-            notes = [*said.context, *([said.reason] if said.block else [])]
-            if notes:
-                result.output += "\n[PostToolUse hook] " + "\n".join(notes)
-        result.output = printable(cap(result.output, ctx.max_tool_output))
-        result.summary, result.diff = printable(result.summary), printable(result.diff)
-        result.files_changed = [printable(f) for f in result.files_changed]
-        return result
+        return result, ran
 
     async def _permitted(
         self,
@@ -180,3 +163,71 @@ class ToolRegistry:
             output=f"The user declined this {tool.name} call: {reason}",
             summary=f"declined: {reason}"[:120],
         )
+
+
+def _validated(tool: Tool, call: ToolCall) -> tuple[dict[str, Any], Any] | ToolResult:
+    """The call's arguments and its tool's Params, or the error result saying what is wrong."""
+    args = parse_arguments(call.arguments)
+    if isinstance(args, str):
+        return ToolResult.error(f"{call.name}: {args}")
+    try:
+        params = tool.Params.model_validate(args)
+    except ValidationError as e:
+        return ToolResult.error(f"{call.name}: invalid arguments: {describe_validation(e)}")
+    return args, params
+
+
+async def _pre_tool_use(
+    hooks: Hooks,
+    tool: Tool,
+    call: ToolCall,
+    args: dict[str, Any],
+    params: Any,
+    ctx: ToolContext,
+) -> tuple[dict[str, Any], Any, Permission | None] | ToolResult:
+    """The PreToolUse hooks' say: a block (as the result), else the arguments as they left them
+    and the permission they forced."""
+    # Before the question: the user approves the input as the hooks left it.
+    said = await hooks.run(
+        "PreToolUse",
+        ctx.run.emit,
+        ctx.agent,
+        tool=tool.name,
+        tool_input=claude_input(tool.name, args, ctx.workspace.root),
+    )
+    if said.block:
+        return ToolResult.error(f"{call.name} was blocked by a hook: {said.reason}")
+    if said.updated_input is not None:
+        args = zen_input(tool.name, {**args, **said.updated_input}, ctx.workspace.root)
+        try:
+            params = tool.Params.model_validate(args)
+        except ValidationError as e:
+            return ToolResult.error(
+                f"{call.name}: a hook changed the arguments into "
+                f"invalid ones: {describe_validation(e)}"
+            )
+    return args, params, said.permission
+
+
+async def _post_tool_use(
+    hooks: Hooks, tool: Tool, args: dict[str, Any], result: ToolResult, ctx: ToolContext
+) -> None:
+    """The PostToolUse hooks' notes (and a block's reason) appended to the output."""
+    said = await hooks.run(
+        "PostToolUse",
+        ctx.run.emit,
+        ctx.agent,
+        tool=tool.name,
+        tool_input=claude_input(tool.name, args, ctx.workspace.root),
+        tool_response={"ok": result.ok, "output": result.output},
+    )
+    notes = [*said.context, *([said.reason] if said.block else [])]
+    if notes:
+        result.output += "\n[PostToolUse hook] " + "\n".join(notes)
+
+
+def _cut_for_model(result: ToolResult, limit: int) -> None:
+    """The output capped, and every text the model or the screen sees made printable."""
+    result.output = printable(cap(result.output, limit))
+    result.summary, result.diff = printable(result.summary), printable(result.diff)
+    result.files_changed = [printable(f) for f in result.files_changed]

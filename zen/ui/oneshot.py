@@ -180,6 +180,82 @@ def write_result(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
+def _pick_emit(
+    output_format: str, out: TextIO, err: TextIO, agent: str
+) -> tuple[ev.Emit, StreamedText | None]:
+    """Where the run's events go for this format; the StreamedText too when text streams."""
+    if output_format == "stream-json":
+        return JsonLines(out), None
+    if output_format != "text":
+        return ev.ignore, None
+    if _is_tty(out):
+        streamed = StreamedText(out, err, agent)
+        return streamed, streamed
+    return TextLog(err), None
+
+
+@dataclass
+class _Outcome:
+    """How a run ended: its result, or the error that stopped it with its stop and exit code."""
+
+    result: RunResult | None = None
+    error: str | None = None
+    stop: str = "error"
+    code: int = exits.API_ERROR
+
+
+async def _run_caught(session: Session, task: str, emit: ev.Emit, approver: Approver) -> _Outcome:
+    """Run the task; every failure becomes one message and exit code, never a traceback."""
+    o = _Outcome()
+    try:
+        o.result = await session.run(task, emit, approver)
+    except TimeLimit as e:
+        o.error, o.stop, o.code = str(e), "max_time", exits.MAX_TIME
+    except BudgetLimit as e:
+        o.error, o.stop, o.code = str(e), "max_budget", exits.BUDGET
+    except LLMError as e:
+        o.error = str(e)
+    except ConfigError as e:  # e.g. no key for a role's own provider, found when it starts
+        o.error, o.code = str(e), exits.USAGE
+    except Exception as e:  # a bug in zen still ends with one line (and one JSON object)
+        o.error = f"internal error: {type(e).__name__}: {e}"
+    return o
+
+
+def _report_text(o: _Outcome, streamed: StreamedText | None, out: TextIO, err: TextIO) -> None:
+    result = o.result
+    if o.error:
+        print(terminal_safe(f"zen: {o.error}"), file=err)
+    elif result and result.stop == "max_turns":
+        print(
+            f"zen: stopped after {result.turns} turns (max_turns); raise it with --max-turns",
+            file=err,
+        )
+    elif streamed is not None and streamed.streamed:
+        streamed.end_line()  # the answer is on screen already
+    elif result:
+        out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
+
+
+def _report_denials(denied: list[dict[str, Any]], err: TextIO) -> None:
+    tools = ", ".join(dict.fromkeys(d["tool"] for d in denied))
+    count = len(denied)
+    print(
+        f"zen: {count} call{'s' if count != 1 else ''} ({tools}) refused: nobody could "
+        f"approve {'them' if count != 1 else 'it'}; {DENIED_HINT}",
+        file=err,
+        flush=True,
+    )
+
+
+def _exit_code(o: _Outcome, denied: list[dict[str, Any]]) -> int:
+    if o.error:
+        return o.code
+    if o.result and o.result.stop != "done":
+        return exits.MAX_TURNS if o.result.stop == "max_turns" else exits.CUT
+    return exits.DENIED if denied else exits.DONE
+
+
 async def run_oneshot(
     session: Session,
     task: str,
@@ -189,67 +265,25 @@ async def run_oneshot(
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
-    streamed: StreamedText | None = None
-    emit: ev.Emit = TextLog(err) if output_format == "text" else ev.ignore
-    if output_format == "text" and _is_tty(out):
-        emit = streamed = StreamedText(out, err, session.role)
-    if output_format == "stream-json":
-        emit = JsonLines(out)
+    emit, streamed = _pick_emit(output_format, out, err, session.role)
     refusals = Refusals()
     approver: Approver = approve_all if yes else refusals
-    result: RunResult | None = None
-    error: str | None = None
-    stop, code = "error", exits.API_ERROR
     started = time.monotonic()
-    try:
-        result = await session.run(task, emit, approver)
-    except TimeLimit as e:
-        error, stop, code = str(e), "max_time", exits.MAX_TIME
-    except BudgetLimit as e:
-        error, stop, code = str(e), "max_budget", exits.BUDGET
-    except LLMError as e:
-        error = str(e)
-    except ConfigError as e:  # e.g. no key for a role's own provider, found when it starts
-        error, code = str(e), exits.USAGE
-    except Exception as e:  # a bug in zen still ends with one line (and one JSON object)
-        error = f"internal error: {type(e).__name__}: {e}"
-
+    o = await _run_caught(session, task, emit, approver)
     if output_format == "text":
-        if error:
-            print(terminal_safe(f"zen: {error}"), file=err)
-        elif result and result.stop == "max_turns":
-            print(
-                f"zen: stopped after {result.turns} turns (max_turns); raise it with --max-turns",
-                file=err,
-            )
-        elif streamed is not None and streamed.streamed:
-            streamed.end_line()  # the answer is on screen already
-        elif result:
-            out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
+        _report_text(o, streamed, out, err)
     else:
-        write_result(
-            out,
-            result_object(
-                session,
-                result,
-                error,
-                stop,
-                duration_ms=int((time.monotonic() - started) * 1000),
-                denials=refusals.denied,
-            ),
+        duration_ms = int((time.monotonic() - started) * 1000)
+        obj = result_object(
+            session,
+            o.result,
+            o.error,
+            o.stop,
+            duration_ms=duration_ms,
+            denials=refusals.denied,
         )
+        write_result(out, obj)
     out.flush()
     if refusals.denied:
-        tools = ", ".join(dict.fromkeys(d["tool"] for d in refusals.denied))
-        count = len(refusals.denied)
-        print(
-            f"zen: {count} call{'s' if count != 1 else ''} ({tools}) refused: nobody could "
-            f"approve {'them' if count != 1 else 'it'}; {DENIED_HINT}",
-            file=err,
-            flush=True,
-        )
-    if error:
-        return code
-    if result and result.stop != "done":
-        return exits.MAX_TURNS if result.stop == "max_turns" else exits.CUT
-    return exits.DENIED if refusals.denied else exits.DONE
+        _report_denials(refusals.denied, err)
+    return _exit_code(o, refusals.denied)

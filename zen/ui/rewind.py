@@ -57,7 +57,7 @@ def undo_run(target: Checkpoint, store: CheckpointStore) -> str:
     return f"undo:{target.run}" if start is not None and start.id == target.id else ""
 
 
-def rewind_command(argv: list[str]) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zen rewind",
         description="Restore the workspace's files to a checkpoint zen took. Without an ID: "
@@ -76,7 +76,11 @@ def rewind_command(argv: list[str]) -> int:
         help="also overwrite files changed outside zen since the checkpoint",
     )
     parser.add_argument("-C", dest="directory", metavar="DIR", help="the workspace")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def rewind_command(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
     workspace = expand_user(args.directory or ".")
     if not workspace.is_dir():
         return _fail(f"-C {args.directory}: no such directory", exits.USAGE)

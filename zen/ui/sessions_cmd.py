@@ -66,7 +66,7 @@ def session_row(info: SessionInfo, now: float | None = None) -> str:
     return printable(f"{info.id}  {when:>11}  {turns:>9}  {mode:<7}  {info.title}")
 
 
-def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zen sessions")
     sub = parser.add_subparsers(dest="action", required=True)
     listing = sub.add_parser("list", help="this workspace's sessions, newest first")
@@ -86,42 +86,59 @@ def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
                 action="store_true",
                 help="tool outputs exactly as saved (not redacted)",
             )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def sessions_command(argv: list[str], out: TextIO = sys.stdout) -> int:
+    args = _parser().parse_args(argv)
     try:
         store = SessionStore()
     except SessionError as e:
         print(terminal_safe(f"zen: {e}"), file=sys.stderr)
         return exits.USAGE
     try:
-        if args.action == "list":
-            root = None if args.all else str(expand_user(args.directory or ".").resolve())
-            found = store.recent(root, max(args.limit, 1))
-            if not found:
-                where = "" if args.all else f" in {root}"
-                print(printable(f"no saved sessions{where}"), file=out)
-            for info in found:
-                line = session_row(info)
-                print(printable(line + (f"  ({info.workspace})" if args.all else "")), file=out)
-            return exits.DONE
-        info = store.get(args.id)
-        if args.action == "rm":
-            holder = store.claim(info.id)
-            if holder is not None:
-                raise SessionError(f"session {info.id} is open in another zen ({holder})")
-            store.remove(info.id)
-            print(f"deleted session {info.id}", file=out)
-        elif args.action == "show":
-            for line in show_lines(store, info):
-                print(printable(line), file=out)
-        else:
-            for event in export_events(store, info, raw_tools=args.raw_tool_outputs):
-                out.write(json.dumps(event, ensure_ascii=True) + "\n")
+        _act(store, args, out)
         return exits.DONE
     except SessionError as e:
         print(terminal_safe(f"zen: {e}"), file=sys.stderr)
         return exits.USAGE
     finally:
         store.close()
+
+
+def _act(store: SessionStore, args: argparse.Namespace, out: TextIO) -> None:
+    if args.action == "list":
+        _list(store, args, out)
+        return
+    info = store.get(args.id)
+    if args.action == "rm":
+        _remove(store, info, out)
+    elif args.action == "show":
+        for line in show_lines(store, info):
+            print(printable(line), file=out)
+    else:
+        for event in export_events(store, info, raw_tools=args.raw_tool_outputs):
+            out.write(json.dumps(event, ensure_ascii=True) + "\n")
+
+
+def _list(store: SessionStore, args: argparse.Namespace, out: TextIO) -> None:
+    root = None if args.all else str(expand_user(args.directory or ".").resolve())
+    found = store.recent(root, max(args.limit, 1))
+    if not found:
+        where = "" if args.all else f" in {root}"
+        print(printable(f"no saved sessions{where}"), file=out)
+    for info in found:
+        line = session_row(info)
+        print(printable(line + (f"  ({info.workspace})" if args.all else "")), file=out)
+
+
+def _remove(store: SessionStore, info: SessionInfo, out: TextIO) -> None:
+    """Refused while another live zen holds the session (it is still writing to it)."""
+    holder = store.claim(info.id)
+    if holder is not None:
+        raise SessionError(f"session {info.id} is open in another zen ({holder})")
+    store.remove(info.id)
+    print(f"deleted session {info.id}", file=out)
 
 
 # -- show --------------------------------------------------------------------------------------
@@ -231,48 +248,68 @@ def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator
             yield {"type": "UserMessage", "agent": agent, "text": redact(content)}
         elif role == "assistant":
             turn += 1
-            yield {"type": "TurnStarted", "agent": agent, "turn": turn}
-            if content:
-                yield {"type": "TextDelta", "agent": agent, "text": redact(content)}
             tool_calls = m.get("tool_calls") or []
-            yield {
-                "type": "TurnEnded",
-                "agent": agent,
-                "turn": turn,
-                "text": redact(content),
-                "tool_calls": len(tool_calls),
-                "finish_reason": "",
-            }
+            yield from _turn_events(agent, turn, content, len(tool_calls))
             for c in tool_calls:
-                fn = c.get("function", {})
-                try:
-                    args = json.loads(redact(fn.get("arguments") or "{}"))
-                except ValueError:
-                    args = {}
-                calls[c.get("id", "")] = (fn.get("name", ""), args)
-                yield {
-                    "type": "ToolCallRunning",
-                    "agent": agent,
-                    "call_id": c.get("id"),
-                    "name": fn.get("name"),
-                    "args": args,
-                    "detail": "",
-                }
+                yield _call_running(agent, c, calls)
                 for child in runs.get(c.get("id"), []):
                     yield from _events(store, child, raw_tools)
         elif role == "tool":
-            call_id = str(m.get("tool_call_id", ""))
-            name, args = calls.get(call_id, ("", {}))
-            output = content if raw_tools else redact(content)
-            yield {
-                "type": "ToolCallFinished",
-                "agent": agent,
-                "call_id": call_id,
-                "name": name,
-                "args": args,
-                "ok": not content.startswith("Error:"),
-                "summary": "",
-                "output": output,
-                "diff": "",
-                "detail": "",
-            }
+            yield _call_finished(agent, str(m.get("tool_call_id", "")), content, calls, raw_tools)
+
+
+def _turn_events(agent: str, turn: int, content: str, calls: int) -> Iterator[dict[str, Any]]:
+    yield {"type": "TurnStarted", "agent": agent, "turn": turn}
+    if content:
+        yield {"type": "TextDelta", "agent": agent, "text": redact(content)}
+    yield {
+        "type": "TurnEnded",
+        "agent": agent,
+        "turn": turn,
+        "text": redact(content),
+        "tool_calls": calls,
+        "finish_reason": "",
+    }
+
+
+def _call_running(
+    agent: str, call: dict[str, Any], calls: dict[str, tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
+    """The call's event; its name and arguments are kept in `calls` for its result's event."""
+    fn = call.get("function", {})
+    try:
+        args = json.loads(redact(fn.get("arguments") or "{}"))
+    except ValueError:
+        args = {}
+    calls[call.get("id", "")] = (fn.get("name", ""), args)
+    return {
+        "type": "ToolCallRunning",
+        "agent": agent,
+        "call_id": call.get("id"),
+        "name": fn.get("name"),
+        "args": args,
+        "detail": "",
+    }
+
+
+def _call_finished(
+    agent: str,
+    call_id: str,
+    content: str,
+    calls: dict[str, tuple[str, dict[str, Any]]],
+    raw_tools: bool,
+) -> dict[str, Any]:
+    name, args = calls.get(call_id, ("", {}))
+    output = content if raw_tools else redact(content)
+    return {
+        "type": "ToolCallFinished",
+        "agent": agent,
+        "call_id": call_id,
+        "name": name,
+        "args": args,
+        "ok": not content.startswith("Error:"),
+        "summary": "",
+        "output": output,
+        "diff": "",
+        "detail": "",
+    }
