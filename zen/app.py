@@ -19,7 +19,7 @@ from zen.agent.session import Session
 from zen.base.redaction import remember, scrub
 from zen.base.warn import Warn, warn_stderr
 from zen.mcp.servers import collect_servers, mcp_enabled
-from zen.settings.extensions import load_skills
+from zen.settings.extensions import Extension, load_skills
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError
 from zen.stores.session_db import SessionError
@@ -27,7 +27,7 @@ from zen.stores.session_rows import SessionInfo
 from zen.stores.sessions import SessionStore
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
-from zen.tools.hooks import load_hooks, unmatched
+from zen.tools.hooks import Hook, load_hooks, unmatched
 from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
 
@@ -106,6 +106,41 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
     )
 
 
+def extensions(
+    config: Config, root: Path, warn: Warn
+) -> tuple[list[Any], list[Extension], list[Hook]]:
+    """The folder's skills (and the `skill` tool that serves them) and hooks; each problem
+    with them, and each hook that matches no tool, is warned once. MCP tools join later."""
+    extra_tools: list[Any] = []
+    trusted = config.project_trusted
+    skills = load_skills(root, trusted)
+    if skills:
+        extra_tools.append(Skill(skills))
+    hooks, problems = load_hooks(config.hooks, root, trusted)
+    names = [*builtin_tools(), *(t.name for t in extra_tools)]
+    for line in problems + unmatched(hooks, names):
+        warn(line)
+    return extra_tools, skills, hooks
+
+
+@asynccontextmanager
+async def _snapshots_kept(snapshots: Any) -> AsyncIterator[None]:
+    """While the session is open, its snapshots are warmed and pruned in the background
+    (a first snapshot of a big workspace takes seconds; pruning runs at most daily); both
+    are cancelled if zen ends first, and the store is closed."""
+    if snapshots is None:
+        yield
+        return
+    pruning = asyncio.ensure_future(_warm_and_prune(snapshots))
+    try:
+        yield
+    finally:
+        pruning.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pruning
+        snapshots.close()
+
+
 async def _warm_and_prune(store: Any) -> None:
     """In the background: a first snapshot (so the first turn's is cheap) and the daily
     prune; a failure only means the turn does the work, or the prune runs another day."""
@@ -156,15 +191,7 @@ async def open_session(
     try:
         manager = start_mcp(config, workspace.root, warn)
         try:
-            extra_tools: list[Any] = []  # the MCP tools join at the first conversation
-            trusted = config.project_trusted
-            skills = load_skills(workspace.root, trusted)
-            if skills:
-                extra_tools.append(Skill(skills))
-            hooks, problems = load_hooks(config.hooks, workspace.root, trusted)
-            names = [*builtin_tools(), *(t.name for t in extra_tools)]
-            for line in problems + unmatched(hooks, names):
-                warn(line)
+            extra_tools, skills, hooks = extensions(config, workspace.root, warn)
             facts = await git_facts(workspace.root, config.features.git)
             snapshots = open_checkpoints(config, workspace.root, warn)
             session = Session(
@@ -179,24 +206,14 @@ async def open_session(
                 mcp=manager,
                 checkpoints=snapshots,
             )
-            pruning = None
-            if snapshots is not None:
-                # Warm the index now (a first snapshot of a big workspace takes seconds),
-                # and prune at most daily; both are cancelled if zen ends first.
-                pruning = asyncio.ensure_future(_warm_and_prune(snapshots))
             if found is not None:
                 session.resume(found, keep=keep)
             else:
                 session.memo_keeper.offer()
             try:
-                yield session
+                async with _snapshots_kept(snapshots):
+                    yield session
             finally:
-                if pruning is not None:
-                    pruning.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await pruning
-                if snapshots is not None:
-                    snapshots.close()
                 session.record.close()
                 await session.aclose()
         finally:

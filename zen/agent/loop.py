@@ -120,32 +120,11 @@ class Agent:
                 if len(self.messages) == asked + 1:
                     self._unask(asked)  # never answered: the retry must not hold it twice
                 raise
-            self.add(reply.to_message(self.client.echo_reasoning))
-            counted = reply.usage.prompt_tokens + reply.usage.completion_tokens
-            measured = reply.usage.prompt_tokens and not reply.usage.estimated
-            self._measured = (len(self.messages), counted if measured else 0)
-            emit(
-                ev.TurnEnded(
-                    agent=self.name,
-                    turn=turn,
-                    text=reply.content,
-                    tool_calls=len(reply.tool_calls),
-                    finish_reason=reply.finish_reason,
-                )
-            )
+            self._keep_reply(reply, turn, emit)
             cut = reply.finish_reason == "length"
             if not reply.tool_calls:
                 if cut:
-                    emit(
-                        ev.Notice(
-                            agent=self.name,
-                            text="the answer was cut at max_tokens "
-                            "(raise max_tokens, or ask for less)",
-                            level="warning",
-                        )
-                    )
-                    text = f"{reply.content.rstrip()}\n\n{CUT_MARK}".lstrip()
-                    return RunResult(text, turn, list(self.files_changed), stop="length")
+                    return self._cut_answer(reply.content, turn, emit)
                 if await self._stop_hook_continues(continues, emit):
                     continues += 1
                     continue
@@ -155,6 +134,34 @@ class Agent:
                 continue
             await self._run_calls(reply.tool_calls, run)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+
+    def _keep_reply(self, reply: AssistantTurn, turn: int, emit: ev.Emit) -> None:
+        """The reply joins the conversation; what it measured is kept for the context count."""
+        self.add(reply.to_message(self.client.echo_reasoning))
+        counted = reply.usage.prompt_tokens + reply.usage.completion_tokens
+        measured = reply.usage.prompt_tokens and not reply.usage.estimated
+        self._measured = (len(self.messages), counted if measured else 0)
+        emit(
+            ev.TurnEnded(
+                agent=self.name,
+                turn=turn,
+                text=reply.content,
+                tool_calls=len(reply.tool_calls),
+                finish_reason=reply.finish_reason,
+            )
+        )
+
+    def _cut_answer(self, content: str, turn: int, emit: ev.Emit) -> RunResult:
+        """An answer cut at max_tokens ends the run, marked as cut, with a warning."""
+        emit(
+            ev.Notice(
+                agent=self.name,
+                text="the answer was cut at max_tokens (raise max_tokens, or ask for less)",
+                level="warning",
+            )
+        )
+        text = f"{content.rstrip()}\n\n{CUT_MARK}".lstrip()
+        return RunResult(text, turn, list(self.files_changed), stop="length")
 
     async def _stop_hook_continues(self, continues: int, emit: ev.Emit) -> bool:
         """Stop (or SubagentStop) hooks may refuse the end of the run with a reason: the
