@@ -106,6 +106,25 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
     )
 
 
+async def _new_session(
+    config: Config, workspace: Workspace, store: SessionStore | None, mcp: Any, warn: Warn
+) -> Session:
+    """The session, with the folder's extensions, git facts and snapshots (when on)."""
+    extra_tools, skills, hooks = extensions(config, workspace.root, warn)
+    return Session(
+        config,
+        workspace,
+        extra_tools=extra_tools,
+        git_facts=await git_facts(workspace.root, config.features.git),
+        hooks=hooks,
+        skills=skills,
+        warn=warn,
+        store=store,
+        mcp=mcp,
+        checkpoints=open_checkpoints(config, workspace.root, warn),
+    )
+
+
 def extensions(
     config: Config, root: Path, warn: Warn
 ) -> tuple[list[Any], list[Extension], list[Hook]]:
@@ -191,27 +210,13 @@ async def open_session(
     try:
         manager = start_mcp(config, workspace.root, warn)
         try:
-            extra_tools, skills, hooks = extensions(config, workspace.root, warn)
-            facts = await git_facts(workspace.root, config.features.git)
-            snapshots = open_checkpoints(config, workspace.root, warn)
-            session = Session(
-                config,
-                workspace,
-                extra_tools=extra_tools,
-                git_facts=facts,
-                hooks=hooks,
-                skills=skills,
-                warn=warn,
-                store=store,
-                mcp=manager,
-                checkpoints=snapshots,
-            )
+            session = await _new_session(config, workspace, store, manager, warn)
             if found is not None:
                 session.resume(found, keep=keep)
             else:
                 session.memo_keeper.offer()
             try:
-                async with _snapshots_kept(snapshots):
+                async with _snapshots_kept(session.checkpoints):
                     yield session
             finally:
                 session.record.close()
