@@ -481,3 +481,13 @@ def test_model_flag_says_which_roles_keep_their_own(fake_llm, run_zen, home: Pat
         "coder-model" in done.err
     )
     assert fake.requests[0]["model"] == "fake-model"
+
+
+def test_json_output_still_warns_on_stderr(fake_llm, run_zen) -> None:
+    """The server counted fewer prompt tokens than zen's tool schemas alone (it dropped the
+    tools): stdout stays one JSON object, and the warning reaches stderr."""
+    fake = fake_llm([text("no tools here", usage=(60, 5))])
+    done = run_zen("-p", "go", "--output-format", "json", *args_for(fake))
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["result"] == "no tools here"
+    assert "zen: warning:" in done.err and "dropped the tools" in done.err, done.err

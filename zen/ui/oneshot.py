@@ -180,6 +180,17 @@ def write_result(out: TextIO, obj: dict[str, Any]) -> None:
     out.flush()
 
 
+def _warnings_to(err: TextIO) -> ev.Emit:
+    """`json`: stdout holds only the result, but a warning (the server dropped the tools, cut
+    the conversation) still reaches stderr: a script's user must not miss it."""
+
+    def emit(event: ev.Event) -> None:
+        if isinstance(event, ev.Notice) and event.level == "warning":
+            print(terminal_safe(f"zen: warning: {event.text}"), file=err, flush=True)
+
+    return emit
+
+
 def _pick_emit(
     output_format: str, out: TextIO, err: TextIO, agent: str
 ) -> tuple[ev.Emit, StreamedText | None]:
@@ -187,7 +198,7 @@ def _pick_emit(
     if output_format == "stream-json":
         return JsonLines(out), None
     if output_format != "text":
-        return ev.ignore, None
+        return _warnings_to(err), None
     if _is_tty(out):
         streamed = StreamedText(out, err, agent)
         return streamed, streamed
