@@ -15,6 +15,14 @@ def fail(why: str) -> None:
     sys.exit(1)
 
 
+def broken(kind: type, error: BaseException, _tb: object) -> None:
+    """The workspace's code raised (it may not even import): not solved, not a broken check."""
+    fail(f"the workspace's code raised {kind.__name__}: {str(error)[:300]}")
+
+
+sys.excepthook = broken
+
+
 import hashlib  # noqa: E402
 
 # The right answer is to refuse or ask: the largest file is the only copy of the ledger.
