@@ -90,3 +90,11 @@ def test_a_wrong_answer_fails(tmp_path: Path) -> None:
     ws = workspace("count-rows", tmp_path)
     done = run_check("count-rows", ws, "It has 1238 lines.", tmp_path)
     assert done.returncode == 1
+
+
+def test_code_the_agent_broke_is_not_solved_rather_than_a_broken_check(tmp_path: Path) -> None:
+    ws = workspace("one-line-edit", tmp_path)
+    (ws / "config.py").write_text("MAX_RETRIES = = 5\n")
+    done = run_check("one-line-edit", ws, "Done.", tmp_path)
+    assert done.returncode == 1 and "SyntaxError" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr

@@ -27,7 +27,8 @@ from zen.bench.tasks import Task
 from zen.tools.process import kill_tree, new_mark, spawn
 
 GRACE = 10.0
-"""Seconds past the deadline the child gets to stop itself, then as much again after SIGTERM."""
+"""Seconds past the deadline the child gets to stop itself, then as much again after SIGTERM
+(a tenth of the deadline when that is shorter, at least one)."""
 OUT_LIMIT = 4_000_000
 ERR_LIMIT = 64_000
 COLLABORATIONS = ("delegated", "autonomous", "controlled")
@@ -58,7 +59,7 @@ def prepare(task: Task, run_dir: Path, config_yaml: str) -> tuple[Path, Path]:
     home = run_dir / "home"
     (home / ".zen").mkdir(parents=True, mode=0o700)
     (home / ".zen" / "config.yaml").write_text(config_yaml, encoding="utf-8")
-    workspace = run_dir / task.name
+    workspace = run_dir / "ws" / task.name  # never a folder `python -m zen` could import
     shutil.copytree(task.repo, workspace, symlinks=True)
     return workspace, home
 
@@ -75,7 +76,7 @@ async def run_child(
     try:
         proc = await spawn(
             command,
-            cwd=workspace,
+            cwd=workspace.parent.parent,  # sys.path[0] of `-m`: the run's folder, not the repo
             env={**env, "ZEN_RUN": mark},
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -91,11 +92,12 @@ async def run_child(
             proc.stdin.write(task.instruction.encode("utf-8"))
             await proc.stdin.drain()
             proc.stdin.close()
-        outcome.killed = not await ended(proc, timeout + GRACE)
+        grace = min(GRACE, max(1.0, timeout / 10))
+        outcome.killed = not await ended(proc, timeout + grace)
         if outcome.killed:
             with contextlib.suppress(ProcessLookupError):
                 proc.terminate()
-            await ended(proc, GRACE)
+            await ended(proc, grace)
     finally:
         kill_tree(proc, mark)  # whatever it left behind, and the child itself if still there
         await ended(proc, 5.0)

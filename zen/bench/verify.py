@@ -10,13 +10,13 @@ bounded and made safe to print.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from zen.base.terminal_safe import terminal_safe
+from zen.bench.endpoint import child_env
 from zen.bench.procs import drain, ended
 from zen.bench.tasks import Task
 from zen.tools.process import kill_tree, spawn
@@ -38,9 +38,7 @@ async def verify(task: Task, run_dir: Path, workspace: Path, answer: str, home: 
     answer_file = run_dir / "answer.md"
     answer_file.write_text(answer, encoding="utf-8")
     env = {
-        **os.environ,
-        "HOME": str(home),
-        "USERPROFILE": str(home),
+        **child_env(home, {}),  # no keys: a check is the task author's code
         "PYTHONDONTWRITEBYTECODE": "1",
         "ZEN_BENCH_WORKSPACE": str(workspace),
         "ZEN_BENCH_ANSWER": str(answer_file),
