@@ -143,7 +143,7 @@ if "-p" in sys.argv:  # the child zen, not the bench: ignore SIGTERM, start a gr
 """
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="signals and sitecustomize: POSIX")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_child_that_ignores_sigterm_dies_with_its_tree(fake_llm, run_zen, tmp_path: Path) -> None:
     tasks = tmp_path / "tasks"
     task(tasks, "stubborn", "write out.txt")
@@ -231,3 +231,49 @@ def test_the_builtin_suite_lists(run_zen) -> None:
     done = run_zen("bench", "--list")
     assert done.code == 0
     assert len(done.out.splitlines()) >= 12 and "refuse-destructive:" in done.out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_stops_the_bench_and_its_running_task(
+    fake_llm, home: Path, project: Path, tmp_path: Path
+) -> None:
+    import signal
+    import subprocess
+
+    from tests.conftest import reap, zen_env
+
+    tasks = tmp_path / "tasks"
+    task(tasks, "slow", "write out.txt")
+    fake = fake_llm(lambda body: text("late", delay=60))
+    flags = ["--base-url", fake.base_url, "--model", "m", "--api-key", "k", "--mode", "single"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "bench", "--tasks", str(tasks), *flags],
+        cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not fake.requests and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert fake.requests, "the task never reached the model"
+        children = _children_of(proc.pid)
+        assert children
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert "stopped by SIGTERM" in err and "Traceback" not in err
+        assert not any(_alive(pid) for pid in children)
+        assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("zen-bench-*/ws/slow"))
+    finally:
+        reap(proc)
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import sys
 import tempfile
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -103,12 +104,38 @@ def _measure(args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str
     }
     print(f"zen bench: {endpoint.describe(header)}", file=sys.stderr, flush=True)
     try:
-        rows = asyncio.run(_run_all(args, chosen, modes, point))
+        rows = asyncio.run(_stoppable(_run_all(args, chosen, modes, point)))
     except KeyboardInterrupt:
         return fail("bench: interrupted; the running task was stopped", exits.INTERRUPTED)
+    except _Signalled as e:
+        return fail(f"bench: stopped by {e}; the running task was stopped", e.code)
     except _Stop as e:
         return fail(f"bench: {e}", exits.API_ERROR)
     return _report(args, header, rows)
+
+
+async def _stoppable(work: Coroutine[Any, Any, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """SIGTERM and SIGHUP stop the bench like Ctrl-C: the running task's tree is killed."""
+    from zen.ui.stop_signals import StopSignals
+
+    stop = StopSignals()
+    main = asyncio.current_task()
+    assert main is not None
+    stop.install(main.cancel)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if stop.received is None:
+            raise
+        raise _Signalled(stop.name, stop.exit_code) from None
+    finally:
+        stop.remove()
+
+
+class _Signalled(Exception):
+    def __init__(self, name: str, code: int) -> None:
+        super().__init__(name)
+        self.code = code
 
 
 class _Stop(Exception):
