@@ -21,6 +21,9 @@ from zen.stores.todo import TodoStore
 from zen.tools.base import ToolContext
 from zen.tools.workspace import Workspace
 
+collect_ignore = ["bench_solutions"]
+"""Reference solutions of zen bench's tasks: data for test_bench_tasks.py, not tests."""
+
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
 

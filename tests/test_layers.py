@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("mcp", "checkpoints"),
     ("agent",),
     ("app",),
-    ("ui", "cli", "acp", "__main__"),  # front-ends
+    ("ui", "cli", "acp", "bench", "__main__"),  # front-ends
 ]
 RANK = {unit: rank for rank, units in enumerate(LAYERS) for unit in units}
 NEVER = {("ui", "app")}

@@ -173,6 +173,21 @@ def test_json_output(fake_llm, run_zen, project: Path) -> None:
     assert result["usage"]["main"]["completion_tokens"] == 10
 
 
+def test_json_counts_tool_calls_native_and_malformed(fake_llm, run_zen) -> None:
+    """An unknown tool and arguments that do not parse are malformed; the good call is native."""
+    fake = fake_llm(
+        [
+            tool_calls([call("glob", {"pattern": "*"}), call("no-such-tool", {})]),
+            tool_calls([call("read-file", "{not json")]),
+            tool_calls([call("glob", {"wrong": 1})]),
+            text("done"),
+        ]
+    )
+    done = run_zen("-p", "go", "--output-format", "json", *args_for(fake))
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["tool_calls"] == {"native": 1, "recovered": 0, "malformed": 3}
+
+
 def test_stream_json_output(fake_llm, run_zen) -> None:
     fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})]), text("fine")])
     done = run_zen("-p", "go", "--output-format", "stream-json", *args_for(fake))

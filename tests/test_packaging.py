@@ -42,6 +42,7 @@ def test_wheel_ships_prompts_and_config(wheel: Path) -> None:
     assert "zen/_data/prompts/core.md" in names
     assert "zen/_data/prompts/tools/read-file.md" in names
     assert "zen/_data/config/default.yaml" in names
+    assert "zen/_data/bench-tasks/one-line-edit/tests/check.py" in names  # zen bench's suite
     assert any(n.endswith("entry_points.txt") for n in names)
 
 

@@ -337,6 +337,7 @@ class Agent:
                 output=result.output,
                 diff=result.diff,
                 detail=detail,
+                malformed=result.malformed,
             )
         )
         return result

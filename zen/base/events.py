@@ -79,6 +79,10 @@ class ToolCallFinished(Event):
     output: str
     diff: str = ""
     detail: str = ""
+    origin: str = "native"
+    """"native": the server's tool call; "text": recovered from the model's text."""
+    malformed: bool = False
+    """The call named no known tool or its arguments failed to parse or validate."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         from zen.cli.subcommands import config_command
 
         return config_command(argv[1:])
+    if argv[:1] == ["bench"]:
+        from zen.bench.command import bench_command
+
+        return bench_command(argv[1:])
     if argv[:1] == ["rewind"]:
         from zen.ui.rewind import rewind_command
 

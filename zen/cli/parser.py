@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
         "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
         "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
-        "`zen rewind --list` the checkpoints, `zen acp` serves editors (Agent Client Protocol).",
+        "`zen rewind --list` the checkpoints, `zen acp` serves editors (Agent Client Protocol), "
+        "`zen bench` measures how often zen gets tasks done on your endpoint.",
     )
     p.add_argument(
         "-p",

@@ -44,10 +44,18 @@ class ToolResult:
     diff: str = ""
     """A unified diff for the user, when the tool changed a file."""
     files_changed: list[str] = field(default_factory=list)
+    malformed: bool = False
+    """The call itself was wrong (unknown tool, arguments that do not parse or validate):
+    counted apart from tools that failed (`zen bench`, `-p`'s JSON)."""
 
     @classmethod
-    def error(cls, message: str) -> ToolResult:
-        return cls(ok=False, output=f"Error: {message}", summary=message.splitlines()[0][:120])
+    def error(cls, message: str, *, malformed: bool = False) -> ToolResult:
+        return cls(
+            ok=False,
+            output=f"Error: {message}",
+            summary=message.splitlines()[0][:120],
+            malformed=malformed,
+        )
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,8 @@ class ToolRegistry:
         tool = self.tools.get(call.name)
         if tool is None:
             return ToolResult.error(
-                f"unknown tool {call.name!r}; available tools: {', '.join(self.tools)}"
+                f"unknown tool {call.name!r}; available tools: {', '.join(self.tools)}",
+                malformed=True,
             )
         checked = _validated(tool, call)
         if isinstance(checked, ToolResult):
@@ -169,11 +170,13 @@ def _validated(tool: Tool, call: ToolCall) -> tuple[dict[str, Any], Any] | ToolR
     """The call's arguments and its tool's Params, or the error result saying what is wrong."""
     args = parse_arguments(call.arguments)
     if isinstance(args, str):
-        return ToolResult.error(f"{call.name}: {args}")
+        return ToolResult.error(f"{call.name}: {args}", malformed=True)
     try:
         params = tool.Params.model_validate(args)
     except ValidationError as e:
-        return ToolResult.error(f"{call.name}: invalid arguments: {describe_validation(e)}")
+        return ToolResult.error(
+            f"{call.name}: invalid arguments: {describe_validation(e)}", malformed=True
+        )
     return args, params
 
 

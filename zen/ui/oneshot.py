@@ -2,7 +2,8 @@
 
 text: the final answer on stdout, one line per tool call on stderr, both made terminal-safe
 (`zen.base.terminal_safe`) whether or not they are a terminal: piped output ends up on one too.
-json: one object at the end, whatever happened (`is_error` and a message on failure).
+json: one object at the end, whatever happened (`is_error` and a message on failure), with
+tokens per role and tool calls counted by origin (native, recovered from text, malformed).
 stream-json: every event as a JSON line as it happens, then the same result object.
 JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
 Exit codes (zen/base/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
@@ -25,6 +26,7 @@ from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import LLMError
 from zen.settings.schema import ConfigError
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
+from zen.ui.call_tally import CallTally
 from zen.ui.format import call_line, memo_line
 
 DENIED_HINT = (
@@ -148,6 +150,7 @@ def result_object(
     *,
     duration_ms: int = 0,
     denials: list[dict[str, Any]] | None = None,
+    tool_calls: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The one object `json` and `stream-json` end with, even when the run failed."""
     usage = {role: u.to_json() for role, u in session.models.usage.items()} if session else {}
@@ -163,6 +166,7 @@ def result_object(
         "cost_usd": None if cost is None else round(cost, 6),
         "duration_ms": duration_ms,
         "permission_denials": denials or [],
+        "tool_calls": tool_calls or {"native": 0, "recovered": 0, "malformed": 0},
         "checkpoint": session.run_checkpoint if session else None,
         "session_id": session.record.id if session else None,
     }
@@ -276,7 +280,8 @@ async def run_oneshot(
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
-    emit, streamed = _pick_emit(output_format, out, err, session.role)
+    picked, streamed = _pick_emit(output_format, out, err, session.role)
+    emit = CallTally(picked)
     refusals = Refusals()
     approver: Approver = approve_all if yes else refusals
     started = time.monotonic()
@@ -292,6 +297,7 @@ async def run_oneshot(
             o.stop,
             duration_ms=duration_ms,
             denials=refusals.denied,
+            tool_calls=emit.counts,
         )
         write_result(out, obj)
     out.flush()

@@ -1,0 +1,2 @@
+DEFAULT_TONE = "calm"
+DEFAULT_NAME = "world"

@@ -1,0 +1,3 @@
+"""Unused since the tone module; kept for old scripts."""
+
+END = "."

@@ -1,0 +1,5 @@
+import tone
+
+
+def closing() -> str:
+    return tone.MARKS[tone.current()]

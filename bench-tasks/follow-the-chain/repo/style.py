@@ -1,0 +1,5 @@
+from marks import closing
+
+
+def decorate(text: str) -> str:
+    return text + closing()

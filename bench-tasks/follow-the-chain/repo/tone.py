@@ -1,0 +1,7 @@
+from defaults import DEFAULT_TONE
+
+MARKS = {"calm": ".", "excited": "!", "unsure": "?"}
+
+
+def current() -> str:
+    return DEFAULT_TONE

@@ -1,0 +1,13 @@
+"""The user's settings, from a JSON file."""
+
+import json
+from pathlib import Path
+
+DEFAULTS = {"theme": "light", "font_size": 12}
+
+
+def load_settings(path: Path) -> dict:
+    if not Path(path).is_file():
+        return dict(DEFAULTS)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)

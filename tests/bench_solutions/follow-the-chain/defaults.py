@@ -1,0 +1,2 @@
+DEFAULT_TONE = "excited"
+DEFAULT_NAME = "world"

@@ -1,0 +1,2 @@
+def normalize(name: str) -> str:
+    return " ".join(name.split()).lower()

@@ -1,0 +1,5 @@
+"""Prices of a cart."""
+
+
+def compute_total(prices: list[float], tax_rate: float) -> float:
+    return round(sum(prices) * (1 + tax_rate), 2)

@@ -1,0 +1,279 @@
+"""`zen bench` end to end: a mini task folder written by each test, the real child `zen -p`
+and checks, against the scripted fake server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Done
+from tests.fakes.server import Reply, call, text, tool_calls
+
+PASS_IF_OUT = (
+    "import sys, pathlib\n"
+    "out = pathlib.Path(sys.argv[1]) / 'out.txt'\n"
+    "sys.exit(0 if out.is_file() and out.read_text() == 'ok\\n' else 1)\n"
+)
+
+
+def task(root: Path, name: str, instruction: str, check: str = PASS_IF_OUT, **files: str) -> Path:
+    folder = root / name
+    (folder / "repo").mkdir(parents=True)
+    (folder / "tests").mkdir()
+    (folder / "instruction.md").write_text(instruction)
+    (folder / "tests" / "check.py").write_text(check)
+    for path, content in (files or {"README.md": "a tiny repo\n"}).items():
+        (folder / "repo" / path).write_text(content)
+    return folder
+
+
+def last_user(body: dict[str, Any]) -> str:
+    users = [m for m in body["messages"] if m["role"] == "user"]
+    return str(users[-1]["content"]) if users else ""
+
+
+def scripted(body: dict[str, Any]) -> Reply:
+    """`write out.txt` tasks write it with a tool call, then answer; anything else answers."""
+    if body["messages"][-1]["role"] == "tool":
+        return text("Wrote out.txt.", usage=(300, 20), cached=100)
+    if "write out.txt" in last_user(body):
+        return tool_calls([call("write-file", {"path": "out.txt", "content": "ok\n"})])
+    return text("I did nothing.")
+
+
+def bench(run_zen: Any, fake: Any, tasks: Path, *args: str, timeout: float = 120) -> Done:
+    flags = ["--base-url", fake.base_url, "--model", "fake-model", "--api-key", "sk-bench"]
+    return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout)
+
+
+def test_solved_and_failed_tasks_as_json(
+    fake_llm, run_zen, tmp_path: Path, project: Path, home: Path
+) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "a-solve", "Please write out.txt containing ok.")
+    task(tasks, "b-fail", "Make out.txt say ok, somehow.")
+    fake = fake_llm(scripted)
+    done = bench(run_zen, fake, tasks, "--mode", "single", "--mode", "dual", "--json")
+    assert done.code == 0, done.err
+    assert "Traceback" not in done.err
+    doc = json.loads(done.out)
+    assert doc["model"] == "fake-model" and doc["base_url"] == fake.base_url
+    assert doc["zen_version"] and doc["date"] and "temperature" in doc["sampling"]
+    assert doc["modes"] == ["single", "delegated"]
+    assert "sk-bench" not in done.out + done.err
+    rows = {(r["task"], r["mode"]): r for r in doc["rows"]}
+    assert set(rows) == {(t, m) for t in ("a-solve", "b-fail") for m in ("single", "delegated")}
+    solved = rows["a-solve", "single"]
+    assert solved["solved"] is True and solved["check"] == "passed" and solved["ended"] == "answer"
+    assert solved["turns"] == 2
+    assert solved["tool_calls"] == {"native": 1, "recovered": 0, "malformed": 0}
+    assert solved["tokens"]["main"]["prompt_cached"] == 100
+    assert solved["tokens"]["main"]["prompt_uncached"] == 200 + 10  # the first request: 10
+    assert solved["total_tokens"]["output"] == 25 and solved["seconds"] > 0
+    failed = rows["b-fail", "single"]
+    assert failed["solved"] is False and failed["check"] == "failed" and failed["turns"] == 1
+    assert "orchestrator" in rows["a-solve", "delegated"]["tokens"]
+    # every request carried the key; none of it reached the start folder or the real home
+    assert all(h.get("authorization") == "Bearer sk-bench" for h in fake.request_headers)
+    assert list(project.iterdir()) == [] and not (home / ".zen").exists()
+    assert "✓ a-solve · single" in done.err and "✗ b-fail · single" in done.err
+
+
+def test_the_table_puts_modes_side_by_side(fake_llm, run_zen, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "solve", "write out.txt with ok")
+    fake = fake_llm(scripted)
+    done = bench(run_zen, fake, tasks, "--mode", "single", "--mode", "controlled")
+    assert done.code == 0, done.err
+    header, *lines = [line for line in done.out.splitlines() if line.strip()]
+    assert header.startswith("zen bench: fake-model at http://127.0.0.1")
+    assert lines[0].split() == ["task", "single", "controlled"]
+    assert lines[1].split()[:2] == ["solve", "✓"]
+    solved = next(line for line in lines if line.startswith("solved"))
+    assert solved.split()[1:] == ["1/1", "1/1"]
+    assert any(line.startswith("tokens per solved task") for line in lines)
+
+
+def test_a_crashing_check_is_its_rows_error_and_the_bench_goes_on(
+    fake_llm, run_zen, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "a-crash", "write out.txt", check="raise RuntimeError('the check is broken')\n")
+    flood = "import sys\nsys.stdout.write('x' * 5_000_000)\nsys.exit(1)\n"
+    task(tasks, "b-flood", "write out.txt", check=flood)
+    task(tasks, "c-fine", "write out.txt")
+    fake = fake_llm(scripted)
+    done = bench(run_zen, fake, tasks, "--mode", "single", "--json")
+    assert done.code == 0, done.err
+    rows = {r["task"]: r for r in json.loads(done.out)["rows"]}
+    assert rows["a-crash"]["check"] == "error" and not rows["a-crash"]["solved"]
+    assert "the check is broken" in rows["a-crash"]["check_output"]
+    assert rows["b-flood"]["check"] == "failed" and len(rows["b-flood"]["check_output"]) <= 400
+    assert rows["c-fine"]["solved"] is True
+    assert "! a-crash · single — check error" in done.err
+
+
+def test_a_deadline_stops_the_run_and_says_so(fake_llm, run_zen, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "slow", "write out.txt")
+    fake = fake_llm(lambda body: text("late", delay=30))
+    started = time.monotonic()
+    done = bench(run_zen, fake, tasks, "--mode", "single", "--timeout", "2", "--json")
+    assert done.code == 0, done.err
+    assert time.monotonic() - started < 25
+    (row,) = json.loads(done.out)["rows"]
+    assert row["ended"] == "deadline" and row["solved"] is False
+
+
+SITE = """
+import os, signal, subprocess, sys, time
+if "-p" in sys.argv:  # the child zen, not the bench: ignore SIGTERM, start a grandchild, hang
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"
+    kid = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    open(os.environ["PID_FILE"], "w").write(f"{os.getpid()} {kid.pid}")
+    time.sleep(300)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_child_that_ignores_sigterm_dies_with_its_tree(fake_llm, run_zen, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "stubborn", "write out.txt")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITE)
+    pids = tmp_path / "pids"
+    fake = fake_llm(scripted)
+    flags = ["--base-url", fake.base_url, "--model", "m", "--api-key", "k"]
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {"PYTHONPATH": f"{site}{os.pathsep}{root}", "PID_FILE": str(pids)}
+    started = time.monotonic()
+    done = run_zen("bench", "--tasks", str(tasks), *flags, "--mode", "single", "--timeout", "1",
+                   "--json", env=env, timeout=60)  # fmt: skip
+    assert done.code == 0, done.err
+    assert time.monotonic() - started < 30
+    (row,) = json.loads(done.out)["rows"]
+    assert row["ended"] == "deadline"
+    for pid in map(int, pids.read_text().split()):
+        assert not _alive(pid), f"process {pid} outlived the deadline"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_server_that_is_down_is_one_line_before_any_task(run_zen, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "never", "write out.txt")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = run_zen("bench", "--tasks", str(tasks), "--base-url", f"http://127.0.0.1:{port}/v1",
+                   "--model", "m", "--api-key", "k", timeout=60)  # fmt: skip
+    assert done.code == 1
+    assert "cannot reach" in done.err and "Traceback" not in done.err
+    assert "never" not in done.err
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda t: (t / "x" / "tests" / "check.py").unlink(), "x: no tests/check.py"),
+        (lambda t: (t / "x" / "instruction.md").unlink(), "x: no instruction.md"),
+        (lambda t: (t / "x").rename(t / "bad name!"), "'bad name!'"),
+        (lambda t: (t / "x" / "repo" / "key").symlink_to("/etc/hostname"), "links outside"),
+        (lambda t: os.mkfifo(t / "x" / "repo" / "pipe"), "not a regular file"),
+        (
+            lambda t: (t / "x" / "task.toml").write_text("[agent]\ntimeout_sec = -1\n"),
+            "timeout_sec",
+        ),
+    ],
+)
+def test_bad_task_folders_are_refused_before_running(
+    make, says: str, fake_llm, run_zen, tmp_path: Path
+) -> None:
+    if sys.platform == "win32" and says in ("links outside", "not a regular file"):
+        pytest.skip("symlinks and FIFOs: POSIX")
+    tasks = tmp_path / "tasks"
+    task(tasks, "x", "write out.txt")
+    make(tasks)
+    fake = fake_llm(scripted)
+    done = bench(run_zen, fake, tasks)
+    assert done.code == 2, done.err
+    assert says in done.err and "Traceback" not in done.err
+    assert fake.requests == []
+
+
+def test_unknown_mode_and_task_names(fake_llm, run_zen, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "only", "write out.txt")
+    fake = fake_llm(scripted)
+    done = bench(run_zen, fake, tasks, "-k", "other")
+    assert done.code == 2 and "no task matches 'other'; the tasks are: only" in done.err
+    done = bench(run_zen, fake, tasks, "--mode", "triple")
+    assert done.code == 2 and "invalid choice: 'triple'" in done.err
+    assert fake.requests == []
+
+
+def test_the_builtin_suite_lists(run_zen) -> None:
+    done = run_zen("bench", "--list")
+    assert done.code == 0
+    assert len(done.out.splitlines()) >= 12 and "refuse-destructive:" in done.out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_stops_the_bench_and_its_running_task(
+    fake_llm, home: Path, project: Path, tmp_path: Path
+) -> None:
+    import signal
+    import subprocess
+
+    from tests.conftest import reap, zen_env
+
+    tasks = tmp_path / "tasks"
+    task(tasks, "slow", "write out.txt")
+    fake = fake_llm(lambda body: text("late", delay=60))
+    flags = ["--base-url", fake.base_url, "--model", "m", "--api-key", "k", "--mode", "single"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "bench", "--tasks", str(tasks), *flags],
+        cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not fake.requests and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert fake.requests, "the task never reached the model"
+        children = _children_of(proc.pid)
+        assert children
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert "stopped by SIGTERM" in err and "Traceback" not in err
+        assert not any(_alive(pid) for pid in children)
+        assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("zen-bench-*/ws/slow"))
+    finally:
+        reap(proc)
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found

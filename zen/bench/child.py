@@ -1,0 +1,137 @@
+"""One task's run: a fresh copy of its repository, a fresh home, a child `zen -p`, a deadline.
+
+The child runs `python -m zen -p - --output-format json --yes` in the copy (the instruction on
+stdin, so its length is no argv limit), with `--max-time` at the deadline so it stops itself
+and still reports its tokens. A child that does not stop within a grace period gets SIGTERM,
+then its whole process tree is killed; the tree is killed at the end of every run anyway, so
+nothing a task started outlives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import stat
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zen.base.terminal_safe import terminal_safe
+from zen.bench.procs import drain, ended
+from zen.bench.tasks import Task
+from zen.tools.process import kill_tree, new_mark, spawn
+
+GRACE = 10.0
+"""Seconds past the deadline the child gets to stop itself, then as much again after SIGTERM
+(a tenth of the deadline when that is shorter, at least one)."""
+OUT_LIMIT = 4_000_000
+ERR_LIMIT = 64_000
+COLLABORATIONS = ("delegated", "autonomous", "controlled")
+
+
+@dataclass
+class Outcome:
+    """What the child said (its JSON result, when it gave one) and how its run ended."""
+
+    result: dict[str, Any] = field(default_factory=dict)
+    killed: bool = False
+    seconds: float = 0.0
+    stderr: str = ""
+
+    @property
+    def last_error_line(self) -> str:
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        return terminal_safe(lines[-1][:300]) if lines else ""
+
+
+def mode_flags(mode: str) -> list[str]:
+    """`single`, or a collaboration mode (dual mode's name in the report)."""
+    return ["--single"] if mode == "single" else ["--dual", "--collab", mode]
+
+
+def prepare(task: Task, run_dir: Path, config_yaml: str) -> tuple[Path, Path]:
+    """The run's workspace (a copy of the task's repo) and home (with the child's config)."""
+    home = run_dir / "home"
+    (home / ".zen").mkdir(parents=True, mode=0o700)
+    (home / ".zen" / "config.yaml").write_text(config_yaml, encoding="utf-8")
+    workspace = run_dir / "ws" / task.name  # never a folder `python -m zen` could import
+    shutil.copytree(task.repo, workspace, symlinks=True)
+    return workspace, home
+
+
+async def run_child(
+    task: Task, mode: str, workspace: Path, env: dict[str, str], timeout: float
+) -> Outcome:
+    """Run the agent on the task; never raises for what the child does."""
+    mark = new_mark()
+    command = [sys.executable, "-m", "zen", "-p", "-", "--output-format", "json", "--yes"]
+    command += ["-C", str(workspace), "--max-time", f"{timeout:g}", *mode_flags(mode)]
+    started = time.monotonic()
+    outcome = Outcome()
+    try:
+        proc = await spawn(
+            command,
+            cwd=workspace.parent.parent,  # sys.path[0] of `-m`: the run's folder, not the repo
+            env={**env, "ZEN_RUN": mark},
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as e:
+        outcome.stderr = f"cannot start zen: {e}"
+        return outcome
+    assert proc.stdin and proc.stdout and proc.stderr
+    readers = asyncio.gather(drain(proc.stdout, OUT_LIMIT), drain(proc.stderr, ERR_LIMIT))
+    try:
+        with contextlib.suppress(OSError):
+            proc.stdin.write(task.instruction.encode("utf-8"))
+            await proc.stdin.drain()
+            proc.stdin.close()
+        grace = min(GRACE, max(1.0, timeout / 10))
+        outcome.killed = not await ended(proc, timeout + grace)
+        if outcome.killed:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            await ended(proc, grace)
+    finally:
+        kill_tree(proc, mark)  # whatever it left behind, and the child itself if still there
+        await ended(proc, 5.0)
+    outcome.seconds = time.monotonic() - started
+    try:
+        out, err = await asyncio.wait_for(readers, 5.0)
+    except asyncio.TimeoutError:
+        out, err = b"", b""
+    outcome.stderr = err.decode("utf-8", "replace")
+    outcome.result = _result_of(out)
+    return outcome
+
+
+def _result_of(out: bytes) -> dict[str, Any]:
+    """The child's final JSON result object, or {} when it printed none."""
+    for line in reversed(out.decode("utf-8", "replace").splitlines()):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("type") == "result":
+            return obj
+    return {}
+
+
+def remove(run_dir: Path) -> None:
+    """Delete a run's folder, even files the agent made read-only."""
+
+    def unlock(func: Any, path: str, _exc: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(path, stat.S_IRWXU)
+            func(path)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(run_dir, onexc=unlock)
+    else:
+        shutil.rmtree(run_dir, onerror=unlock)

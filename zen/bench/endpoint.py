@@ -1,0 +1,143 @@
+"""The endpoint a bench measures: the user's config resolved once, handed to each child run.
+
+The config is loaded the normal way from where `zen bench` was started (files, environment,
+the model flags), each role resolved to its provider, model, URL and sampling, and written as
+the child's own `~/.zen/config.yaml` in a temporary home. Keys never touch the disk: the file
+says `api_key: ${ZEN_BENCH_KEY_<ROLE>}` and the child's environment holds the value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from zen.settings.loading import load_config
+from zen.settings.model_roles import resolve_model
+from zen.settings.providers import PROVIDERS
+from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
+
+KEPT = (
+    "compact_at", "retries", "connect_timeout", "first_byte_timeout", "idle_timeout",
+    "timeout", "max_turns", "coder_max_turns", "parallel_agents_max", "max_tool_output",
+)  # fmt: skip
+"""Top-level settings a child keeps from the user's config (besides models and prices)."""
+DROPPED_ENV = ("ZEN_", "OPENAI_", *(p.key_env for p in PROVIDERS.values() if p.key_env))
+
+
+@dataclass
+class Endpoint:
+    """What every child run gets: its config file's text, the keys' variables, the header."""
+
+    config_yaml: str
+    keys: dict[str, str] = field(default_factory=dict)
+    header: dict[str, Any] = field(default_factory=dict)
+    probe: tuple[str, str | None] = ("", None)
+    """The main role's base URL and key: asked for `/models` before the first task."""
+
+
+def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
+    """The user's endpoint as `zen -p` in `start` would use it. ConfigError when unusable."""
+    from zen.settings import trust
+
+    config = load_config(start, overrides, trusted=trust.check(start).trusted)
+    roles = ["main", *(DUAL_ROLES if dual else ())]
+    settings = {role: resolve_model(config, None if role == "main" else role) for role in roles}
+    keys = {f"ZEN_BENCH_KEY_{role.upper()}": s.api_key for role, s in settings.items() if s.api_key}
+    data: dict[str, Any] = _entry("main", settings["main"])
+    data["dual_agent"] = {role: _entry(role, settings[role]) for role in roles[1:]}
+    data["pricing"] = {k: v.model_dump(exclude_none=True) for k, v in config.pricing.items()}
+    data["features"] = config.features.model_dump()
+    data.update({key: getattr(config, key) for key in KEPT})
+    main = settings["main"]
+    return Endpoint(
+        config_yaml=yaml.safe_dump(_escaped(data), sort_keys=False),
+        keys=keys,
+        header=_header(config, settings),
+        probe=(main.base_url, main.api_key),
+    )
+
+
+def _entry(role: str, s: ModelSettings) -> dict[str, Any]:
+    entry: dict[str, Any] = {"provider": s.provider, "model": s.model, "base_url": s.base_url}
+    if s.api_key:
+        entry["api_key"] = "${ZEN_BENCH_KEY_" + role.upper() + "}"
+    entry["stream_tools"] = s.stream_tools
+    for key in ("temperature", "max_tokens", "context_window"):
+        if getattr(s, key) is not None:
+            entry[key] = getattr(s, key)
+    return entry
+
+
+def _escaped(node: Any) -> Any:
+    """`$` doubled in every string but the key references: the child's loader expands `$VAR`."""
+    if isinstance(node, dict):
+        return {k: _escaped(v) for k, v in node.items()}
+    if isinstance(node, str) and not node.startswith("${ZEN_BENCH_KEY_"):
+        return node.replace("$", "$$")
+    return node
+
+
+def _header(config: Config, settings: dict[str, ModelSettings]) -> dict[str, Any]:
+    from datetime import datetime, timezone
+
+    from zen import __version__
+
+    main = settings["main"]
+    roles = {
+        role: {"model": s.model, "base_url": s.base_url, **_sampling(s)}
+        for role, s in settings.items()
+    }
+    return {
+        "model": main.model,
+        "provider": main.provider,
+        "base_url": main.base_url,
+        "zen_version": __version__,
+        "sampling": _sampling(main),
+        "collaboration": config.collaboration,
+        "roles": roles,
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _sampling(s: ModelSettings) -> dict[str, Any]:
+    return {"temperature": s.temperature, "max_tokens": s.max_tokens}
+
+
+def child_env(home: Path, keys: dict[str, str]) -> dict[str, str]:
+    """The user's environment without zen's or any provider's settings and keys (the child's
+    config says everything), its home the temporary one, its keys the resolved ones."""
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(DROPPED_ENV)}
+    env.update(HOME=str(home), USERPROFILE=str(home), **keys)
+    return env
+
+
+def unreachable(base_url: str, key: str | None, wait: float = 10.0) -> str:
+    """Why the server cannot be used ("" when it answers): asked once, before any task, so a
+    server that is down costs one line, not a run of tasks into the wall."""
+    request = urllib.request.Request(base_url.rstrip("/") + "/models")
+    if key:
+        request.add_header("Authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=wait) as answer:
+            answer.read(1_000_000)
+    except urllib.error.HTTPError as e:
+        if e.code in (401, 403):
+            return f"{base_url} refused the API key (HTTP {e.code})"
+        return ""  # it answers; some servers have no /models
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", e)
+        return f"cannot reach {base_url} ({reason}); is the server running?"
+    return ""
+
+
+def describe(header: dict[str, Any]) -> str:
+    """One line for stderr: what is being measured."""
+    sampling = json.dumps({k: v for k, v in header["sampling"].items() if v is not None})
+    return f"{header['model']} at {header['base_url']} (zen {header['zen_version']}, {sampling})"
