@@ -112,6 +112,20 @@ class SseError(Reply):
 
 
 @dataclass(kw_only=True)
+class Endless(Reply):
+    content: str
+    prefix: str = ""
+    limit: float = 20.0
+
+
+def endless(content: str, prefix: str = "", *, limit: float = 20.0) -> Endless:
+    """`prefix`, then `content` streamed over and over until the client hangs up (counted in
+    `aborted`), or, so that a failing test cannot hang, until `limit` seconds passed (then the
+    answer ends normally)."""
+    return Endless(content=content, prefix=prefix, limit=limit)
+
+
+@dataclass(kw_only=True)
 class Raw(Reply):
     parts: list[bytes]
     gap: float = 0.0
@@ -517,8 +531,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        paced = bool(getattr(reply, "chunk_delay", 0.0))
+        paced = bool(getattr(reply, "chunk_delay", 0.0)) or isinstance(reply, Endless)
         out = _Stream(self, str(body.get("model", "fake-model")), paced)
+        if isinstance(reply, Endless):
+            self._endless(out, reply)
+            return
         want_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         if isinstance(reply, (Text, ToolCalls)):
             self._stream_turn(out, reply, body, want_usage)
@@ -601,6 +618,15 @@ class _Handler(BaseHTTPRequestHandler):
                     part = {"index": index, **part}
                 out.choice({"tool_calls": [part]})
                 yield
+
+    def _endless(self, out: _Stream, reply: Endless) -> None:
+        out.choice({"role": "assistant", "content": reply.prefix})
+        ends = time.monotonic() + reply.limit
+        while time.monotonic() < ends:
+            out.content(reply.content)  # a write after the client hung up raises: aborted
+        out.choice({}, "stop")
+        out.event("[DONE]")
+        out.end()
 
     def _drop(self) -> None:
         """Close the socket mid-body, like a proxy or server dying."""

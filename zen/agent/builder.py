@@ -216,6 +216,7 @@ class AgentBuilder:
             build(self.facts),
             max_turns=role.max_turns(self.models.config),
             top=role.top,
+            loop_limit=self.models.config.loop_limit,
             history=history,
             log=log,
             context=self.context_policy(model, build, top=True),
@@ -239,6 +240,7 @@ class AgentBuilder:
                 prompt(self.facts),
                 max_turns=role.max_turns(self.models.config),
                 top=role.top,
+                loop_limit=self.models.config.loop_limit,
                 log=self._child_log(name, call_id),
                 context=self.context_policy(model, prompt),
             )

@@ -13,15 +13,16 @@ from typing import Any, Literal
 from zen.agent import compaction
 from zen.agent.compaction import ChatModel
 from zen.agent.context import messages_tokens, tools_tokens
+from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
+from zen.agent.text_turns import recovered
 from zen.base import events as ev
 from zen.llm.errors import ContextLengthError
+from zen.llm.repetition import REPETITION
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
 from zen.stores.session_log import SessionLog
 from zen.tools.base import RunContext, ToolContext, ToolResult
 from zen.tools.registry import ToolRegistry, parse_arguments
 
-LOOP_LIMIT = 3
-"""The same call with the same arguments this many times in a row is refused."""
 STOP_HOOK_LIMIT = 3
 """A Stop hook may send the agent back to work this many times in one run."""
 INTERRUPTED = "\n\n[interrupted by the user]"
@@ -51,8 +52,9 @@ class RunResult:
     text: str
     turns: int
     files_changed: list[str] = field(default_factory=list)
-    stop: Literal["done", "max_turns", "length"] = "done"
-    """length: the last answer was cut at max_tokens (its text ends with `CUT_MARK`)."""
+    stop: Literal["done", "max_turns", "length", "runaway"] = "done"
+    """length: the last answer was cut at max_tokens (its text ends with `CUT_MARK`);
+    runaway: the model repeated itself a second time in the run (`agent/runaway.py`)."""
     checkpoint: str | None = None
     """The checkpoint taken before the run first changed files (None: it changed nothing)."""
 
@@ -71,6 +73,7 @@ class Agent:
         history: list[dict[str, Any]] | None = None,
         log: SessionLog | None = None,
         context: compaction.ContextPolicy | None = None,
+        loop_limit: int = 3,
     ) -> None:
         self.name = name
         self.client = client
@@ -87,8 +90,7 @@ class Agent:
         """Files this run changed so far: kept as it goes, so a failed run still tells."""
         self._started: set[str] = set()
         """Calls of the current turn that began to run (for the cancellation message)."""
-        self._last_call: tuple[str, str] | None = None
-        self._repeats = 0
+        self.runaways = Runaways(loop_limit)
         self.context = context
         """How the conversation stays inside the window; None: it is never compacted."""
         self._measured = (0, 0)
@@ -111,6 +113,7 @@ class Agent:
         asked = len(self.messages)
         self.add({"role": "user", "content": user_text})
         self.files_changed = []
+        self.runaways.new_run()
         continues = 0
         for turn in range(1, self.max_turns + 1):
             emit(ev.TurnStarted(agent=self.name, turn=turn))
@@ -120,7 +123,14 @@ class Agent:
                 if len(self.messages) == asked + 1:
                     self._unask(asked)  # never answered: the retry must not hold it twice
                 raise
+            reply = recovered(
+                reply, self.registry.schemas(), str(len(self.messages)), self.name, emit
+            )
             self._keep_reply(reply, turn, emit)
+            if reply.finish_reason == REPETITION:
+                if self._ran_away(emit):
+                    return self._runaway_end(reply.content, turn)
+                continue
             cut = reply.finish_reason == "length"
             if not reply.tool_calls:
                 if cut:
@@ -133,6 +143,8 @@ class Agent:
                 self._refuse_calls(reply.tool_calls, emit)
                 continue
             await self._run_calls(reply.tool_calls, run)
+            if self.runaways.ended:
+                return self._runaway_end("", turn)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
 
     def _keep_reply(self, reply: AssistantTurn, turn: int, emit: ev.Emit) -> None:
@@ -150,6 +162,18 @@ class Agent:
                 finish_reason=reply.finish_reason,
             )
         )
+
+    def _ran_away(self, emit: ev.Emit) -> bool:
+        """An answer stopped for repeating itself: the model is told, unless the run ends."""
+        self.runaways.stopped_answer(self.name, emit)
+        if self.runaways.ended:
+            return True
+        self.add({"role": "user", "content": STREAM_NOTE})
+        return False
+
+    def _runaway_end(self, content: str, turn: int) -> RunResult:
+        text = f"{content}\n\n{STOP_MARK}".lstrip()
+        return RunResult(text, turn, list(self.files_changed), stop="runaway")
 
     def _cut_answer(self, content: str, turn: int, emit: ev.Emit) -> RunResult:
         """An answer cut at max_tokens ends the run, marked as cut, with a warning."""
@@ -317,11 +341,9 @@ class Agent:
                 agent=self.name, call_id=call.id, name=call.name, args=shown, detail=detail
             )
         )
-        if self._is_looping(call):
-            result = ToolResult.error(
-                f"you made this exact {call.name} call {LOOP_LIMIT} times in a row; you are "
-                "looping. Use the result you already have or try something different."
-            )
+        refusal = self.runaways.repeated_call(call, self.name, run.emit)
+        if refusal is not None:
+            result = ToolResult.error(refusal)
         else:
             ctx = replace(self.ctx, run=run, call_id=call.id)  # delegations link their record
             result = await self.registry.call(call, ctx, run.approver)
@@ -338,12 +360,7 @@ class Agent:
                 diff=result.diff,
                 detail=detail,
                 malformed=result.malformed,
+                origin=call.origin,
             )
         )
         return result
-
-    def _is_looping(self, call: ToolCall) -> bool:
-        signature = (call.name, call.arguments.strip())
-        self._repeats = self._repeats + 1 if signature == self._last_call else 1
-        self._last_call = signature
-        return self._repeats >= LOOP_LIMIT

@@ -51,6 +51,7 @@ class ModelRoles:
                     c.connect_timeout, c.first_byte_timeout, c.idle_timeout, c.timeout
                 ),
                 price=price_for(settings.model, settings.base_url, c.pricing),
+                repeat_limit=c.repeat_limit,
             )
         return self._clients[key]
 

@@ -18,6 +18,7 @@ from zen.base.redaction import remember
 from zen.llm.accumulator import StreamAccumulator
 from zen.llm.deadlines import Deadlines, Progress, watch
 from zen.llm.errors import classify
+from zen.llm.repetition import RepetitionGuard, stopped_turn
 from zen.llm.request import build_request, provider_for
 from zen.llm.retry import Retryable, RetryBudget, StreamOptionsRejected, pause
 from zen.llm.streaming import read
@@ -39,6 +40,7 @@ class ChatClient:
         retries: int = 4,
         deadlines: Deadlines | None = None,
         price: Price | None = None,
+        repeat_limit: int = 0,
     ) -> None:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
@@ -47,6 +49,8 @@ class ChatClient:
         """USD per million tokens, when known: each Usage event carries its request's cost."""
         remember(settings.api_key)  # a server echoing it back (401 bodies do) is scrubbed
         self.retries = retries
+        self.repeat_limit = repeat_limit
+        """An answer whose end repeats one piece this many times is stopped (0: never)."""
         self.deadlines = deadlines or Deadlines()
         self.provider = provider_for(settings)
         self.echo_reasoning: bool = self.provider.echo_reasoning
@@ -99,7 +103,8 @@ class ChatClient:
         acc = StreamAccumulator(agent)
         progress = Progress(asyncio.get_running_loop().time())
         create = self._client.chat.completions.with_streaming_response.create
-        reader = asyncio.ensure_future(read(create, request, acc, emit, progress))
+        guard = RepetitionGuard(self.repeat_limit) if self.repeat_limit else None
+        reader = asyncio.ensure_future(read(create, request, acc, emit, progress, guard))
         try:
             await watch(reader, progress, self.deadlines, emit, agent, request["stream"])
         except self._api_error as exc:
@@ -113,13 +118,14 @@ class ChatClient:
             if not reader.done():
                 reader.cancel()  # also on cancellation: hang up, don't drain
                 await asyncio.gather(reader, return_exceptions=True)
-        if not acc.complete:
+        tripped = guard.tripped if guard is not None else None
+        if not acc.complete and tripped is None:
             raise Retryable("the stream ended before the answer was complete")
         turn = acc.finish()
         if not acc.saw_usage:
             estimate_usage(turn, messages, tools)
         self._account(turn, messages, tools, emit, agent)
-        return turn
+        return turn if tripped is None else stopped_turn(turn, tripped)
 
     def _account(
         self,

@@ -45,6 +45,17 @@ def build_request(
         kwargs["stream_options"] = {"include_usage": True}
     if s.temperature is not None:
         kwargs["temperature"] = s.temperature
-    if s.max_tokens is not None:
-        kwargs["max_tokens"] = s.max_tokens
+    cap = output_cap(s)
+    if cap:
+        kwargs["max_tokens"] = cap
     return kwargs
+
+
+def output_cap(settings: ModelSettings) -> int | None:
+    """The `max_tokens` to send: the configured one (0: none), else `LOCAL_MAX_TOKENS` for a
+    local preset or a server on this machine, else none."""
+    if settings.max_tokens is not None:
+        return settings.max_tokens or None
+    if provider_for(settings).local or providers.is_local(settings.base_url):
+        return providers.LOCAL_MAX_TOKENS
+    return None

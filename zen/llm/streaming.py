@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from zen.base.events import Emit
+from zen.base.events import Emit, Event
 from zen.base.redaction import scrub
 from zen.llm.accumulator import StreamAccumulator, StreamError, completion_as_chunk
 from zen.llm.deadlines import Progress
 from zen.llm.errors import one_line
+from zen.llm.repetition import RepetitionGuard
 from zen.llm.retry import Retryable
 from zen.llm.sse import DONE, Malformed, SseDecoder, parse_payload
 from zen.llm.types import LLMError
@@ -35,8 +36,10 @@ async def read(
     acc: StreamAccumulator,
     emit: Emit,
     progress: Progress,
+    guard: RepetitionGuard | None = None,
 ) -> None:
-    """Send `request` through the SDK's `create` and feed the answer's bytes to `acc`."""
+    """Send `request` through the SDK's `create` and feed the answer's bytes to `acc`; hang up
+    early when `guard` sees the answer repeat itself."""
     clock = asyncio.get_running_loop().time
     try:
         async with create(**request) as response:
@@ -54,14 +57,13 @@ async def read(
                     if size > MAX_BODY:
                         raise Malformed(f"the answer is larger than {MAX_BODY >> 20} MB")
                     body.append(piece)
-                elif feed(decoder.feed(piece), acc, emit):
-                    return  # [DONE]: hang up rather than wait for the server to close
+                elif feed(decoder.feed(piece), acc, emit, guard):
+                    return  # [DONE] or a runaway: hang up rather than read on
             if decoder is None:
                 chunk = completion_as_chunk(parse_payload(b"".join(body)))
-                for event in acc.feed(chunk):
-                    emit(event)
+                passed(acc.feed(chunk), emit, guard)
                 return
-            feed(decoder.finish(), acc, emit)
+            feed(decoder.finish(), acc, emit, guard)
             if not decoder.saw_data:
                 raise Retryable(empty_stream(request), kind="empty")
     except Malformed as exc:
@@ -75,13 +77,27 @@ async def read(
         raise Retryable(f"the connection dropped mid-stream ({detail})") from None
 
 
-def feed(payloads: list[bytes], acc: StreamAccumulator, emit: Emit) -> bool:
-    """Feed complete events; True at `[DONE]`."""
+def feed(
+    payloads: list[bytes],
+    acc: StreamAccumulator,
+    emit: Emit,
+    guard: RepetitionGuard | None = None,
+) -> bool:
+    """Feed complete events; True at `[DONE]`, or when `guard` stopped a runaway answer."""
     for payload in payloads:
         if payload == DONE:
             return True
-        for event in acc.feed(parse_payload(payload)):
-            emit(event)
+        if passed(acc.feed(parse_payload(payload)), emit, guard):
+            return True
+    return False
+
+
+def passed(events: Iterable[Event], emit: Emit, guard: RepetitionGuard | None) -> bool:
+    """Emit `events`; True as soon as `guard` says the answer runs away."""
+    for event in events:
+        emit(event)
+        if guard is not None and guard.watch(event):
+            return True
     return False
 
 

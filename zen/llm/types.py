@@ -19,6 +19,8 @@ class ToolCall:
     name: str
     arguments: str
     """The raw JSON text the model sent; parsed (and judged) by the tool registry."""
+    origin: str = "native"
+    """"text": recovered from a reply's text (`llm/text_calls.py`), not sent as a call."""
 
     def to_message(self) -> dict[str, Any]:
         return {

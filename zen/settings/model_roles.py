@@ -117,7 +117,7 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
         base_url=point.base_url,
         api_key=api_key,
         temperature=over.temperature if over.temperature is not None else config.temperature,
-        max_tokens=over.max_tokens or config.max_tokens,
+        max_tokens=over.max_tokens if over.max_tokens is not None else config.max_tokens,
         context_window=over.context_window or config.context_window,
     )
 

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+LOCAL_MAX_TOKENS = 4096
+"""The reply cap sent to a server on this machine when none is configured: a local model that
+loops would otherwise write until its context is full (hosted APIs cap replies themselves, and
+OpenAI's reasoning models refuse `max_tokens`)."""
+
 
 @dataclass(frozen=True)
 class Provider:

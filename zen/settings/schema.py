@@ -98,7 +98,7 @@ class ModelOverride(_Endpoint):
     base_url: str | None = None
     api_key: str | None = None
     temperature: float | None = None
-    max_tokens: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, ge=0)
     stream_tools: bool | None = None
     context_window: int | None = Field(default=None, ge=1000)
 
@@ -191,6 +191,7 @@ class ModelSettings(_Strict):
     """None only for local endpoints, which need no key."""
     temperature: float | None = None
     max_tokens: int | None = None
+    """None: the default cap for a local server (`llm/request.output_cap`); 0: none sent."""
     default_model: bool = False
     """The model is the provider preset's default (none was configured): front-ends say so."""
     stream_tools: bool = True
@@ -221,7 +222,7 @@ class Config(_Endpoint):
     base_url: str | None = None
     temperature: float | None = None
     """Sent only when set: some providers reject any but their fixed value."""
-    max_tokens: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, ge=0)
     stream_tools: bool | None = None
     """None: the provider preset's habit (false for llamacpp)."""
     context_window: int | None = Field(default=None, ge=1000)
@@ -245,6 +246,10 @@ class Config(_Endpoint):
     max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)
     coder_max_turns: int = Field(default=50, gt=0)
+    repeat_limit: int = Field(default=10, ge=0)
+    """An answer whose end repeats one piece this many times is stopped; 0: off."""
+    loop_limit: int = Field(default=3, ge=0)
+    """The same call with the same arguments this many times in a row is refused; 0: off."""
     parallel_agents_max: int = Field(default=4, gt=0)
     allowed_roots: list[str] = Field(default_factory=list)
     """Folders outside the workspace that file tools may also touch."""
