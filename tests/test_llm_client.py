@@ -27,6 +27,7 @@ from zen.llm.deadlines import Deadlines
 from zen.llm.errors import ContextLengthError, is_context_overflow
 from zen.llm.retry import retry_after
 from zen.llm.types import LLMError
+from zen.settings.providers import LOCAL_MAX_TOKENS
 from zen.settings.schema import ModelSettings
 
 pytestmark = pytest.mark.usefixtures("close_clients")
@@ -73,7 +74,8 @@ async def test_text_streams_as_events_tagged_with_the_agent() -> None:
     body = fake.requests[0]
     assert body["model"] == "fake-model" and body["messages"] == USER and body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
-    assert "tools" not in body and "temperature" not in body and "max_tokens" not in body
+    assert "tools" not in body and "temperature" not in body
+    assert body["max_tokens"] == LOCAL_MAX_TOKENS  # the fake is a server on this machine
     assert fake.request_headers[0]["authorization"] == "Bearer sk-abc"
 
 
@@ -168,11 +170,12 @@ async def test_provider_without_stream_usage_never_asks() -> None:
     assert (u.prompt_tokens, u.completion_tokens, u.requests, u.estimated) == (1, 1, 1, True)
 
 
-async def test_temperature_and_max_tokens_only_when_configured() -> None:
+async def test_temperature_only_when_configured_max_tokens_local_default() -> None:
     with FakeLLM([text("a"), text("b")]) as fake:
         await client(fake).stream(USER, [], EventLog(), "main")
         await client(fake, temperature=0.2, max_tokens=99).stream(USER, [], EventLog(), "main")
-    assert "temperature" not in fake.requests[0] and "max_tokens" not in fake.requests[0]
+    assert "temperature" not in fake.requests[0]
+    assert fake.requests[0]["max_tokens"] == LOCAL_MAX_TOKENS
     assert fake.requests[1]["temperature"] == 0.2 and fake.requests[1]["max_tokens"] == 99
 
 
