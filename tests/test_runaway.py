@@ -177,3 +177,26 @@ async def test_a_long_table_and_a_long_file_are_not_stopped(fake_llm, tmp_path: 
     result = await session_for(fake, tmp_path).run("write the tests", log, yes)
     assert result.text == answer and (tmp_path / "t.py").read_text() == content
     assert not [e for e in log.events if isinstance(e, ev.Notice) and "repeat" in e.text]
+
+
+async def test_a_conversation_that_outgrows_the_window_is_called_out_once(
+    fake_llm, tmp_path: Path
+) -> None:
+    """A message larger than the window survives compaction whole: zen says so, once."""
+
+    def reply(body: dict[str, Any]) -> Any:
+        last = body["messages"][-1]
+        if last["role"] == "user" and "compacted" in str(last["content"]):
+            return text("## task:goal\nRead the data.\n", usage="estimate")
+        if last["role"] == "tool":
+            return text("done", usage="estimate")
+        return tool_calls([call("glob", {"pattern": "*"})], usage="estimate")
+
+    fake = fake_llm(reply)
+    log = ev.EventLog()
+    session = session_for(fake, tmp_path, context_window=4000)
+    huge = "Remember these numbers exactly: " + " ".join(str(i) for i in range(4000))
+    await session.run(huge, log, yes)
+    await session.run("and again", log, yes)
+    said = [e.text for e in log.events if isinstance(e, ev.Notice) and "no longer fits" in e.text]
+    assert len(said) == 1 and "num_ctx" in said[0] and "4,000 tokens, config" in said[0]

@@ -68,7 +68,12 @@ MODES = [
         description="the Coder only writes code; the Orchestrator applies it",
     ),
 ]
-STOP = {"done": "end_turn", "max_turns": "max_turn_requests", "length": "max_tokens"}
+STOP = {
+    "done": "end_turn",
+    "max_turns": "max_turn_requests",
+    "length": "max_tokens",
+    "runaway": "max_tokens",
+}
 MAX_PROMPT_CHARS = 2_000_000
 """A prompt larger than this is refused: no model takes it, and it must not exhaust memory."""
 

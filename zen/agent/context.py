@@ -81,6 +81,16 @@ class Window:
     from the server refusing a longer request)."""
 
 
+def outgrown(used: int, window: Window) -> str:
+    """The one warning for a conversation larger than the window zen knows of."""
+    return (
+        f"the conversation (~{used:,} tokens) no longer fits the model's window "
+        f"({window.tokens:,} tokens, {window.source}) and compacting cannot shrink it: the "
+        "server may drop its start. Set context_window to the server's real window "
+        "(Ollama: raise num_ctx, see docs/local-models.md), or /clear"
+    )
+
+
 class WindowResolver:
     """One model's context window, found once and remembered."""
 

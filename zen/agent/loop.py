@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from zen.agent import compaction
 from zen.agent.compaction import ChatModel
-from zen.agent.context import messages_tokens, tools_tokens
+from zen.agent.context import messages_tokens, outgrown, tools_tokens
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
 from zen.agent.text_turns import recovered
 from zen.base import events as ev
@@ -97,6 +97,8 @@ class Agent:
         """(messages, tokens) the server counted for the last request and its reply."""
         self.compacted_to: int | None = None
         """Tokens right after the last compaction."""
+        self._outgrown = False
+        """The conversation outgrew the window and the user was told (once)."""
         self.constraints = ""
         """The user's instructions as the last compaction recorded them (task:constraints)."""
 
@@ -219,11 +221,15 @@ class Agent:
         used = self.context_tokens()
         if self.context.window.known is None and used < ASK_WINDOW_ABOVE:
             return
-        window = (await self.context.window.get()).tokens
+        known = await self.context.window.get()
+        window = known.tokens
         if used < window * self.context.compact_at:
             return
         if self.compacted_to is not None and used < self.compacted_to + window * (compaction.AGAIN):
-            return  # compacting again would not shrink it: the kept messages are that long
+            if used >= window and not self._outgrown:  # compacting again would not shrink it
+                self._outgrown = True
+                run.emit(ev.Notice(agent=self.name, text=outgrown(used, known), level="warning"))
+            return
         await compaction.compact(self, run, "auto")
 
     @property
