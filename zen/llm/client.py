@@ -4,8 +4,9 @@ The SDK retries only before a stream starts, knows nothing of provider habits, a
 parser fails on legal streams. So its retries are off (`max_retries=0`) and zen does each job
 itself, one module each: the request body from settings and provider flags (`request.py`),
 the raw SSE body read into the accumulator (`streaming.py`) under four deadlines
-(`deadlines.py`), what a failure means (`errors.py`) and whether and when to try again
-(`retry.py`), and what the turn cost when the server does not say (`usage.py`).
+(`deadlines.py`), hung up on when it repeats itself (`repetition.py`), what a failure means
+(`errors.py`) and whether and when to try again (`retry.py`), and what the turn cost when the
+server does not say (`usage.py`).
 """
 
 from __future__ import annotations
