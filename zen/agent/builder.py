@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from zen.mcp.manager import McpManager
 
 FILE_TOOLS = ("write-file", "edit-file")
-"""The tools whose target file a git-less checkpoint copies before they write."""
+"""The tools whose target file checkpoints record before they write (even where snapshots
+would leave it out: ignored, too large, in a nested repository)."""
 
 
 def model_role(role: Role, mode: str) -> str:
@@ -125,13 +126,11 @@ class AgentBuilder:
             max_tool_output=config.max_tool_output,
             max_edit_bytes=config.max_edit_bytes,
             hooks=self.hooks or None,
-            before_change=self._copy_before_change
-            if self.checkpoints is not None and self.checkpoints.copies
-            else None,
+            before_change=self._copy_before_change if self.checkpoints is not None else None,
         )
 
     async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
-        """Checkpoints without git: keep the file a file tool is about to change."""
+        """Checkpoints record the file a file tool is about to change."""
         from zen.checkpoints.safe_git import CheckpointError
         from zen.tools.workspace import PathError
 

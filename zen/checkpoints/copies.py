@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from zen.base.paths import private_dir
-from zen.checkpoints.shadow import Change, folder_size, write_private
+from zen.checkpoints import scope
+from zen.checkpoints.files import folder_size, write_private
+from zen.checkpoints.shadow import Change
 
 UNKNOWN = "?"
 """A path's state is not known (too big, unreadable, or tracked by another process first)."""
@@ -41,7 +43,8 @@ class CopyRepo:
         self.trees = self.git_dir / "trees"
         self.index = folder / "index-none"
         self.max_file_size = max_file_size
-        self.skipped: list[str] = []
+        self.skipped: dict[str, str] = {}
+        self.own = scope.own_state(root, folder)
         self.baseline: dict[str, Entry] = {}
         self._ready = False
 
@@ -67,6 +70,8 @@ class CopyRepo:
     async def track(self, rel: str) -> None:
         """Before zen changes `rel`: remember it as it is now, the first time only."""
         await self.ensure()
+        if scope.inside(rel, self.own):
+            return
         if self.baseline.get(rel, UNKNOWN) == UNKNOWN:
             entry = await asyncio.to_thread(self._capture, rel)
             self.baseline[rel] = entry
@@ -131,6 +136,12 @@ class CopyRepo:
 
     async def keep(self, name: str, tree: str) -> None:
         return None
+
+    async def effective_tree(self, tree: str, when: float) -> str:
+        return tree  # baselines already stand in for what a manifest does not list
+
+    async def ignored(self) -> list[str]:
+        return []  # only what zen's tools touch is recorded, ignored or not
 
     async def forget(self, names: list[str]) -> None:
         return None

@@ -24,11 +24,13 @@ import hashlib
 import os
 import secrets
 import shutil
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from zen.base.paths import private_dir
+from zen.checkpoints import scope
+from zen.checkpoints.adopted import AdoptionLog, adopt, effective_tree
+from zen.checkpoints.files import folder_size, nul_list, unrecordable, write_private
 from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_git
 
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
@@ -51,17 +53,28 @@ def workspace_key(root: Path) -> str:
 
 class ShadowRepo:
     def __init__(
-        self, root: Path, folder: Path, *, max_file_size: int = 2_000_000, timeout: float = TIMEOUT
+        self,
+        root: Path,
+        folder: Path,
+        *,
+        max_file_size: int = 2_000_000,
+        tool_file_size: int = 10_000_000,
+        timeout: float = TIMEOUT,
     ) -> None:
         self.root = root
         self.folder = folder
         self.git_dir = folder / "git"
         self.max_file_size = max_file_size
+        self.tool_file_size = tool_file_size
+        """Files zen's own tools change are kept up to this size (edit-file's limit)."""
         self.timeout = timeout
         self.index = folder / f"index-{os.getpid()}-{secrets.token_hex(3)}"
         """This process's own index: stat data that makes an unchanged snapshot cheap."""
-        self.skipped: list[str] = []
-        """Files the last snapshot left out (too big, unreadable)."""
+        self.skipped: dict[str, str] = {}
+        """What the last snapshot left out (too big, unreadable, nested repositories): why."""
+        self.own = scope.own_state(root, folder)
+        """zen's own state inside the workspace (`~/.zen/`): never snapshotted, never touched."""
+        self.adopted = AdoptionLog(folder / "adopted.jsonl")
         self._ready = False
         self._lock = asyncio.Lock()
         """One snapshot at a time per process: they share this process's index."""
@@ -103,6 +116,8 @@ class ShadowRepo:
         attributes = info / "attributes"
         if not attributes.is_file() or attributes.read_text("utf-8", "replace") != ATTRIBUTES:
             write_private(attributes, ATTRIBUTES)
+        write_private(info / "exclude", scope.exclude_lines(self.own))
+        await asyncio.to_thread(self.adopted.load)
         where = self.folder / "workspace"
         if not where.is_file():
             write_private(where, str(self.root) + "\n")
@@ -148,16 +163,13 @@ class ShadowRepo:
             "--exclude-standard",
             index=index,
         )
-        paths = list(
-            dict.fromkeys(
-                p
-                for p in listed.decode("utf-8", "surrogateescape").split("\0")
-                if p and not p.endswith("/")
-            )
-        )
+        found = [p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p]
+        found = [p for p in found if not scope.inside(p.rstrip("/"), self.own)]
+        self.skipped = {p: "in a nested git repository" for p in found if p.endswith("/")}
+        adopted = [p for p in self.adopted.paths if not scope.inside(p, self.own)]
+        paths = list(dict.fromkeys([*(p for p in found if not p.endswith("/")), *adopted]))
         if paths:
             keep, drop = await asyncio.to_thread(self._sort, paths)
-            self.skipped = drop
             if keep:
                 await self.git(
                     "update-index",
@@ -165,12 +177,17 @@ class ShadowRepo:
                     "--remove",
                     "-z",
                     "--stdin",
-                    stdin=_nul(keep),
+                    stdin=nul_list(keep),
                     index=index,
                 )
             if drop:
                 await self.git(
-                    "update-index", "--force-remove", "-z", "--stdin", stdin=_nul(drop), index=index
+                    "update-index",
+                    "--force-remove",
+                    "-z",
+                    "--stdin",
+                    stdin=nul_list(drop),
+                    index=index,
                 )
         tree = (await self.git("write-tree", index=index)).decode().strip()
         if paths:
@@ -178,27 +195,39 @@ class ShadowRepo:
         return tree
 
     def _sort(self, paths: list[str]) -> tuple[list[str], list[str]]:
-        """(paths to record, paths to leave out: bigger than the limit, unreadable, special)."""
+        """(paths to record, paths to leave out: bigger than the limit, unreadable, special);
+        why each is left out goes to `skipped`."""
         keep: list[str] = []
         drop: list[str] = []
         for rel in paths:
-            full = os.path.join(self.root, rel)
-            try:
-                st = os.lstat(full)
-            except OSError:
-                keep.append(rel)  # gone: update-index --remove drops it
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                keep.append(rel)
-            elif (
-                not stat.S_ISREG(st.st_mode)
-                or st.st_size > self.max_file_size
-                or not os.access(full, os.R_OK)
-            ):
-                drop.append(rel)
-            else:
-                keep.append(rel)
+            limit = self.tool_file_size if rel in self.adopted.paths else self.max_file_size
+            why = unrecordable(os.path.join(self.root, rel), limit)
+            (drop if why else keep).append(rel)
+            if why:
+                self.skipped[rel] = why
         return keep, drop
+
+    async def track(self, rel: str) -> None:
+        """zen's own file tool is about to change `rel`: if snapshots do not hold it (ignored,
+        in a nested repository, too large), hold it from now on, recording what it is now."""
+        await self.ensure()
+        if rel in self.adopted.paths or scope.inside(rel, self.own):
+            return
+        async with self._lock:
+            full = os.path.join(self.root, rel)
+            why = await asyncio.to_thread(unrecordable, full, self.tool_file_size)
+            if why:
+                self.skipped[rel] = why
+                return
+            adoption = await adopt(self.git, rel, self.index)
+            if adoption is not None:
+                await asyncio.to_thread(self.adopted.append, adoption)
+
+    async def effective_tree(self, tree: str, when: float) -> str:
+        """`tree` with what zen's tools later adopted (see `adopted.py`)."""
+        adoptions = await asyncio.to_thread(self.adopted.load)
+        scratch = self.folder / f"effective-{os.getpid()}-{secrets.token_hex(3)}"
+        return await effective_tree(self.git, scratch, tree, when, adoptions)
 
     def _publish(self) -> None:
         """Our index becomes the shared seed (and keeps its objects safe from gc)."""
@@ -239,6 +268,14 @@ class ShadowRepo:
                 found.append(Change(path, fields[4][:1], fields[0], fields[1]))
         return found
 
+    async def ignored(self) -> list[str]:
+        """What `.gitignore` keeps out of snapshots: files, and `folder/` for a whole one."""
+        out = await self.git(
+            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"
+        )
+        found = out.decode("utf-8", "surrogateescape").split("\0")
+        return [p for p in found if p and not scope.inside(p.rstrip("/"), self.own)]
+
     async def numstat(self, old: str, new: str) -> dict[str, tuple[int, int] | None]:
         """Lines added and removed per path; None for a binary file."""
         if old == new:
@@ -278,7 +315,7 @@ class ShadowRepo:
                 "-f",
                 "-z",
                 "--stdin",
-                stdin=_nul(paths),
+                stdin=nul_list(paths),
                 index=scratch,
                 private=False,
             )
@@ -293,26 +330,3 @@ class ShadowRepo:
 
     def disk_usage(self) -> int:
         return folder_size(self.git_dir)
-
-
-def write_private(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically, as a 0600 file."""
-    tmp = path.with_name(f"{path.name}.{secrets.token_hex(3)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def _nul(paths: list[str]) -> bytes:
-    return "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")
-
-
-def folder_size(folder: Path) -> int:
-    """Bytes of every file under `folder` (links not followed): what retention weighs."""
-    total = 0
-    for top, _dirs, files in os.walk(folder):
-        for name in files:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(top, name)).st_size
-    return total

@@ -21,59 +21,20 @@ import os
 import secrets
 import stat
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from zen.base.paths import zen_home
 from zen.base.text import clip
+from zen.checkpoints import scope
 from zen.checkpoints.copies import CopyRepo
-from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key, write_private
+from zen.checkpoints.files import write_private
+from zen.checkpoints.plan import Checkpoint, Plan, changed_since, in_the_way
+from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key
 
 GAP_ENDS = frozenset({"before", "rewind"})
 """Kinds recorded when zen starts acting: what changed just before them was not zen."""
 LABEL_LIMIT = 80
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    id: str
-    tree: str
-    time: float
-    kind: str
-    run: str = ""
-    """The user message (run) it belongs to: `/undo` goes back to its run's first one."""
-    label: str = ""
-    """That message's first line, to recognise it in a list."""
-
-    def when(self) -> str:
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.time))
-
-
-@dataclass
-class Plan:
-    """What rewinding to `target` would do, worked out before anything is touched."""
-
-    target: Checkpoint
-    current: Checkpoint
-    changes: list[Change]
-    conflicts: list[str] = field(default_factory=list)
-    """Paths someone other than zen changed since zen last recorded them."""
-    stats: dict[str, tuple[int, int] | None] = field(default_factory=dict)
-
-    @property
-    def paths(self) -> list[str]:
-        return [c.path for c in self.changes]
-
-    def summary_lines(self) -> list[str]:
-        """One line per file: what the rewind does to it, with line counts."""
-        verbs = {"A": "restore", "D": "delete", "M": "revert", "T": "revert"}
-        lines = []
-        for change in self.changes:
-            numbers = self.stats.get(change.path)
-            counts = " (binary)" if numbers is None else f" (+{numbers[0]} -{numbers[1]})"
-            flag = "  ! changed outside zen" if change.path in self.conflicts else ""
-            lines.append(f"{verbs.get(change.status, 'revert')} {change.path}{counts}{flag}")
-        return lines
 
 
 def snapshots_home() -> Path:
@@ -86,6 +47,7 @@ class CheckpointStore:
         root: Path,
         *,
         max_file_size: int = 2_000_000,
+        tool_file_size: int = 10_000_000,
         keep_days: float = 7,
         max_mb: float = 500,
         folder: Path | None = None,
@@ -94,9 +56,11 @@ class CheckpointStore:
         self.root = root
         self.folder = folder or snapshots_home() / workspace_key(root)
         self.repo: ShadowRepo | CopyRepo = (
-            CopyRepo(root, self.folder, max_file_size=max_file_size)
+            CopyRepo(root, self.folder, max_file_size=max(max_file_size, tool_file_size))
             if copies
-            else ShadowRepo(root, self.folder, max_file_size=max_file_size)
+            else ShadowRepo(
+                root, self.folder, max_file_size=max_file_size, tool_file_size=tool_file_size
+            )
         )
         self.copies = copies
         """No git: only files zen's own tools change are recorded (`track` before each)."""
@@ -171,9 +135,9 @@ class CheckpointStore:
         return runs[-1] if runs else None
 
     async def track(self, rel: str) -> None:
-        """Without git: zen is about to change `rel` (a workspace-relative path)."""
-        if isinstance(self.repo, CopyRepo):
-            await self.repo.track(rel)
+        """zen's own file tool is about to change `rel` (a workspace-relative path): make sure
+        a rewind can restore it, whatever snapshots would leave out."""
+        await self.repo.track(rel)
 
     # -- rewinding --------------------------------------------------------------------------
 
@@ -189,21 +153,28 @@ class CheckpointStore:
             "rewind",
             label=f"before rewinding to {target.id}",
         )
-        changes = await self.repo.changes(current.tree, target.tree)
-        plan = Plan(target, current, changes)
+        goal = await self.repo.effective_tree(target.tree, target.time)
+        changes = await self.repo.changes(current.tree, goal)
+        own = self.repo.own
+        changes = [c for c in changes if not scope.inside(c.path, own)]
+        plan = Plan(target, current, changes, goal)
+        reach = {**self.repo.skipped, **dict.fromkeys(await self.repo.ignored(), "ignored")}
+        plan.out_of_reach = await asyncio.to_thread(
+            changed_since, self.root, reach, target.time, own
+        )
         if not changes:
             return plan
-        plan.stats = await self.repo.numstat(current.tree, target.tree)
+        plan.stats = await self.repo.numstat(current.tree, goal)
         ids = [c.id for c in history]
         later = history[ids.index(target.id) + 1 :] if target.id in ids else []
-        chain = [target, *later, current]
+        trees = [goal, *[await self.repo.effective_tree(c.tree, c.time) for c in later]]
+        trees.append(current.tree)
         outside: set[str] = set()
-        for earlier, following in zip(chain, chain[1:], strict=False):
-            if following.kind in GAP_ENDS and earlier.tree != following.tree:
-                outside.update(
-                    c.path for c in await self.repo.changes(earlier.tree, following.tree)
-                )
-        plan.conflicts = [p for p in plan.paths if p in outside]
+        for following, old, new in zip([*later, current], trees, trees[1:], strict=False):
+            if following.kind in GAP_ENDS and old != new:
+                outside.update(c.path for c in await self.repo.changes(old, new))
+        plan.blocked = await asyncio.to_thread(in_the_way, self.root, changes)
+        plan.conflicts = [p for p in plan.paths if p in outside or p in plan.blocked]
         return plan
 
     async def apply(
@@ -213,20 +184,22 @@ class CheckpointStore:
 
         `run`: what the `restored` checkpoint belongs to (`undo:<run>` marks a run undone).
         """
-        chosen = [c for c in plan.changes if c.path not in skip]
+        chosen = [c for c in plan.changes if c.path not in skip and not plan.left_alone(c.path)]
         if not chosen:
             return []
         await self.remember(plan.current)  # the present, so this rewind can be undone too
         removed = [c for c in chosen if c.status in ("D", "T")]
         written = [c for c in chosen if c.status in ("A", "M", "T")]
         modes = await asyncio.to_thread(self._remove_and_remember, removed, written)
-        await self.repo.checkout(plan.target.tree, [c.path for c in written])
+        await self.repo.checkout(plan.tree or plan.target.tree, [c.path for c in written])
         await asyncio.to_thread(self._restore_modes, modes)
         await self.record("restored", run, label=f"rewound to {plan.target.id}")
         return [c.path for c in chosen]
 
     def _inside(self, rel: str) -> Path | None:
         """The path, if its folder really is inside the workspace (no symlinked folder)."""
+        if scope.inside(rel, self.repo.own):
+            return None  # zen's own state: never touched
         full = self.root / rel
         try:
             parent = full.parent.resolve()

@@ -37,13 +37,8 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
                 )
         return None if answer == "quit" else answer == "trust"
     where = f" {shown}" if shown else ""
-    why = (
-        "they changed since you trusted this folder"
-        if state.changed
-        else ("this folder is not trusted")
-    )
     warn_stderr(
-        f"ignored {', '.join(state.inputs)}: {why}; review them "
+        f"ignored {', '.join(state.inputs)}: {state.why_not()}; review them "
         f"and run `zen trust{where}`, or pass --trust for this run"
     )
     return False

@@ -18,7 +18,9 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,13 @@ INPUTS = (CONFIG, MCP_JSON, CLAUDE_SETTINGS, *FOLDERS)
 
 STORE = "trusted.yaml"
 HASH_LIMIT = 16 * 1024 * 1024
-"""Bytes hashed per file at most: enough for any config, bounded for a hostile one."""
-FILE_LIMIT = 2000
+"""Bytes read per file to describe it: enough for any config, bounded for a hostile one."""
+FILE_LIMIT = 20_000
+BYTE_LIMIT = 64 * 1024 * 1024
+"""What the fingerprint reads at most, all inputs together (~0.3 s): every byte of every file
+it guards, or, past either limit, nothing is trusted: zen asks again each time."""
+TOO_LARGE = "too-large:"
+"""A fingerprint that starts so was not read in full and never matches a recorded one."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,21 @@ class TrustState:
 
     @property
     def trusted(self) -> bool:
-        return not self.inputs or self.recorded == self.fingerprint
+        if not self.inputs:
+            return True
+        return self.recorded == self.fingerprint and not self.too_large
+
+    @property
+    def too_large(self) -> bool:
+        return self.fingerprint.startswith(TOO_LARGE)
+
+    def why_not(self) -> str:
+        """Why the inputs are not trusted, in words."""
+        if self.too_large:
+            return f"{self.fingerprint[len(TOO_LARGE) :]}, so zen asks every time"
+        if self.changed:
+            return "they changed since you trusted this folder"
+        return "this folder is not trusted"
 
     @property
     def changed(self) -> bool:
@@ -100,31 +121,54 @@ def present_inputs(root: Path) -> list[str]:
 
 
 def fingerprint(root: Path) -> str:
-    """sha256 over the names and bytes of every input (folders walked in sorted order)."""
+    """sha256 over the names and every byte of every input (folders walked in sorted order);
+    `TOO_LARGE` + why when they hold more than FILE_LIMIT files or BYTE_LIMIT bytes."""
     digest = hashlib.sha256()
+    budget = [FILE_LIMIT, BYTE_LIMIT]
     for name in _names(root):
         path = root / name
         if not os.path.lexists(path):
             continue
         for file in _files(path):
-            digest.update(file.relative_to(root).as_posix().encode("utf-8", "replace") + b"\0")
-            digest.update(_bytes(file) + b"\0")
+            budget[0] -= 1
+            if budget[0] < 0 or not _feed(digest, root, file, budget):
+                return f"{TOO_LARGE}{name} is too large to fingerprint ({_LIMITS})"
     return "sha256:" + digest.hexdigest()
 
 
-def _files(path: Path) -> list[Path]:
-    """`path` itself, or the files under a real folder (links not followed), at most
-    FILE_LIMIT of them: a hostile repository cannot make the hash walk the disk."""
+_LIMITS = f"over {FILE_LIMIT:,} files or {BYTE_LIMIT // 2**20} MB"
+
+
+def _files(path: Path) -> Iterator[Path]:
+    """`path` itself, or the files under a real folder (links not followed, but named)."""
     if path.is_symlink() or not path.is_dir():
-        return [path]
-    found: list[Path] = []
+        yield path
+        return
     for top, dirs, names in os.walk(path):
         dirs.sort()
-        found += [Path(top) / name for name in sorted(names)]
-        found += [Path(top) / d for d in dirs if os.path.islink(os.path.join(top, d))]
-        if len(found) >= FILE_LIMIT:
-            return found[:FILE_LIMIT]
-    return found
+        linked = [d for d in dirs if os.path.islink(os.path.join(top, d))]
+        yield from (Path(top) / name for name in [*sorted(names), *linked])
+
+
+def _feed(digest: Any, root: Path, file: Path, budget: list[int]) -> bool:
+    """Hash `file`'s name and bytes; False when they exceed what is left of the budget."""
+    digest.update(file.relative_to(root).as_posix().encode("utf-8", "replace") + b"\0")
+    try:
+        if file.is_symlink():
+            digest.update(b"link:" + os.fsencode(os.readlink(file)) + b"\0")
+        if not file.is_file():  # a FIFO or device must not block the hash
+            digest.update(b"<not a regular file>\0")
+            return True
+        with file.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                budget[1] -= len(chunk)
+                if budget[1] < 0:
+                    return False
+                digest.update(chunk)
+    except OSError as exc:
+        digest.update(f"<unreadable: {exc.strerror}>".encode())
+    digest.update(b"\0")
+    return True
 
 
 def _bytes(path: Path) -> bytes:
@@ -226,7 +270,7 @@ def describe(root: Path) -> list[str]:
     for folder in FOLDERS:
         path = root / folder
         if folder in names and path.is_dir():
-            count = len(_files(path))
+            count = sum(1 for _ in islice(_files(path), FILE_LIMIT + 1))
             what = {
                 "hooks": "hooks that run commands",
                 "skills": "skills (instructions and scripts)",
@@ -235,6 +279,9 @@ def describe(root: Path) -> list[str]:
             lines.append(f"{folder}/: {count} file{'' if count == 1 else 's'} of {what}")
     if variables:
         lines.append("reads these environment variables: " + ", ".join(sorted(variables)))
+    mark = fingerprint(root)
+    if mark.startswith(TOO_LARGE):
+        lines.append(f"{mark[len(TOO_LARGE) :]}: zen will ask again every time")
     return [_plain(line) for line in lines]
 
 
@@ -392,7 +439,9 @@ def listing() -> list[Summary]:
         root = Path(path)
         if not root.is_dir():
             state = "folder gone"
-        elif fingerprint(root) == entry.get("inputs"):
+        elif (mark := fingerprint(root)).startswith(TOO_LARGE):
+            state = "too large to fingerprint (zen asks every time)"
+        elif mark == entry.get("inputs"):
             state = "trusted"
         else:
             state = "changed since (zen will ask again)"

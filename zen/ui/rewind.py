@@ -17,6 +17,7 @@ from zen.base import exits
 from zen.base.paths import expand_user
 
 if TYPE_CHECKING:
+    from zen.checkpoints.plan import Plan
     from zen.checkpoints.store import Checkpoint, CheckpointStore
 
 LISTED = ("before", "coder", "rewind")
@@ -44,6 +45,17 @@ def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
         label = f"  {printable(c.label)}" if c.label else ""
         rows.append((c, f"{c.id}  {c.when()}  {what}{label}"))
     return rows
+
+
+def out_of_reach_lines(plan: Plan) -> list[str]:
+    """What the rewind cannot restore (no snapshot holds it), said before it starts."""
+    if not plan.out_of_reach:
+        return []
+    head = (
+        f"cannot restore {len(plan.out_of_reach)} file(s) changed since checkpoint "
+        f"{plan.target.id}: no snapshot holds them"
+    )
+    return [head, *(f"  {printable(line)}" for line in plan.out_of_reach)]
 
 
 def undo_target(store: CheckpointStore) -> Checkpoint | None:
@@ -141,17 +153,22 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
         if target is None:
             return _fail("nothing to undo: no run of zen changed files here", exits.USAGE)
     plan = await store.plan(target)
+    for line in out_of_reach_lines(plan):
+        print(line)
     if not plan.changes:
-        print(f"nothing to restore: the files already match checkpoint {target.id}")
+        what = "the files it recorded" if plan.out_of_reach else "the files"
+        print(f"nothing to restore: {what} already match checkpoint {target.id}")
         return exits.DONE
     if plan.conflicts and not args.force:
         print(
             f"zen: not rewinding: {len(plan.conflicts)} file(s) changed outside zen since "
-            "zen last recorded them (--force overwrites them):",
+            "zen last recorded them (--force overwrites them; files zen never recorded "
+            "are always left alone):",
             file=sys.stderr,
         )
         for path in plan.conflicts:
-            print(f"  {printable(path)}", file=sys.stderr)
+            why = f": {plan.blocked[path]}" if path in plan.blocked else ""
+            print(f"  {printable(path + why)}", file=sys.stderr)
         return exits.CONFLICT
     done = await store.apply(plan, run=undo_run(target, store))
     for line in plan.summary_lines():

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from zen.base.text import clip
 from zen.ui.commands.registry import CommandContext, command
-from zen.ui.rewind import printable, undo_run, undo_target
+from zen.ui.rewind import out_of_reach_lines, printable, undo_run, undo_target
 
 if TYPE_CHECKING:
     from zen.checkpoints.store import Checkpoint, CheckpointStore
@@ -110,20 +110,23 @@ async def _restore(
     except (CheckpointError, OSError) as e:
         ctx.out.error(f"cannot {what}: {e}")
         return False
+    for line in out_of_reach_lines(plan):
+        ctx.out.info(line, "yellow")
     if not plan.changes:
-        ctx.out.info(f"nothing to restore: the files already match checkpoint {target.id}", "dim")
+        what = "the files it recorded" if plan.out_of_reach else "the files"
+        ctx.out.info(f"nothing to restore: {what} already match checkpoint {target.id}", "dim")
         return True
     ctx.out.info(f"{what} (checkpoint {target.id}, {target.when()}):")
     lines = plan.summary_lines()
     for line in lines[:SHOWN_FILES]:
-        ctx.out.info(f"  {printable(line)}", "yellow" if "! changed" in line else "")
+        ctx.out.info(f"  {printable(line)}", "yellow" if "  ! " in line else "")
     if len(lines) > SHOWN_FILES:
         ctx.out.info(f"  … {len(lines) - SHOWN_FILES} more", "dim")
     skip: set[str] = set()
     if plan.conflicts:
         ctx.out.info(
             f"  {len(plan.conflicts)} file(s) marked ! were changed outside zen "
-            "since zen last recorded them",
+            "since zen last recorded them (files zen never recorded stay as they are)",
             "yellow",
         )
         answer = await _ask(ctx, "  restore [a]ll, [s]kip the ! files, or [n]o? › ")
