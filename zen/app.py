@@ -83,13 +83,20 @@ def find_session(store: SessionStore, root: Path, ref: str | None) -> SessionInf
     return latest
 
 
-def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
-    """The workspace's CheckpointStore, or None when checkpoints are off or impossible."""
+def open_checkpoints(config: Config, root: Path, warn: Warn, *, home: bool = False) -> Any:
+    """The workspace's CheckpointStore, or None when checkpoints are off or impossible
+    (`home`: the user agreed to snapshot their home folder)."""
     settings = config.checkpoints
     if settings.enabled == "off":
         return None
+    from zen.checkpoints import scope
     from zen.checkpoints.safe_git import has_git
     from zen.checkpoints.store import CheckpointStore
+
+    why = scope.refusal(root) or ("" if home else scope.home_refusal(root))
+    if why:
+        warn(why)
+        return None
 
     copies = not has_git()
     if copies:
@@ -100,6 +107,7 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
     return CheckpointStore(
         root,
         max_file_size=settings.max_file_size,
+        tool_file_size=config.max_edit_bytes,
         keep_days=settings.keep_days,
         max_mb=settings.max_mb,
         copies=copies,
@@ -107,7 +115,12 @@ def open_checkpoints(config: Config, root: Path, warn: Warn) -> Any:
 
 
 async def _new_session(
-    config: Config, workspace: Workspace, store: SessionStore | None, mcp: Any, warn: Warn
+    config: Config,
+    workspace: Workspace,
+    store: SessionStore | None,
+    mcp: Any,
+    warn: Warn,
+    home: bool,
 ) -> Session:
     """The session, with the folder's extensions, git facts and snapshots (when on)."""
     extra_tools, skills, hooks = extensions(config, workspace.root, warn)
@@ -121,7 +134,7 @@ async def _new_session(
         warn=warn,
         store=store,
         mcp=mcp,
-        checkpoints=open_checkpoints(config, workspace.root, warn),
+        checkpoints=open_checkpoints(config, workspace.root, warn, home=home),
     )
 
 
@@ -192,6 +205,7 @@ async def open_session(
     resume: str | None = None,
     continue_last: bool = False,
     keep: frozenset[str] = frozenset(),
+    snapshot_home: bool = False,
 ) -> AsyncIterator[Session]:
     """A session with its MCP servers starting and git facts gathered; all stopped on exit.
     The session takes the servers' tools when its first conversation starts.
@@ -199,6 +213,7 @@ async def open_session(
     `continue_last` continues the workspace's latest session, `resume` the one with that id
     (`keep`: settings the user gave for this run, which the saved ones do not replace). A
     session that cannot be found raises SessionError before anything starts.
+    `snapshot_home`: the user agreed to checkpoints of their home folder (else none there).
     """
     remember(*config.known_keys())  # scrubbed from errors, logs and saved sessions from now on
     workspace = make_workspace(config, root)
@@ -210,7 +225,7 @@ async def open_session(
     try:
         manager = start_mcp(config, workspace.root, warn)
         try:
-            session = await _new_session(config, workspace, store, manager, warn)
+            session = await _new_session(config, workspace, store, manager, warn, snapshot_home)
             if found is not None:
                 session.resume(found, keep=keep)
             else:

@@ -32,6 +32,16 @@ def is_home(root: Path) -> bool:
     return home is not None and _real(root) == _real(home)
 
 
+def home_refusal(root: Path) -> str | None:
+    """Why the home folder gets no snapshots unless the user agreed (None: not the home)."""
+    if not is_home(root):
+        return None
+    return (
+        "checkpoints are off in your home folder: zen snapshots it (without ~/.zen) only "
+        "with --yes or when you answer yes to the shell's question"
+    )
+
+
 def own_state(root: Path, *folders: Path) -> tuple[str, ...]:
     """`~/.zen` and `folders` (the snapshot folder) as workspace-relative prefixes ending in
     `/`, for those inside the workspace."""

@@ -36,8 +36,22 @@ def start(args: argparse.Namespace) -> int:
     if trusted is None:
         return exits.DONE
     if args.task is None:
-        return start_shell(args, root, trusted)
+        return start_shell(args, root, trusted, home=snapshot_home(args, root, interactive))
     return start_task(args, root, trusted)
+
+
+def snapshot_home(args: argparse.Namespace, root: Path, interactive: bool) -> bool:
+    """Whether checkpoints may snapshot the home folder: `--yes` says yes, the shell asks
+    once, and anything else (`-p`, pipes) leaves them off with one line."""
+    from zen.checkpoints.scope import is_home
+
+    if args.yes or not is_home(root):
+        return args.yes
+    if not interactive:
+        return False
+    from zen.ui.home_question import ask_snapshot_home
+
+    return ask_snapshot_home()
 
 
 def flag_problem(args: argparse.Namespace, workspace: Path) -> str:
@@ -74,7 +88,7 @@ def refuse(
     return fail(message, code)
 
 
-def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
+def start_shell(args: argparse.Namespace, root: Path, trusted: bool, *, home: bool) -> int:
     """The shell, its prompt as soon as possible (issue 20).
 
     A config whose inputs already passed every start-up check (`zen.settings.config_check`) is not
@@ -110,13 +124,15 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool) -> int:
 
     if shown.get("note"):
         print(f"zen: {shown['note']}", file=sys.stderr)
+    from functools import partial
+
     from zen.ui.shell import run_shell
 
     return run_shell(
         load,
         shown,
         root,
-        open_session_later,
+        partial(open_session_later, snapshot_home=home),
         imports=("zen.app",),
         simple=args.simple,
         yes=args.yes,
@@ -246,6 +262,7 @@ async def run_in_session(config: Any, workspace: Path, task: str, args: argparse
         resume=args.resume,
         continue_last=args.continue_last,
         keep=frozenset(cli_overrides(args)),
+        snapshot_home=args.yes,
     ) as session:
         settings = session.models.settings(session.role)
         if settings.default_model and config.provider:

@@ -97,6 +97,11 @@ def rewind_command(argv: list[str]) -> int:
     if not workspace.is_dir():
         return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
 
+    from zen.checkpoints.scope import refusal
+
+    refused = refusal(workspace)
+    if refused:
+        return _fail(refused, exits.USAGE)
     from zen.checkpoints.safe_git import CheckpointError, has_git
     from zen.checkpoints.store import CheckpointStore
     from zen.settings import trust
@@ -112,6 +117,7 @@ def rewind_command(argv: list[str]) -> int:
     store = CheckpointStore(
         workspace.resolve(),
         max_file_size=settings.max_file_size,
+        tool_file_size=config.max_edit_bytes,
         keep_days=settings.keep_days,
         max_mb=settings.max_mb,
         copies=not has_git(),
