@@ -111,7 +111,10 @@ def _obstacle(root: Path, change: Change, deleting: set[str]) -> str:
         return ""
     if kind != "dir":
         return "the file there now was never recorded"
-    strangers = [f for f in _walk(root, change.path + "/", [WALK_LIMIT]) if f not in deleting]
+    budget = [WALK_LIMIT]
+    strangers = [f for f in _walk(root, change.path + "/", budget) if f not in deleting]
+    if budget[0] < 0:
+        return f"a folder of more than {WALK_LIMIT:,} files is there"
     if not strangers:
         return ""
     more = len(strangers) - NAMED
@@ -135,8 +138,8 @@ def changed_since(
                     lines.append(f"{rel} ({why})")
             except OSError:
                 continue
-    if budget[0] <= 0:
-        lines.append(f"… and maybe more (stopped looking after {WALK_LIMIT:,} files)")
+    if budget[0] < 0:
+        lines.append(f"… maybe more: zen stopped looking after {WALK_LIMIT:,} files")
     return lines
 
 
@@ -144,7 +147,6 @@ def _walk(root: Path, path: str, budget: list[int]) -> Iterator[str]:
     """`path` itself, or the files and links under the folder `path/` (never into a `.git`,
     links not followed), while `budget` lasts."""
     if not path.endswith("/"):
-        budget[0] -= 1
         yield path
         return
     for top, dirs, names in os.walk(root / path):
@@ -152,6 +154,7 @@ def _walk(root: Path, path: str, budget: list[int]) -> Iterator[str]:
         dirs[:] = sorted(d for d in dirs if d != ".git" and d not in linked)
         for name in sorted([*names, *linked]):
             if budget[0] <= 0:
+                budget[0] = -1  # more were there: not all looked at
                 return
             budget[0] -= 1
             yield Path(top, name).relative_to(root).as_posix()

@@ -8,6 +8,7 @@ never a traceback). `zen.app` is reached from here only, inside the functions th
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 from zen.base import exits
 from zen.cli.output import fail
@@ -124,8 +125,6 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool, *, home: bo
 
     if shown.get("note"):
         print(f"zen: {shown['note']}", file=sys.stderr)
-    from functools import partial
-
     from zen.ui.shell import run_shell
 
     return run_shell(

@@ -58,6 +58,11 @@ def out_of_reach_lines(plan: Plan) -> list[str]:
     return [head, *(f"  {printable(line)}" for line in plan.out_of_reach)]
 
 
+def nothing_to_restore(plan: Plan) -> str:
+    what = "the files it recorded" if plan.out_of_reach else "the files"
+    return f"nothing to restore: {what} already match checkpoint {plan.target.id}"
+
+
 def undo_target(store: CheckpointStore) -> Checkpoint | None:
     run = store.last_run()
     return store.run_start(run) if run else None
@@ -162,20 +167,10 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
     for line in out_of_reach_lines(plan):
         print(line)
     if not plan.changes:
-        what = "the files it recorded" if plan.out_of_reach else "the files"
-        print(f"nothing to restore: {what} already match checkpoint {target.id}")
+        print(nothing_to_restore(plan))
         return exits.DONE
     if plan.conflicts and not args.force:
-        print(
-            f"zen: not rewinding: {len(plan.conflicts)} file(s) changed outside zen since "
-            "zen last recorded them (--force overwrites them; files zen never recorded "
-            "are always left alone):",
-            file=sys.stderr,
-        )
-        for path in plan.conflicts:
-            why = f": {plan.blocked[path]}" if path in plan.blocked else ""
-            print(f"  {printable(path + why)}", file=sys.stderr)
-        return exits.CONFLICT
+        return _refuse(plan)
     done = await store.apply(plan, run=undo_run(target, store))
     for line in plan.summary_lines():
         print(printable(line))
@@ -184,6 +179,19 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
         f"`zen rewind {plan.current.id}` goes back"
     )
     return exits.DONE
+
+
+def _refuse(plan: Plan) -> int:
+    print(
+        f"zen: not rewinding: {len(plan.conflicts)} file(s) changed outside zen since "
+        "zen last recorded them (--force overwrites them; files zen never recorded "
+        "are always left alone):",
+        file=sys.stderr,
+    )
+    for path in plan.conflicts:
+        why = f": {plan.blocked[path]}" if path in plan.blocked else ""
+        print(f"  {printable(path + why)}", file=sys.stderr)
+    return exits.CONFLICT
 
 
 def _fail(message: str, code: int) -> int:

@@ -11,9 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 from zen.base.text import clip
 from zen.ui.commands.registry import CommandContext, command
-from zen.ui.rewind import out_of_reach_lines, printable, undo_run, undo_target
+from zen.ui.rewind import (
+    nothing_to_restore,
+    out_of_reach_lines,
+    printable,
+    undo_run,
+    undo_target,
+)
 
 if TYPE_CHECKING:
+    from zen.checkpoints.plan import Plan
     from zen.checkpoints.store import Checkpoint, CheckpointStore
 
 SHOWN_FILES = 30
@@ -113,15 +120,9 @@ async def _restore(
     for line in out_of_reach_lines(plan):
         ctx.out.info(line, "yellow")
     if not plan.changes:
-        what = "the files it recorded" if plan.out_of_reach else "the files"
-        ctx.out.info(f"nothing to restore: {what} already match checkpoint {target.id}", "dim")
+        ctx.out.info(nothing_to_restore(plan), "dim")
         return True
-    ctx.out.info(f"{what} (checkpoint {target.id}, {target.when()}):")
-    lines = plan.summary_lines()
-    for line in lines[:SHOWN_FILES]:
-        ctx.out.info(f"  {printable(line)}", "yellow" if "  ! " in line else "")
-    if len(lines) > SHOWN_FILES:
-        ctx.out.info(f"  … {len(lines) - SHOWN_FILES} more", "dim")
+    lines = _show(ctx, plan, what)
     skip: set[str] = set()
     if plan.conflicts:
         ctx.out.info(
@@ -151,6 +152,18 @@ async def _restore(
         "dim",
     )
     return True
+
+
+def _show(ctx: CommandContext, plan: Plan, what: str) -> list[str]:
+    """What the rewind would do, file by file (the first SHOWN_FILES); the lines."""
+    target = plan.target
+    ctx.out.info(f"{what} (checkpoint {target.id}, {target.when()}):")
+    lines = plan.summary_lines()
+    for line in lines[:SHOWN_FILES]:
+        ctx.out.info(f"  {printable(line)}", "yellow" if "  ! " in line else "")
+    if len(lines) > SHOWN_FILES:
+        ctx.out.info(f"  … {len(lines) - SHOWN_FILES} more", "dim")
+    return lines
 
 
 async def _ask(ctx: CommandContext, question: str) -> str:
