@@ -44,5 +44,5 @@ def unrecordable(full: str, limit: int) -> str:
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
     if st.st_size > limit:
-        return f"too large ({st.st_size / 1e6:.1f} MB; the limit is {limit / 1e6:g} MB)"
+        return f"too large: {st.st_size / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit"
     return "" if os.access(full, os.R_OK) else "unreadable"

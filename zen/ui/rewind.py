@@ -53,7 +53,7 @@ def out_of_reach_lines(plan: Plan) -> list[str]:
         return []
     head = (
         f"cannot restore {len(plan.out_of_reach)} file(s) changed since checkpoint "
-        f"{plan.target.id}: no snapshot holds them"
+        f"{plan.target.id} (no snapshot holds them; they stay as they are):"
     )
     return [head, *(f"  {printable(line)}" for line in plan.out_of_reach)]
 
