@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from zen.base import exits
+from zen.base.paths import expand_user
 from zen.bench import child, endpoint, tasks
 from zen.bench.progress import Progress
 from zen.bench.rows import make_row
@@ -72,7 +73,7 @@ def bench_command(argv: list[str]) -> int:
     if args.repeat < 1 or (args.timeout is not None and args.timeout <= 0):
         return fail("bench: --repeat must be at least 1 and --timeout above 0")
     try:
-        folder = Path(args.tasks).expanduser() if args.tasks else tasks.builtin_dir()
+        folder = expand_user(args.tasks) if args.tasks else tasks.builtin_dir()
         chosen = tasks.select(tasks.load_suite(folder), args.names or [])
     except (tasks.TaskError, OSError) as e:
         return fail(f"bench: {e}")
@@ -191,7 +192,7 @@ def _report(args: argparse.Namespace, header: dict[str, Any], rows: list[dict[st
     doc = document(header, rows)
     if args.output:
         try:
-            Path(args.output).expanduser().write_text(doc, encoding="utf-8")
+            expand_user(args.output).write_text(doc, encoding="utf-8")
         except OSError as e:
             print(table(header, rows, header["modes"]), end="")
             return fail(f"bench: cannot write {args.output}: {e.strerror or e}")
