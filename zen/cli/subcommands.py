@@ -16,16 +16,24 @@ from zen.cli.trust_gate import decide_trust
 
 
 def mcp_command(argv: list[str]) -> int:
-    if argv[:1] != ["list"]:
-        return fail("usage: zen mcp list [-C DIR] [--trust]")
-    parser = argparse.ArgumentParser(prog="zen mcp list")
-    parser.add_argument("-C", dest="directory", metavar="DIR")
-    parser.add_argument(
+    """`zen mcp list`: start each configured server, show its state and tools, stop it."""
+    parser = argparse.ArgumentParser(
+        prog="zen mcp", formatter_class=help_formatter, description="Your MCP servers."
+    )
+    actions = parser.add_subparsers(dest="action", required=True, title="actions", metavar="ACTION")
+    lister = actions.add_parser(
+        "list",
+        formatter_class=help_formatter,
+        help="start each server, show its state and tools, stop it",
+        description="Start each configured MCP server, show its state and tools, stop it.",
+    )
+    lister.add_argument("-C", dest="directory", metavar="DIR")
+    lister.add_argument(
         "--trust",
         action="store_true",
         help="include this folder's own servers (.mcp.json) for this run",
     )
-    args = parser.parse_args(argv[1:])
+    args = parser.parse_args(argv)
     from zen.base.paths import expand_user
 
     workspace = expand_user(args.directory or ".").resolve()
@@ -42,7 +50,10 @@ def mcp_command(argv: list[str]) -> int:
     except ConfigError as e:
         return fail(str(e))
     try:
-        text, all_started = asyncio.run(mcp_list(config, workspace))
+        from zen.settings import trust
+
+        ignored = () if trusted else trust.check(workspace).inputs
+        text, all_started = asyncio.run(mcp_list(config, workspace, ignored=ignored))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
