@@ -8,6 +8,8 @@ the front-ends that render them: `zen.ui`, `zen.acp`.)
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
 from zen.base import exits
 from zen.cli.output import fail, report_tightened
@@ -142,15 +144,33 @@ def trust_command(argv: list[str]) -> int:
         if not root.is_dir():
             return fail(f"{args.directory}: no such directory")
         state = trust.check(root)
+        answer = _ask(state)
+        if answer is False:
+            print("not trusted")
+            return exits.DONE
         trust.trust(state)
     except OSError as e:
         return fail(f"cannot update {trust.store_path()}: {e.strerror or e}")
     finally:
         report_tightened()
-    if not state.inputs:
-        print(safe(f"trusted {state.workspace} (it has no settings of its own yet)"))
+    if not state.inputs or answer:
+        print(safe(f"trusted {state.workspace}" + ("" if answer else _NONE_YET)))
         return exits.DONE
     print(safe(f"trusted {state.workspace}; its settings:"))
     for line in trust.describe(state.workspace):
         print(safe(f"  - {line}"))
     return exits.DONE
+
+
+_NONE_YET = " (it has no settings of its own yet)"
+
+
+def _ask(state: Any) -> bool | None:
+    """On a terminal, `zen trust` shows what the folder's settings would run and asks first
+    (the answer); a script (no terminal, None) trusts as told, then sees the same lines."""
+    if not state.inputs or state.trusted or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    from zen.settings import trust
+    from zen.ui.trust_question import ask_trust
+
+    return ask_trust(state, trust.describe(state.workspace), "[t]rust  [n]o › ") == "trust"
