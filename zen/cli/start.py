@@ -205,6 +205,8 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
         return refuse(args, str(e))
     except KeyboardInterrupt:
         return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted")
+    except BrokenPipeError:
+        raise  # the reader went away: the entry point ends quietly
     except Exception as e:  # a bug in zen: still one line, never a traceback
         return refuse(args, f"internal error: {type(e).__name__}: {e}", exits.API_ERROR)
 

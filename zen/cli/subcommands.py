@@ -149,6 +149,8 @@ def trust_command(argv: list[str]) -> int:
             print("not trusted")
             return exits.DONE
         trust.trust(state)
+    except BrokenPipeError:
+        raise  # the reader went away: the entry point's to handle, not the store's failure
     except OSError as e:
         return fail(f"cannot update {trust.store_path()}: {e.strerror or e}")
     finally:

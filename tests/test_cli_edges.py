@@ -1,0 +1,75 @@
+"""The command line's everyday edges, through `python -m zen` as a user's shell runs it: a
+reader that stops reading, what `sessions show` says, hints and help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import zen_env
+from tests.fakes.server import text
+
+
+def closed_pipe(home: Path, cwd: Path, *args: str) -> tuple[int, str]:
+    """Run zen with its stdout a pipe whose reader is already gone; (exit code, stderr)."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "zen", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=zen_env(home),
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # `| head -1` that already read its line, `| true`
+    err = child.stderr.read().decode("utf-8", "replace")
+    child.stderr.close()
+    return child.wait(timeout=60), err
+
+
+def a_session(fake_llm: Any, run_zen: Any, answer: str = "done") -> str:
+    fake = fake_llm([text(answer)])
+    done = run_zen(
+        "-p", "fix the bug", "--output-format", "json", "--base-url", fake.base_url,
+        "--api-key", "k",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    return str(json.loads(done.out)["session_id"])
+
+
+def test_every_printing_command_into_a_closed_pipe(
+    fake_llm: Any, run_zen: Any, home: Path, project: Path
+) -> None:
+    sid = a_session(fake_llm, run_zen, "word " * 20_000)  # more than a pipe's buffer
+    fake = fake_llm([text("answer " * 20_000), text("streamed " * 20_000)])
+    commands = [
+        ["sessions", "list"],
+        ["sessions", "show", sid],
+        ["sessions", "export", sid],
+        ["config"],
+        ["trust", "--list"],
+        ["mcp", "list"],
+        ["--help"],
+        ["--version"],
+        ["-p", "hi", "--base-url", fake.base_url, "--api-key", "k"],
+        [
+            "-p",
+            "hi",
+            "--output-format",
+            "stream-json",
+            "--base-url",
+            fake.base_url,
+            "--api-key",
+            "k",
+        ],
+    ]
+    for args in commands:
+        code, err = closed_pipe(home, project, *args)
+        assert "Traceback" not in err and "BrokenPipeError" not in err, (args, err)
+        quiet = (0,) if args == ["--help"] else ()  # argparse may swallow the failed write
+        assert code in (141, *quiet), (args, code, err)  # exits.PIPE_CLOSED: 128 + SIGPIPE
+    code, err = closed_pipe(home, project, "rewind", "--list")  # no checkpoints: stderr only
+    assert code == 0 and "no checkpoints" in err
