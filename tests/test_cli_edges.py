@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import zen_env
-from tests.fakes.server import text
+from tests.fakes.server import call, text, tool_calls
 
 
 def closed_pipe(home: Path, cwd: Path, *args: str) -> tuple[int, str]:
@@ -73,3 +73,23 @@ def test_every_printing_command_into_a_closed_pipe(
         assert code in (141, *quiet), (args, code, err)  # exits.PIPE_CLOSED: 128 + SIGPIPE
     code, err = closed_pipe(home, project, "rewind", "--list")  # no checkpoints: stderr only
     assert code == 0 and "no checkpoints" in err
+
+
+def test_sessions_show_and_list_say_what_the_run_did(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm(
+        [
+            tool_calls([call("glob", {"pattern": "*"})]),
+            tool_calls([call("glob", {"pattern": "*.py"})]),
+            text("done"),
+        ]
+    )
+    args = ("--base-url", fake.base_url, "--api-key", "k", "--model", "fake-model")
+    done = run_zen("-p", "fix the bug", "--output-format", "json", *args)
+    result = json.loads(done.out)
+    assert result["turns"] == 3
+    shown = run_zen("sessions", "show", result["session_id"])
+    assert shown.code == 0, shown.err
+    head = shown.out.splitlines()[2]
+    assert head.strip() == "mode single · main: fake-model · 1 task, 3 model turns", head
+    listed = run_zen("sessions", "list")
+    assert "1 task " in listed.out and "single" in listed.out and "turn" not in listed.out

@@ -35,7 +35,7 @@ from zen.agent.subagents import SubAgentRunner
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
-from zen.settings.schema import AgentMode, Collaboration, Config
+from zen.settings.schema import DUAL_ROLES, AgentMode, Collaboration, Config
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.session_rows import SessionInfo
@@ -267,7 +267,7 @@ class Session:
         return {
             "agent_mode": self.mode,
             "collaboration": self.collaboration,
-            "models": self.models.names(),
+            "models": self.models.names(DUAL_ROLES if self.mode == "dual" else ("main",)),
         }
 
     def _state(self) -> dict[str, Any]:
