@@ -93,3 +93,27 @@ def test_sessions_show_and_list_say_what_the_run_did(fake_llm: Any, run_zen: Any
     assert head.strip() == "mode single · main: fake-model · 1 task, 3 model turns", head
     listed = run_zen("sessions", "list")
     assert "1 task " in listed.out and "single" in listed.out and "turn" not in listed.out
+
+
+def test_a_task_without_p_gets_a_hint(run_zen: Any) -> None:
+    done = run_zen("fix", "the", "bug")
+    assert done.code == 2
+    assert "zen: a task goes after -p: zen -p 'fix the bug'" in done.err
+    assert "a task goes after" not in run_zen("--bogus").err  # a wrong flag is only that
+
+
+def test_config_previews_another_provider(run_zen: Any) -> None:
+    done = run_zen("config", "--provider", "deepseek", env={"DEEPSEEK_API_KEY": "sk-" + "d" * 30})
+    assert done.code == 0, done.err
+    assert "deepseek-chat" in done.out and "api.deepseek.com" in done.out
+    assert "d" * 30 not in done.out  # the key stays redacted
+    dual = run_zen("config", "--dual", "--model", "m1", "--base-url", "http://127.0.0.1:9/v1")
+    assert dual.code == 0, dual.err
+    assert "coder" in dual.out and "m1" in dual.out
+
+
+def test_acp_help_names_the_modes(run_zen: Any) -> None:
+    done = run_zen("acp", "--help")
+    assert done.code == 0
+    assert "--single" in done.out and "one agent" in done.out
+    assert "--dual" in done.out and "Orchestrator" in done.out

@@ -13,7 +13,7 @@ from typing import Any
 
 from zen.base import exits
 from zen.cli.output import fail, report_tightened
-from zen.cli.parser import help_formatter
+from zen.cli.parser import CLI_KEYS, add_mode_flags, add_model_flags, help_formatter
 from zen.cli.trust_gate import decide_trust
 
 
@@ -72,13 +72,17 @@ def config_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="zen config",
         formatter_class=help_formatter,
-        description="Show the model, host and key of each role.",
+        description="Show the model, host and key of each role; the run's flags preview "
+        "another choice (zen config --provider deepseek).",
     )
     parser.add_argument("-C", dest="directory", metavar="DIR")
     parser.add_argument(
         "--trust", action="store_true", help="include this folder's own settings for this run"
     )
+    add_mode_flags(parser)
+    add_model_flags(parser)
     args = parser.parse_args(argv)
+    overrides = {k: v for k in CLI_KEYS if (v := getattr(args, k, None)) is not None}
     from zen.base.paths import expand_user
     from zen.settings.loading import load_config
     from zen.settings.model_roles import resolve_model
@@ -88,7 +92,7 @@ def config_command(argv: list[str]) -> int:
     root = expand_user(args.directory or ".").resolve()
     trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
     try:
-        config = load_config(root, trusted=bool(trusted))
+        config = load_config(root, overrides, trusted=bool(trusted))
     except ConfigError as e:
         return fail(str(e))
     finally:
