@@ -29,7 +29,7 @@ from zen.agent.loop import Agent, RunResult
 from zen.agent.memo_keeper import MemoKeeper
 from zen.agent.record import Record
 from zen.agent.roles import TOP
-from zen.agent.run_guards import PromptHooks, within_limits
+from zen.agent.run_guards import PromptHooks, capped_waits, within_limits
 from zen.agent.session_models import ModelRoles
 from zen.agent.subagents import SubAgentRunner
 from zen.base import events as ev
@@ -124,7 +124,7 @@ class Session:
         return run.first.id if run is not None and run.first is not None else None
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
-        emit = self.models.counting(emit)
+        emit = capped_waits(self.models.counting(emit), self.models.config.max_time)
         asked, self.current_run = task, None
         prompt = await self.prompt_hooks(task, emit, self.role)
         if prompt is None:
