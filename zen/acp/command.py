@@ -61,8 +61,8 @@ def acp_command(argv: list[str]) -> int:
         import acp  # noqa: F401
     except ImportError:
         print(
-            "zen: `zen acp` needs the acp extra: pip install 'zen-code[acp]' "
-            "(the agent-client-protocol package)",
+            "zen: `zen acp` needs the acp extra: pip install 'agent-client-protocol>=0.12,<0.13' "
+            "(or `pip install '.[acp]'` in zen's checkout)",
             file=sys.stderr,
         )
         return exits.USAGE
