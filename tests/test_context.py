@@ -159,7 +159,8 @@ def test_a_compaction_that_saves_nothing_says_so(fake_llm, project: Path, home: 
     def reply(body: dict[str, Any]) -> Reply:
         last = body["messages"][-1]
         if last["role"] == "user" and "about to be compacted" in str(last["content"]):
-            return text("## task:goal\n" + "Greet the user warmly. " * 300, usage=(900, 40))
+            goal = " ".join(f"greet{i * 7919 % 10007}" for i in range(600))  # long, no repeats
+            return text("## task:goal\n" + goal, usage=(900, 40))
         return text("Hi there.", usage=(1200, 5))
 
     zen = Zen(fake_llm(reply), project, home)
