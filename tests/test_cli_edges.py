@@ -30,6 +30,11 @@ def closed_pipe(home: Path, cwd: Path, *args: str) -> tuple[int, str]:
     return child.wait(timeout=60), err
 
 
+def prose(words: int) -> str:
+    """A long answer that never repeats itself (a repeated one is stopped as a runaway)."""
+    return " ".join(f"w{i * 7919 % 100_003}" for i in range(words))
+
+
 def a_session(fake_llm: Any, run_zen: Any, answer: str = "done") -> str:
     fake = fake_llm([text(answer)])
     done = run_zen(
@@ -43,8 +48,8 @@ def a_session(fake_llm: Any, run_zen: Any, answer: str = "done") -> str:
 def test_every_printing_command_into_a_closed_pipe(
     fake_llm: Any, run_zen: Any, home: Path, project: Path
 ) -> None:
-    sid = a_session(fake_llm, run_zen, "word " * 20_000)  # more than a pipe's buffer
-    fake = fake_llm([text("answer " * 20_000), text("streamed " * 20_000)])
+    sid = a_session(fake_llm, run_zen, prose(20_000))  # more than a pipe's buffer
+    fake = fake_llm([text(prose(20_000)), text(prose(20_000))])
     commands = [
         ["sessions", "list"],
         ["sessions", "show", sid],
