@@ -485,7 +485,9 @@ def test_missing_extra_is_one_clear_line(home: Path, project: Path, tmp_path: Pa
         timeout=DEADLINE,
     )
     assert done.returncode == 2
-    assert "zen-code[acp]" in done.stderr and "Traceback" not in done.stderr
+    # a command that works: zen-code is not on the package index (issue 29)
+    assert "pip install 'agent-client-protocol>=0.12,<0.13'" in done.stderr
+    assert "Traceback" not in done.stderr
     assert done.stdout == ""
 
 

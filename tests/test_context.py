@@ -145,8 +145,32 @@ def test_context_and_compact_in_the_shell(fake_llm, project: Path, home: Path) -
         zen.task("say hi")
         assert "context: 1.2k of 50.0k tokens (2%)" in zen.task("/context")
         out = zen.task("/compact the greeting")
-        assert "compacted: 1,205 → " in out and "(memo: 2 keys)" in out
+        # the memo is longer than the short talk it replaced: said, not called a saving
+        assert "compacted, but no shorter: 1,205 → " in out and "(memo: 2 keys)" in out
         assert "the greeting" in fake.requests[-1]["messages"][-1]["content"]
+        assert zen.exit() == 0
+    finally:
+        zen.close()
+
+
+def test_a_compaction_that_saves_nothing_says_so(fake_llm, project: Path, home: Path) -> None:
+    from tests.test_shell_pty import Zen
+
+    def reply(body: dict[str, Any]) -> Reply:
+        last = body["messages"][-1]
+        if last["role"] == "user" and "about to be compacted" in str(last["content"]):
+            goal = " ".join(f"greet{i * 7919 % 10007}" for i in range(600))  # long, no repeats
+            return text("## task:goal\n" + goal, usage=(900, 40))
+        return text("Hi there.", usage=(1200, 5))
+
+    zen = Zen(fake_llm(reply), project, home)
+    try:
+        zen.task("say hi")
+        out = zen.task("/compact")
+        found = re.search(
+            r"compacted, but no shorter: 1,205 → ([\d,]+) tokens \(memo: 1 key\)", out
+        )
+        assert found and int(found[1].replace(",", "")) >= 1205, out
         assert zen.exit() == 0
     finally:
         zen.close()

@@ -4,6 +4,7 @@ always ending with one object. Subprocesses against the scripted fake server."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -171,3 +172,16 @@ def test_llamacpp_preset_end_to_end(fake_llm, run_zen, project: Path) -> None:
     assert "using llamacpp's default model local-model" in done.err
     first = fake.requests[0]
     assert (first["stream"], first["tool_choice"], first["model"]) == (False, "auto", "local-model")
+
+
+def test_a_wait_under_max_time_says_the_tasks_end(fake_llm, run_zen) -> None:
+    """Not the first-byte deadline (300s) when --max-time ends the task sooner (issue 29)."""
+    fake = fake_llm([text("late", delay=20)])
+    done = run_zen("-p", "go", "--max-time", "3", *args_for(fake))
+    assert done.code == 4, done.err
+    waits = [line for line in done.err.splitlines() if line.startswith("waiting for")]
+    assert len(waits) == 1, done.err
+    # the task's end, counted from the wait's start: at most the 3 s the task had
+    assert re.fullmatch(
+        r"waiting for the model's first token \(2s so far, giving up after [23]s\)", waits[0]
+    ), waits

@@ -87,3 +87,19 @@ def test_installed_copy_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -
     prompts_dir, model = done.stdout.split()
     assert Path(prompts_dir).is_relative_to(target)
     assert model
+
+
+def test_version_is_the_changelogs_latest_release() -> None:
+    """`zen --version` names the newest released section of CHANGELOG.md (kept together)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "zen", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = [line[3:].strip() for line in changelog.splitlines() if line.startswith("## ")]
+    assert headings[0] == "Unreleased"
+    assert done.stdout.strip() == f"zen {headings[1]}"

@@ -132,7 +132,7 @@ def test_continue_carries_the_conversation_memo_and_todos(
     assert "plan:x" in shown.out and "first step" in shown.out
     assert "look at a.py" in shown.out and "Second answer." in shown.out
     listed = run_zen("sessions", "list")
-    assert sid in listed.out and "look at a.py" in listed.out and "3 turns" in listed.out
+    assert sid in listed.out and "look at a.py" in listed.out and "3 tasks" in listed.out
 
 
 def test_resume_by_id_picks_that_session(fake_llm, run_zen) -> None:

@@ -61,7 +61,7 @@ def test_continue_and_pick_at_start(fake_llm: Any, project: Path, home: Path) ->
         zen.expect("resume which?")
         screen = "\n".join(zen.lines())
         assert "another task" in screen and "the first task" in screen
-        assert "2 turns" in screen
+        assert "2 tasks" in screen
         zen.child.send("2\r")
         zen.prompt("single")
         zen.task("and finally")

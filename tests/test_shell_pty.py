@@ -819,6 +819,10 @@ def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
     assert zen.exit() == 0
     screen = "\n".join(zen.lines())
     assert "/review" in screen and "review a file" in screen and "skill: Fill PDF" in screen
+    rows = zen.lines()  # /help: the user's commands indented like the built-ins; /clear named
+    assert any(row.startswith("  /review ") and "review a file" in row for row in rows)
+    assert any(row.startswith("  /new ") for row in rows)
+    assert "(also/clear)" in "".join(screen.split())  # the /new line wraps at 100 columns
     users = [r["messages"][-1]["content"] for r in fake.requests]
     assert users[0] == "Review calc.py for bugs; answer in one line."
     assert "SECRET-STEP-42" in users[1] and users[1].endswith("the tax form")
@@ -894,3 +898,19 @@ def test_undo_asks_about_files_changed_outside_zen(shell: Any, project: Path) ->
     assert (project / "a.txt").read_text() == "a\n"
     assert (project / "b.txt").read_text() == "the user's edit\n"
     once(zen.lines(), "  revert b.txt (+1 -1)  ! changed outside zen")
+
+
+def test_rewind_labels_a_message_by_what_was_typed(shell: Any) -> None:
+    """`!cmd` output sent ahead of a message is not the message's label (issue 29)."""
+    zen, fake = shell([text("Fixed.")])
+    zen.task("!echo from-the-shell")
+    zen.task("fix it please")
+    assert "<shell-command>" in user_texts(fake.requests[0])[0]  # the model did get the output
+    zen.type("/rewind\r")
+    zen.expect("before which message?")
+    zen.type("\r")
+    zen.prompt("single")
+    rows = zen.lines()
+    assert any(row.startswith("  1. fix it please") for row in rows), rows
+    assert not any("1. <shell-command>" in row for row in rows)
+    assert zen.exit() == 0

@@ -138,6 +138,9 @@ def test_signal_during_bash_leaves_nothing_running(
     if output_format == "json":
         result = json.loads(out.strip().splitlines()[-1])
         assert result["is_error"] is True and name in result["result"]
+        # the stopped run's session is still reported: a script can resume it (issue 29)
+        assert result["turns"] == 1 and result["usage"]["main"]["requests"] == 1
+        assert result["session_id"], result
     else:
         assert f"stopped by {name}" in err
     assert len(fake.requests) == 1

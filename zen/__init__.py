@@ -1,3 +1,3 @@
 """zen: a terminal coding agent for any OpenAI-compatible model."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -38,8 +38,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, metavar="N", help="stop a prompt after N turns")
     p.add_argument("--work-mode", metavar="MODE", help="bug-fix, develop, explain or optimize")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--single", dest="agent_mode", action="store_const", const="single")
-    mode.add_argument("--dual", dest="agent_mode", action="store_const", const="dual")
+    mode.add_argument(
+        "--single",
+        dest="agent_mode",
+        action="store_const",
+        const="single",
+        help="start sessions with one agent (instead of the config's agent_mode)",
+    )
+    mode.add_argument(
+        "--dual",
+        dest="agent_mode",
+        action="store_const",
+        const="dual",
+        help="start sessions with an Orchestrator that delegates to a Coder",
+    )
     return p
 
 
@@ -49,8 +61,8 @@ def acp_command(argv: list[str]) -> int:
         import acp  # noqa: F401
     except ImportError:
         print(
-            "zen: `zen acp` needs the acp extra: pip install 'zen-code[acp]' "
-            "(the agent-client-protocol package)",
+            "zen: `zen acp` needs the acp extra: pip install 'agent-client-protocol>=0.12,<0.13' "
+            "(or `pip install '.[acp]'` in zen's checkout)",
             file=sys.stderr,
         )
         return exits.USAGE

@@ -3,12 +3,13 @@ and budget limits while it runs.
 
 The hooks may add context to the task or block it before the model is called; the limits
 cancel a running task the way Ctrl-C does (its calls closed, its partial answer kept), then
-say which limit stopped it.
+say which limit stopped it; waits meanwhile say the limit's end when it comes first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Coroutine
 from typing import Any
 
@@ -49,6 +50,24 @@ class PromptHooks:
                 return None
             context += said.context
         return "\n\n".join([task, *context])
+
+
+def capped_waits(emit: ev.Emit, max_time: float | None) -> ev.Emit:
+    """Waits say when they give up; under `max_time` that is the task's end when it comes
+    sooner (a 3 s task must not say "giving up after 300s")."""
+    if max_time is None:
+        return emit
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max_time
+
+    def capped(event: ev.Event) -> None:
+        if isinstance(event, ev.Waiting) and event.what != "retry":
+            end = event.elapsed + max(0.0, deadline - loop.time())
+            if end < event.limit:
+                event = dataclasses.replace(event, limit=float(round(end)))
+        emit(event)
+
+    return capped
 
 
 async def within_limits(run: Coroutine[Any, Any, RunResult], models: ModelRoles) -> RunResult:

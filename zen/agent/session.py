@@ -29,13 +29,13 @@ from zen.agent.loop import Agent, RunResult
 from zen.agent.memo_keeper import MemoKeeper
 from zen.agent.record import Record
 from zen.agent.roles import TOP
-from zen.agent.run_guards import PromptHooks, within_limits
+from zen.agent.run_guards import PromptHooks, capped_waits, within_limits
 from zen.agent.session_models import ModelRoles
 from zen.agent.subagents import SubAgentRunner
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
-from zen.settings.schema import AgentMode, Collaboration, Config
+from zen.settings.schema import DUAL_ROLES, AgentMode, Collaboration, Config
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.session_rows import SessionInfo
@@ -124,7 +124,7 @@ class Session:
         return run.first.id if run is not None and run.first is not None else None
 
     async def run(self, task: str, emit: ev.Emit, approver: Approver = refuse_all) -> RunResult:
-        emit = self.models.counting(emit)
+        emit = capped_waits(self.models.counting(emit), self.models.config.max_time)
         asked, self.current_run = task, None
         prompt = await self.prompt_hooks(task, emit, self.role)
         if prompt is None:
@@ -267,7 +267,7 @@ class Session:
         return {
             "agent_mode": self.mode,
             "collaboration": self.collaboration,
-            "models": self.models.names(),
+            "models": self.models.names(DUAL_ROLES if self.mode == "dual" else ("main",)),
         }
 
     def _state(self) -> dict[str, Any]:

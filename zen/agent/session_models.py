@@ -20,7 +20,7 @@ from zen.llm.deadlines import Deadlines
 from zen.llm.pricing import price_for
 from zen.llm.types import TokenUsage
 from zen.settings.model_roles import resolve_model
-from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
+from zen.settings.schema import DUAL_ROLES, Config, ConfigError, ModelSettings
 
 
 class ModelRoles:
@@ -76,13 +76,15 @@ class ModelRoles:
                 update={"dual_agent": dual.model_copy(update={role: over})}
             )
 
-    def names(self) -> dict[str, str | None]:
-        """The models in use: `model`, and each dual role's own when it has one."""
-        found = {"model": self.config.model}
-        for role in DUAL_ROLES:
-            override = getattr(self.config.dual_agent, role).model
-            if override:
-                found[role] = override
+    def names(self, roles: tuple[str, ...] = ("main",)) -> dict[str, str | None]:
+        """`model` as configured (None: the provider's default; what a resumed session
+        restores), then the model each of `roles` talks to (what `zen sessions show` says)."""
+        found: dict[str, str | None] = {"model": self.config.model}
+        for role in roles:
+            try:
+                found[role] = self.settings(role).model
+            except ConfigError:  # a role without a key: said when it runs, not here
+                found[role] = None
         return found
 
     @property

@@ -147,8 +147,10 @@ class Compacted(Event):
 
     @property
     def line(self) -> str:
-        how = f"memo: {self.memo_keys} keys" if self.memo_keys else "old tool outputs dropped"
-        return f"compacted: {self.before:,} → {self.after:,} tokens ({how})"
+        keys = f"{self.memo_keys} key{'' if self.memo_keys == 1 else 's'}"
+        how = f"memo: {keys}" if self.memo_keys else "old tool outputs dropped"
+        done = "compacted" if self.after < self.before else "compacted, but no shorter"
+        return f"{done}: {self.before:,} → {self.after:,} tokens ({how})"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,6 +25,9 @@ TERMINATED = 143
 HANGUP = 129
 """SIGHUP (the terminal closed), or the Windows console window closed: stopped like Ctrl-C,
 128 + 1."""
+PIPE_CLOSED = 141
+"""Whoever read zen's output stopped reading (`zen sessions list | head -1`): zen stops
+quietly, 128 + SIGPIPE (13), as tools killed by SIGPIPE do."""
 BREAK = 149
 """Ctrl-Break (Windows): stopped like Ctrl-C, 128 + SIGBREAK (21). Logoff and shutdown give
 TERMINATED."""

@@ -15,7 +15,35 @@ from zen.cli.parser import build_parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run zen; a reader that went away (`zen sessions list | head -1`) ends it quietly, the
+    one place every printing command passes through."""
+    try:
+        try:
+            code = _run(sys.argv[1:] if argv is None else argv)
+        except SystemExit as done:  # argparse's --help and usage errors end this way
+            if not isinstance(done.code, (int, type(None))):
+                raise
+            code = done.code or 0
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+    except BrokenPipeError:
+        return _reader_gone()
+    return code
+
+
+def _reader_gone() -> int:
+    """No traceback, no "Exception ignored" at exit: what is still buffered goes nowhere."""
+    import os
+
+    from zen.base import exits
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return exits.PIPE_CLOSED
+
+
+def _run(argv: list[str]) -> int:
     if argv == ["--version"]:  # the common case, answered before argparse is even built
         print(f"zen {__version__}")
         return 0

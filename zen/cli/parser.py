@@ -13,7 +13,7 @@ from zen import __version__
 
 TYPE_CHECKING = False  # `typing` alone costs ~5 ms of a ~30 ms start; checkers know this idiom
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
 
 def help_formatter(prog: str) -> argparse.HelpFormatter:
@@ -27,8 +27,25 @@ def help_formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.HelpFormatter(prog, width=max(width, 40) - 2)
 
 
+class _ZenParser(argparse.ArgumentParser):
+    """`zen fix the bug` is a task typed without -p: say so, not only the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        words = message.removeprefix("unrecognized arguments: ")
+        if words != message and not words.startswith("-"):
+            import shlex
+
+            self.print_usage(sys.stderr)
+            self.exit(
+                2,
+                f"zen: error: {message}\nzen: a task goes after -p: zen -p {shlex.quote(words)} "
+                "(or run `zen` and type it)\n",
+            )
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _ZenParser(
         prog="zen",
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",

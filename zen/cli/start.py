@@ -78,14 +78,19 @@ def flag_problem(args: argparse.Namespace, workspace: Path) -> str:
 
 
 def refuse(
-    args: argparse.Namespace, message: str, code: int = exits.USAGE, stop: str = "error"
+    args: argparse.Namespace,
+    message: str,
+    code: int = exits.USAGE,
+    stop: str = "error",
+    progress: Any = None,
 ) -> int:
     """An error that ends the run: one line on stderr and, for `-p` with JSON output, the one
-    result object it always ends with."""
+    result object it always ends with (with the session and turns `progress` got to)."""
     if args.task is not None and args.output_format != "text":
-        from zen.ui.oneshot import result_object, write_result
+        from zen.ui.run_result import result_object, write_result
 
-        write_result(sys.stdout, result_object(None, None, message, stop))
+        session = progress.session if progress else None
+        write_result(sys.stdout, result_object(session, None, message, stop, progress=progress))
     return fail(message, code)
 
 
@@ -213,18 +218,24 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
 
     from zen.app import SessionError
     from zen.settings.schema import ConfigError
+    from zen.ui.run_result import Progress
 
+    progress = Progress()  # what a stopped run got to, for its JSON result
     try:
-        return asyncio.run(run_stoppable(config, workspace, task, args))
+        return asyncio.run(run_stoppable(config, workspace, task, args, progress))
     except (ConfigError, SessionError) as e:
         return refuse(args, str(e))
     except KeyboardInterrupt:
-        return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted")
+        return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted", progress)
+    except BrokenPipeError:
+        raise  # the reader went away: the entry point ends quietly
     except Exception as e:  # a bug in zen: still one line, never a traceback
         return refuse(args, f"internal error: {type(e).__name__}: {e}", exits.API_ERROR)
 
 
-async def run_stoppable(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:
+async def run_stoppable(
+    config: Any, workspace: Path, task: str, args: argparse.Namespace, progress: Any
+) -> int:
     """The task, cancelled by SIGTERM or SIGHUP: its processes and MCP servers stop with it."""
     import asyncio
 
@@ -235,7 +246,7 @@ async def run_stoppable(config: Any, workspace: Path, task: str, args: argparse.
     assert main is not None
     stop.install(main.cancel)
     try:
-        return await run_in_session(config, workspace, task, args)
+        return await run_in_session(config, workspace, task, args, progress)
     except asyncio.CancelledError:
         if stop.received is None:
             raise
@@ -243,14 +254,16 @@ async def run_stoppable(config: Any, workspace: Path, task: str, args: argparse.
             main.uncancel()
         message = f"stopped by {stop.name}; the run's processes and MCP servers were stopped"
         try:
-            return refuse(args, message, stop.exit_code, "interrupted")
+            return refuse(args, message, stop.exit_code, "interrupted", progress)
         except OSError:  # the terminal or pipe is gone (SIGHUP)
             return stop.exit_code
     finally:
         stop.remove()
 
 
-async def run_in_session(config: Any, workspace: Path, task: str, args: argparse.Namespace) -> int:
+async def run_in_session(
+    config: Any, workspace: Path, task: str, args: argparse.Namespace, progress: Any = None
+) -> int:
     """Open the session (resumed or new), say which default model it uses, run the task."""
     from zen.app import open_session
     from zen.ui.oneshot import run_oneshot
@@ -271,4 +284,6 @@ async def run_in_session(config: Any, workspace: Path, task: str, args: argparse
                 file=sys.stderr,
                 flush=True,
             )
-        return await run_oneshot(session, task, output_format=args.output_format, yes=args.yes)
+        return await run_oneshot(
+            session, task, output_format=args.output_format, yes=args.yes, progress=progress
+        )

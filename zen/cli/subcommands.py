@@ -8,24 +8,34 @@ the front-ends that render them: `zen.ui`, `zen.acp`.)
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
 from zen.base import exits
 from zen.cli.output import fail, report_tightened
-from zen.cli.parser import help_formatter
+from zen.cli.parser import CLI_KEYS, add_mode_flags, add_model_flags, help_formatter
 from zen.cli.trust_gate import decide_trust
 
 
 def mcp_command(argv: list[str]) -> int:
-    if argv[:1] != ["list"]:
-        return fail("usage: zen mcp list [-C DIR] [--trust]")
-    parser = argparse.ArgumentParser(prog="zen mcp list")
-    parser.add_argument("-C", dest="directory", metavar="DIR")
-    parser.add_argument(
+    """`zen mcp list`: start each configured server, show its state and tools, stop it."""
+    parser = argparse.ArgumentParser(
+        prog="zen mcp", formatter_class=help_formatter, description="Your MCP servers."
+    )
+    actions = parser.add_subparsers(dest="action", required=True, title="actions", metavar="ACTION")
+    lister = actions.add_parser(
+        "list",
+        formatter_class=help_formatter,
+        help="start each server, show its state and tools, stop it",
+        description="Start each configured MCP server, show its state and tools, stop it.",
+    )
+    lister.add_argument("-C", dest="directory", metavar="DIR")
+    lister.add_argument(
         "--trust",
         action="store_true",
         help="include this folder's own servers (.mcp.json) for this run",
     )
-    args = parser.parse_args(argv[1:])
+    args = parser.parse_args(argv)
     from zen.base.paths import expand_user
 
     workspace = expand_user(args.directory or ".").resolve()
@@ -42,7 +52,10 @@ def mcp_command(argv: list[str]) -> int:
     except ConfigError as e:
         return fail(str(e))
     try:
-        text, all_started = asyncio.run(mcp_list(config, workspace))
+        from zen.settings import trust
+
+        ignored = () if trusted else trust.check(workspace).inputs
+        text, all_started = asyncio.run(mcp_list(config, workspace, ignored=ignored))
     except KeyboardInterrupt:
         return fail("interrupted", exits.INTERRUPTED)
     finally:
@@ -59,13 +72,17 @@ def config_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="zen config",
         formatter_class=help_formatter,
-        description="Show the model, host and key of each role.",
+        description="Show the model, host and key of each role; the run's flags preview "
+        "another choice (zen config --provider deepseek).",
     )
     parser.add_argument("-C", dest="directory", metavar="DIR")
     parser.add_argument(
         "--trust", action="store_true", help="include this folder's own settings for this run"
     )
+    add_mode_flags(parser)
+    add_model_flags(parser)
     args = parser.parse_args(argv)
+    overrides = {k: v for k in CLI_KEYS if (v := getattr(args, k, None)) is not None}
     from zen.base.paths import expand_user
     from zen.settings.loading import load_config
     from zen.settings.model_roles import resolve_model
@@ -75,7 +92,7 @@ def config_command(argv: list[str]) -> int:
     root = expand_user(args.directory or ".").resolve()
     trusted = decide_trust(root, flag=args.trust, ask=False, shown=args.directory)
     try:
-        config = load_config(root, trusted=bool(trusted))
+        config = load_config(root, overrides, trusted=bool(trusted))
     except ConfigError as e:
         return fail(str(e))
     finally:
@@ -131,15 +148,35 @@ def trust_command(argv: list[str]) -> int:
         if not root.is_dir():
             return fail(f"{args.directory}: no such directory")
         state = trust.check(root)
+        answer = _ask(state)
+        if answer is False:
+            print("not trusted")
+            return exits.DONE
         trust.trust(state)
+    except BrokenPipeError:
+        raise  # the reader went away: the entry point's to handle, not the store's failure
     except OSError as e:
         return fail(f"cannot update {trust.store_path()}: {e.strerror or e}")
     finally:
         report_tightened()
-    if not state.inputs:
-        print(safe(f"trusted {state.workspace} (it has no settings of its own yet)"))
+    if not state.inputs or answer:
+        print(safe(f"trusted {state.workspace}" + ("" if answer else _NONE_YET)))
         return exits.DONE
     print(safe(f"trusted {state.workspace}; its settings:"))
     for line in trust.describe(state.workspace):
         print(safe(f"  - {line}"))
     return exits.DONE
+
+
+_NONE_YET = " (it has no settings of its own yet)"
+
+
+def _ask(state: Any) -> bool | None:
+    """On a terminal, `zen trust` shows what the folder's settings would run and asks first
+    (the answer); a script (no terminal, None) trusts as told, then sees the same lines."""
+    if not state.inputs or state.trusted or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    from zen.settings import trust
+    from zen.ui.trust_question import ask_trust
+
+    return ask_trust(state, trust.describe(state.workspace), "[t]rust  [n]o › ") == "trust"

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import anyio
 
 from zen.base.paths import expand_user
-from zen.mcp.failures import cause, is_lost, is_refusal, known, one_line
+from zen.mcp.failures import cause, is_lost, is_refusal, known, one_line, sdk_problem
 from zen.mcp.listing import Listing, list_tools
 from zen.mcp.servers import server_kind
 from zen.mcp.tool import RemoteTool, render_result
@@ -279,6 +279,9 @@ class Connection:
     def _check(self) -> str | None:
         """What makes this entry unstartable, before spending a process on it."""
         spec = self.spec
+        missing = sdk_problem()
+        if missing:
+            return missing
         if bool(spec.command) == bool(spec.url):
             return 'needs exactly one of "command" (stdio) or "url" (HTTP)'
         if spec.url and not spec.url.startswith(("http://", "https://")):

@@ -64,6 +64,21 @@ def known(exc: BaseException) -> bool:
     return isinstance(cause(exc), (OSError, MCPError)) or is_lost(exc)
 
 
+MCP_INSTALL = "pip install 'mcp>=2.3,<3'"
+"""What puts the SDK back when an install lost it (it is one of zen's dependencies)."""
+
+
+def sdk_problem() -> str | None:
+    """Why the MCP SDK cannot be used, in one line with the install command, or None. A broken
+    install must cost each server a line saying so, never a traceback or a silent drop."""
+    try:
+        import mcp.client.stdio  # noqa: F401
+        import mcp.client.streamable_http  # noqa: F401
+    except ImportError as e:
+        return f"the MCP SDK cannot be imported ({one_line(e)}): {MCP_INSTALL}"
+    return None
+
+
 def one_line(exc: BaseException) -> str:
     """The first line of what `exc` says, or its type's name when it says nothing."""
     text = str(exc).strip().splitlines()

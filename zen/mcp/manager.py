@@ -12,7 +12,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +22,7 @@ import anyio.to_thread
 from zen.base.paths import private_file, zen_home
 from zen.base.redaction import remember, scrub
 from zen.mcp.connection import Connection, State
+from zen.mcp.failures import one_line, sdk_problem
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
@@ -75,7 +76,7 @@ class McpManager:
             self._logs = _LogRoute(self._log_path)
         # The SDK costs ~0.8 s to import: in a thread, so a prompt drawn meanwhile stays live.
         began = time.monotonic()
-        await anyio.to_thread.run_sync(_import_sdk)
+        await anyio.to_thread.run_sync(sdk_problem)  # each server's check says it, if any
         log.info("MCP SDK ready after %.2fs", time.monotonic() - began)
         await asyncio.gather(
             *(conn.start(_limit(conn.spec, timeout)) for conn in self._connections.values())
@@ -93,7 +94,13 @@ class McpManager:
     async def _start_then(
         self, timeout: float | None, done: Callable[[McpManager], None] | None
     ) -> None:
-        await self.start(timeout)
+        try:
+            await self.start(timeout)
+        except Exception as exc:  # a bug must not leave servers "starting" without a word
+            log.error("MCP start-up failed", exc_info=exc)
+            for conn in self._connections.values():
+                if conn.state in ("stopped", "starting"):
+                    conn.state, conn.error = "failed", f"start-up failed: {one_line(exc)}"
         if done is not None:
             done(self)
 
@@ -247,11 +254,6 @@ def _schema_chars(tool: McpTool) -> int:
     return len(json.dumps(tool.schema(), ensure_ascii=False))
 
 
-def _import_sdk() -> None:
-    import mcp.client.stdio  # noqa: F401
-    import mcp.client.streamable_http  # noqa: F401
-
-
 def _limit(spec: McpServer, timeout: float | None) -> float:
     if timeout is None or "start_timeout" in spec.model_fields_set:
         return spec.start_timeout
@@ -279,10 +281,11 @@ def format_status(statuses: list[ServerStatus]) -> str:
 
 
 async def mcp_list(
-    config: Config, workspace: Path, log_path: Path | None = None
+    config: Config, workspace: Path, log_path: Path | None = None, ignored: Sequence[str] = ()
 ) -> tuple[str, bool]:
     """Start the configured servers, describe them, stop them: `zen mcp list`. Also says
-    whether every server started (the exit status)."""
+    whether every server started (the exit status). `ignored`: the folder's own settings
+    files left out because it is not trusted (so "none configured" is not said of them)."""
     if not mcp_enabled(config):
         return "MCP is off (features.mcp: off).", True
     warnings: list[str] = []
@@ -290,6 +293,11 @@ async def mcp_list(
     notes = [f"warning: {text}" for text in warnings]
     if not servers:
         text = "No MCP servers configured (config mcp_servers, or .mcp.json)."
+        if ignored:
+            text = (
+                f"No MCP servers in use: this folder's own settings ({', '.join(ignored)}) are "
+                "ignored until you trust it (`zen trust`, or --trust for this run)."
+            )
         return "\n".join([*notes, text]), True
     log_path = log_path or default_log_path()
     manager = McpManager(servers, workspace, log_path, config.permissions)

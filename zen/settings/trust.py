@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -265,7 +266,7 @@ def describe(root: Path) -> list[str]:
     claude = _json(root / CLAUDE_SETTINGS)
     if claude is not _MISSING and CLAUDE_SETTINGS in present_inputs(root):
         hooks = claude.get("hooks") if isinstance(claude, dict) else None
-        lines.append(f"{CLAUDE_SETTINGS}: hooks that run commands: {_hook_summary(hooks)}")
+        lines += _hook_lines(CLAUDE_SETTINGS, hooks)
         variables |= _variables(claude)
     for folder in FOLDERS:
         path = root / folder
@@ -282,7 +283,10 @@ def describe(root: Path) -> list[str]:
     mark = fingerprint(root)
     if mark.startswith(TOO_LARGE):
         lines.append(f"{mark[len(TOO_LARGE) :]}: zen will ask again every time")
-    return [_plain(line) for line in lines]
+    shown = [_plain(line) for line in lines]
+    if any(len(_plain(line, limit=sys.maxsize)) > _LINE for line in lines):
+        shown.append(f"(lines cut at {_LINE} characters: read the files before trusting them)")
+    return shown
 
 
 _MISSING: Any = object()
@@ -343,6 +347,8 @@ def _describe_config(data: Any) -> list[str]:
     servers = data.get("mcp_servers")
     for name, spec in servers.items() if isinstance(servers, dict) else []:
         lines.append(_server_line(src, name, spec))
+    if data.get("hooks"):
+        lines += _hook_lines(src, data["hooks"])
     known = {
         "base_url",
         "provider",
@@ -352,6 +358,7 @@ def _describe_config(data: Any) -> list[str]:
         "allowed_roots",
         "prompts",
         "mcp_servers",
+        "hooks",
     }
     other = [str(key) for key in data if key not in known]
     if other:
@@ -383,21 +390,26 @@ def _server_line(src: str, name: Any, spec: Any) -> str:
     return text + (f" ({'; '.join(extras)})" if extras else "")
 
 
-def _hook_summary(hooks: Any) -> str:
-    commands: list[str] = []
+def _hook_lines(src: str, hooks: Any) -> list[str]:
+    """One line per command the hooks would run, with its event and matcher: trusting a
+    folder must show every command it would run, whichever file names it."""
+    lines: list[str] = []
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, event: str, matcher: str) -> None:
         if isinstance(node, dict):
+            if isinstance(node.get("matcher"), str) and node["matcher"] not in ("", "*"):
+                matcher = node["matcher"]
             if isinstance(node.get("command"), str):
-                commands.append(node["command"])
-            for value in node.values():
-                walk(value)
+                when = f"{event}, tools matching {matcher}" if matcher else event
+                lines.append(f"{src}: hook runs `{node['command']}` ({when})")
+            for key, value in node.items():
+                walk(value, event or str(key), matcher)
         elif isinstance(node, list):
             for value in node:
-                walk(value)
+                walk(value, event, matcher)
 
-    walk(hooks)
-    return "; ".join(f"`{c}`" for c in commands) if commands else "(unreadable)"
+    walk(hooks, "", "")
+    return lines or [f"{src}: hooks zen cannot read"]
 
 
 def _variables(node: Any) -> set[str]:
@@ -414,7 +426,11 @@ def _show_secret(value: str) -> str:
     return value if env_vars.is_reference(value.strip()) else "a literal key (hidden)"
 
 
-def _plain(text: str, limit: int = 300) -> str:
+_LINE = 300
+"""Characters of one line of `describe`; a longer one is cut, and the cut is said."""
+
+
+def _plain(text: str, limit: int = _LINE) -> str:
     """Repository text on one terminal line: escape sequences, controls, C1 and bidi characters
     as placeholders (`terminal_safe`), then anything else unprintable (zero-width, line
     breaks) as `?`: what the user trusts is what they see."""

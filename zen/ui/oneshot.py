@@ -7,7 +7,7 @@ tokens per role and tool calls counted by origin (native, recovered from text, m
 stream-json: every event as a JSON line as it happens, then the same result object.
 JSON keeps the exact text, ASCII-escaped (`\\u009b`, `\\u202e`).
 Exit codes (zen/base/exits.py): 0 done, 1 model/API error, 3 max turns, 4 max time, 5 answer cut at
-max_tokens, 6 over budget, 7 calls refused for want of approval (130 is the CLI's).
+max_tokens, 7 calls refused for want of approval, 8 over budget (130, 143, 129: the CLI's).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from zen.settings.schema import ConfigError
 from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
 from zen.ui.call_tally import CallTally
 from zen.ui.format import call_line, memo_line
+from zen.ui.run_result import Progress, result_object, write_result
 
 DENIED_HINT = (
     "rerun with --yes to approve them, or allow the tools under `permissions:` in .zen/config.yaml"
@@ -142,46 +143,11 @@ class JsonLines:
         self.out.flush()
 
 
-def result_object(
-    session: Session | None,
-    result: RunResult | None,
-    error: str | None,
-    stop: str = "error",
-    *,
-    duration_ms: int = 0,
-    denials: list[dict[str, Any]] | None = None,
-    tool_calls: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """The one object `json` and `stream-json` end with, even when the run failed."""
-    usage = {role: u.to_json() for role, u in session.models.usage.items()} if session else {}
-    cost = session.models.cost_usd if session else None
-    return {
-        "type": "result",
-        "result": error if error else (result.text if result else ""),
-        "is_error": bool(error) or (result is not None and result.stop != "done"),
-        "stop": stop if error else (result.stop if result else "error"),
-        "turns": result.turns if result else 0,
-        "usage": usage,
-        "files_changed": result.files_changed if result else [],
-        "cost_usd": None if cost is None else round(cost, 6),
-        "duration_ms": duration_ms,
-        "permission_denials": denials or [],
-        "tool_calls": tool_calls or {"native": 0, "recovered": 0, "malformed": 0},
-        "checkpoint": session.run_checkpoint if session else None,
-        "session_id": session.record.id if session else None,
-    }
-
-
 def _is_tty(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def write_result(out: TextIO, obj: dict[str, Any]) -> None:
-    out.write(json.dumps(obj, ensure_ascii=True) + "\n")
-    out.flush()
 
 
 def _warnings_to(err: TextIO) -> ev.Emit:
@@ -279,13 +245,22 @@ async def run_oneshot(
     yes: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
+    progress: Progress | None = None,
 ) -> int:
+    progress = progress or Progress()
+    progress.session = session
     picked, streamed = _pick_emit(output_format, out, err, session.role)
     emit = CallTally(picked)
+
+    def seen(event: ev.Event) -> None:
+        if isinstance(event, ev.TurnStarted) and event.agent == session.role:
+            progress.turns, progress.session_id = event.turn, session.record.id
+        emit(event)
+
     refusals = Refusals()
     approver: Approver = approve_all if yes else refusals
     started = time.monotonic()
-    o = await _run_caught(session, task, emit, approver)
+    o = await _run_caught(session, task, seen, approver)
     if output_format == "text":
         _report_text(o, streamed, out, err)
     else:

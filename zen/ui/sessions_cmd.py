@@ -59,11 +59,29 @@ def age(seconds: float) -> str:
 
 
 def session_row(info: SessionInfo, now: float | None = None) -> str:
-    """`id  age  turns  mode  title`: one line of a session list."""
-    mode = info.agent_mode + (f"·{info.collaboration}" if info.agent_mode == "dual" else "")
-    turns = f"{info.turns} turn{'s' if info.turns != 1 else ''}"
+    """`id  age  tasks  mode  title`: one line of a session list. A task is one message of
+    the user's (a model "turn", as `-p`'s JSON counts them, is one request)."""
+    tasks = _count(info.turns, "task")
     when = age((now or time.time()) - info.updated)
-    return printable(f"{info.id}  {when:>11}  {turns:>9}  {mode:<7}  {info.title}")
+    return printable(f"{info.id}  {when:>11}  {tasks:>9}  {_mode(info):<7}  {info.title}")
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _mode(info: SessionInfo) -> str:
+    """`single`, or `dual·delegated`: collaboration means something only in dual mode."""
+    return info.agent_mode + (f"·{info.collaboration}" if info.agent_mode == "dual" else "")
+
+
+def _models(info: SessionInfo) -> str:
+    """The model each role talked to; a record from before roles were stored names the
+    configured model, None meaning the provider's default."""
+    roles = {k: v for k, v in info.models.items() if k != "model" and v}
+    if roles:
+        return ", ".join(f"{role}: {model}" for role, model in roles.items())
+    return "model: " + (info.models.get("model") or "the provider's default")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -148,8 +166,9 @@ def show_lines(store: SessionStore, info: SessionInfo) -> Iterator[str]:
     made = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
     yield f"session {info.id} · {info.title}"
     yield f"  {info.workspace} · started {made} · updated {age(time.time() - info.updated)}"
-    models = ", ".join(f"{k}: {v}" for k, v in info.models.items())
-    yield f"  mode {info.agent_mode} ({info.collaboration}) · {models} · {info.turns} turns"
+    answers = sum(m.get("role") == "assistant" for m in store.messages(info.id))
+    counts = f"{_count(info.turns, 'task')}, {_count(answers, 'model turn')}"
+    yield f"  mode {_mode(info)} · {_models(info)} · {counts}"
     yield ""
     yield from _conversation(store, info, "")
     memo = store.memo(info.id)

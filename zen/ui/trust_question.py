@@ -25,8 +25,12 @@ _ANSWERS: dict[str, Answer] = {
 }
 
 
-def ask_trust(state: TrustState, lines: list[str]) -> Answer:
-    """trust / not now (run without them) / quit; Ctrl-C or Ctrl-D quits."""
+SHELL_CHOICES = "[t]rust  [n]ot now (run without them)  [q]uit › "
+
+
+def ask_trust(state: TrustState, lines: list[str], choices: str = SHELL_CHOICES) -> Answer:
+    """trust / not now (run without them) / quit; Ctrl-C or Ctrl-D quits. `zen trust` asks
+    with its own `choices` (there is no run to go on with)."""
     head = "have changed since you trusted this folder" if state.changed else "are not trusted yet"
     print(f"This folder's own zen settings ({', '.join(state.inputs)}) {head}.")
     print("If trusted, they would:")
@@ -35,7 +39,7 @@ def ask_trust(state: TrustState, lines: list[str]) -> Answer:
     print("Trust them only if you trust everyone who can change these files.")
     while True:
         try:
-            reply = input("[t]rust  [n]ot now (run without them)  [q]uit › ")
+            reply = input(choices)
         except (EOFError, KeyboardInterrupt):
             print()
             return "quit"

@@ -83,12 +83,16 @@ def listing() -> list[Command]:
 
 @command("help", "this list")
 def _help(ctx: CommandContext, arg: str) -> None:
-    width = max(len(f"/{c.name} {c.usage}".rstrip()) for c in listing())
-    for name, summary in user_listing(ctx):
-        ctx.out.info(f"/{name:<{width - 1}}  {summary}")
+    """The user's commands, then the built-ins with their other names, in one column."""
+    mine = user_listing(ctx)
+    heads = [f"/{c.name} {c.usage}".rstrip() for c in listing()] + [f"/{n}" for n, _ in mine]
+    width = max(len(head) for head in heads)
+    for name, summary in mine:
+        ctx.out.info(f"  {f'/{name}'.ljust(width)}  {summary}")
     for cmd in listing():
         head = f"/{cmd.name} {cmd.usage}".rstrip()
-        ctx.out.info(f"  {head.ljust(width)}  {cmd.summary}")
+        also = f" (also {', '.join('/' + a for a in cmd.aliases)})" if cmd.aliases else ""
+        ctx.out.info(f"  {head.ljust(width)}  {cmd.summary}{also}")
     for line in KEYS:
         ctx.out.info(line, "dim")
 
