@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from zen.agent import compaction, work_modes
 from zen.agent.delegate import MakeAgent
 from zen.agent.loop import Agent
-from zen.agent.prompt import PromptFacts, project_instructions
+from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import Role
 from zen.agent.session_models import ModelRoles
+from zen.agent.text_protocol import TextProtocol
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
 from zen.settings.schema import Config
@@ -180,6 +181,21 @@ class AgentBuilder:
 
         return build
 
+    def text_protocol(
+        self, model: str, build: Callable[[PromptFacts], str]
+    ) -> tuple[TextProtocol | None, Callable[[PromptFacts], str]]:
+        """The text protocol of an agent on `model` (None: native tool calls), and its prompt
+        builder: the text protocol's system prompt once that is active."""
+        setting = self.models.settings(model).tool_protocol
+        if setting == "native":
+            return None, build
+        text = TextProtocol(setting, lambda: system_prompt("text", self.facts))
+
+        def chosen(facts: PromptFacts) -> str:
+            return system_prompt("text", facts) if text.active else build(facts)
+
+        return text, chosen
+
     def top_agent(
         self,
         role: Role,
@@ -207,6 +223,7 @@ class AgentBuilder:
                 self.models.config.permissions,
             )
         model = model_role(role, mode)
+        text, build = self.text_protocol(model, build)
         return Agent(
             role.name,
             self.models.client(model),
@@ -219,6 +236,7 @@ class AgentBuilder:
             history=history,
             log=log,
             context=self.context_policy(model, build, top=True),
+            text=text,
         )
 
     def delegates(self, mode: str, collaboration: str) -> MakeAgent:
@@ -230,7 +248,9 @@ class AgentBuilder:
         def make(role: Role, name: str, call_id: str = "") -> Agent:
             model = model_role(role, mode)
             names = role.tool_names(collaboration)
-            prompt = self.prompt_builder(role, names, collaboration)
+            text, prompt = self.text_protocol(
+                model, self.prompt_builder(role, names, collaboration)
+            )
             return Agent(
                 name,
                 self.models.client(model),
@@ -242,6 +262,7 @@ class AgentBuilder:
                 loop_limit=self.models.config.loop_limit,
                 log=self._child_log(name, call_id),
                 context=self.context_policy(model, prompt),
+                text=text,
             )
 
         return make

@@ -107,6 +107,8 @@ class Compactable(Protocol):
 
     def context_tokens(self) -> int: ...
 
+    def wire_tools(self) -> list[dict[str, Any]]: ...
+
     def replace_messages(self, messages: list[dict[str, Any]]) -> None: ...
 
 
@@ -133,7 +135,7 @@ async def compact(
     if reason == "overflow":  # the server's window is evidently smaller than this request
         policy.window.learn_limit(before)
     window = (await policy.window.get()).tokens
-    schemas = agent.registry.schemas()
+    schemas = agent.wire_tools()
     if reason == "auto":
         pruned = prune_tool_outputs(agent.messages, int(window * KEEP_TOOL_SHARE), agent)
         after = tools_tokens(schemas) + messages_tokens(pruned)
@@ -246,7 +248,7 @@ async def _summarise(agent: Compactable, emit: ev.Emit, window: int, focus: str)
             else "",
         ),
     }
-    schemas = agent.registry.schemas()
+    schemas = agent.wire_tools()
     budget = int(window * SUMMARY_VIEW) - tools_tokens(schemas) - message_tokens(ask)
     for _ in range(2):
         view = fit_view(agent.messages, budget, agent)
@@ -384,7 +386,7 @@ def restart(
     head = [{"role": "system", "content": system}, {"role": "user", "content": note}]
     compact_at = agent.context.compact_at if agent.context else 0.8
     room = int(window * compact_at * 0.9) - messages_tokens(head)
-    budget = min(int(window * TAIL_SHARE), room - tools_tokens(agent.registry.schemas()))
+    budget = min(int(window * TAIL_SHARE), room - tools_tokens(agent.wire_tools()))
     return head + tail(messages, budget)
 
 

@@ -88,7 +88,7 @@ class Conversation:
         assert agent.context is not None
         window = await agent.context.window.get()
         total = agent.context_tokens() if agent.counted else None
-        return split(agent.messages, agent.registry.schemas(), window, total)
+        return split(agent.messages, agent.wire_tools(), window, total)
 
     def rewind(self, turn: Turn) -> bool:
         """Continue from just before `turn`'s message: it and everything after leave the
@@ -99,7 +99,7 @@ class Conversation:
         found = [
             i
             for i, m in enumerate(self.history)
-            if m.get("role") == "user" and m.get("content") == turn.label
+            if m.get("role") == "user" and _asked(m.get("content"), turn.label)
         ]
         if turn not in self.turns or not found:
             return False
@@ -109,3 +109,10 @@ class Conversation:
         self.turns = self.turns[: self.turns.index(turn)]
         self.top = None  # rebuilt from the shorter history at the next message
         return True
+
+
+def _asked(content: Any, label: str) -> bool:
+    """The message of a turn: its text, or its text with files the text protocol attached."""
+    return isinstance(content, str) and (
+        content == label or content.startswith(label + '\n\n<file path="')
+    )

@@ -14,6 +14,7 @@ from zen.agent import compaction
 from zen.agent.compaction import ChatModel
 from zen.agent.context import messages_tokens, outgrown, tools_tokens
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
+from zen.agent.text_protocol import TextProtocol
 from zen.agent.text_turns import recovered
 from zen.base import events as ev
 from zen.llm.errors import ContextLengthError
@@ -74,6 +75,7 @@ class Agent:
         log: SessionLog | None = None,
         context: compaction.ContextPolicy | None = None,
         loop_limit: int = 3,
+        text: TextProtocol | None = None,
     ) -> None:
         self.name = name
         self.client = client
@@ -101,6 +103,8 @@ class Agent:
         """The conversation outgrew the window and the user was told (once)."""
         self.constraints = ""
         """The user's instructions as the last compaction recorded them (task:constraints)."""
+        self.text = text
+        """Edit blocks instead of tool calls (`tool_protocol: text | auto`); None: native."""
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
@@ -113,6 +117,8 @@ class Agent:
         destination, approver, delegations, checkpoints, id)."""
         emit = run.emit
         asked = len(self.messages)
+        if self.text is not None:
+            user_text = await self.text.task_message(self, user_text)
         self.add({"role": "user", "content": user_text})
         self.files_changed = []
         self.runaways.new_run()
@@ -133,6 +139,8 @@ class Agent:
                 if self._ran_away(emit):
                     return self._runaway_end(reply.content, turn)
                 continue
+            if self.text is not None and await self.text.handled(self, reply, run):
+                continue  # edit blocks applied: their results are the next message
             cut = reply.finish_reason == "length"
             if not reply.tool_calls:
                 if cut:
@@ -244,7 +252,12 @@ class Agent:
         n, counted = self._measured
         if self.counted:
             return counted + messages_tokens(self.messages[n:])
-        return tools_tokens(self.registry.schemas()) + messages_tokens(self.messages)
+        return tools_tokens(self.wire_tools()) + messages_tokens(self.messages)
+
+    def wire_tools(self) -> list[dict[str, Any]]:
+        """The tool schemas a request carries (none in the text protocol)."""
+        schemas = self.registry.schemas()
+        return schemas if self.text is None else self.text.wire_tools(schemas)
 
     def replace_messages(self, messages: list[dict[str, Any]]) -> None:
         """A compaction's new conversation; the server's last count no longer applies."""
@@ -267,9 +280,7 @@ class Agent:
             emit(event)
 
         try:
-            return await self.client.stream(
-                self.messages, self.registry.schemas(), watch, self.name
-            )
+            return await self.client.stream(self.messages, self.wire_tools(), watch, self.name)
         except asyncio.CancelledError:
             text = "".join(partial)
             if text.strip():
@@ -334,10 +345,11 @@ class Agent:
     ) -> None:
         if not batch:
             return
-        outcomes = await asyncio.gather(*(self._run_one(c, run) for c in batch))
+        outcomes = await asyncio.gather(*(self.run_call(c, run) for c in batch))
         results.update(zip((c.id for c in batch), outcomes, strict=True))
 
-    async def _run_one(self, call: ToolCall, run: RunContext) -> ToolResult:
+    async def run_call(self, call: ToolCall, run: RunContext) -> ToolResult:
+        """One call through the registry, framed by its events (edit blocks come this way)."""
         args = parse_arguments(call.arguments)
         shown = args if isinstance(args, dict) else {}
         detail = self.registry.detail(call.name, shown)

@@ -113,6 +113,13 @@ def add_model_flags(p: argparse.ArgumentParser) -> None:
         "its default model)",
     )
     p.add_argument("--base-url", help="OpenAI-compatible endpoint URL")
+    p.add_argument(
+        "--tool-protocol",
+        dest="tool_protocol",
+        choices=["native", "text", "auto"],
+        help="how the model acts: tool calls (native), edit blocks in its answer (text: for "
+        "small local models), or native until it shows it cannot call tools (auto)",
+    )
     p.add_argument("--api-key", help="API key (better: set ZEN_API_KEY)")
 
 
@@ -220,6 +227,7 @@ CLI_KEYS = (
     "idle_timeout",
     "connect_timeout",
     "work_mode",
+    "tool_protocol",
 )
 
 

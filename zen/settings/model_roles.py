@@ -119,6 +119,7 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
         temperature=over.temperature if over.temperature is not None else config.temperature,
         max_tokens=over.max_tokens if over.max_tokens is not None else config.max_tokens,
         context_window=over.context_window or config.context_window,
+        tool_protocol=over.tool_protocol or config.tool_protocol,
     )
 
 

@@ -19,6 +19,9 @@ Level = Literal["auto", "confirm", "deny"]
 AgentMode = Literal["single", "dual"]
 Collaboration = Literal["delegated", "autonomous", "controlled"]
 OnOff = Literal["on", "off"]
+ToolProtocol = Literal["native", "text", "auto"]
+"""How a model acts: tool calls (native), edit blocks in its text (text), or native until it
+shows it cannot call tools (auto)."""
 
 
 class ConfigError(Exception):
@@ -101,6 +104,7 @@ class ModelOverride(_Endpoint):
     max_tokens: int | None = Field(default=None, ge=0)
     stream_tools: bool | None = None
     context_window: int | None = Field(default=None, ge=1000)
+    tool_protocol: ToolProtocol | None = None
 
 
 class ModelPrice(_Strict):
@@ -198,6 +202,7 @@ class ModelSettings(_Strict):
     """False: requests carrying tools go out unstreamed, with `tool_choice: auto`."""
     context_window: int | None = None
     """Tokens the model holds, when the configuration says; else the preset's or the server's."""
+    tool_protocol: ToolProtocol = "native"
     key_source: str = ""
     """Where the key came from (`environment DEEPSEEK_API_KEY`, `--api-key`, a file), for
     `/model` and `zen config`; never the key itself."""
@@ -227,6 +232,8 @@ class Config(_Endpoint):
     """None: the provider preset's habit (false for llamacpp)."""
     context_window: int | None = Field(default=None, ge=1000)
     """Tokens the model holds; None: from the provider table or the server."""
+    tool_protocol: ToolProtocol = "native"
+    """text: no tools on the wire, the model answers with edit blocks (small local models)."""
     compact_at: float = Field(default=0.8, gt=0.1, le=1.0)
     """Share of the context window at which the conversation is compacted."""
     agent_mode: AgentMode = "single"

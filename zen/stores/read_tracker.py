@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def stamp(path: Path) -> tuple[int, int] | None:
     try:
         st = path.stat()
     except OSError:
@@ -23,10 +23,11 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 class ReadTracker:
     seen: dict[Path, tuple[int, int] | None] = field(default_factory=dict)
 
-    def mark_read(self, path: Path) -> None:
+    def mark_read(self, path: Path, at: tuple[int, int] | None = None) -> None:
         """`path` as it is now counts as read: read by the agent, attached to its message, or
-        written by it (it knows what it wrote)."""
-        self.seen[path] = _stamp(path)
+        written by it (it knows what it wrote). `at`: its stamp taken before the text the
+        model saw was read, so a change during the read makes the next edit refused."""
+        self.seen[path] = at if at is not None else stamp(path)
 
     def has_read(self, path: Path) -> bool:
         return path in self.seen
@@ -35,7 +36,7 @@ class ReadTracker:
         """Why an edit of `path` must be refused, or None. `shown` is the path the model sees."""
         if path not in self.seen:
             return f"read {shown} with read-file before editing it"
-        if self.seen[path] != _stamp(path):
+        if self.seen[path] != stamp(path):
             return f"{shown} changed on disk since you read it; read-file it again before editing"
         return None
 
@@ -55,7 +56,7 @@ class ReadTracker:
             )
         if path not in self.seen:
             return f"read {shown} with read-file before overwriting it"
-        if self.seen[path] != _stamp(path):
+        if self.seen[path] != stamp(path):
             return (
                 f"{shown} changed on disk since you read it; read-file it again before "
                 "overwriting it"

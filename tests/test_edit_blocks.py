@@ -1,0 +1,128 @@
+"""The edit-block parser: the shapes small models write, and what is never taken for a file."""
+
+from __future__ import annotations
+
+import pytest
+
+from zen.tools.files.edit_blocks import (
+    Command,
+    Malformed,
+    Replace,
+    WholeFile,
+    lost_definitions,
+    omissions,
+    parse,
+)
+
+BLOCK = "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"
+ONE = Replace("app.py", "old\n", "new\n")
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "app.py\n",
+        "`app.py`\n",
+        "**app.py**\n",
+        "### app.py\n",
+        "# File: app.py\n",
+        "app.py:\n",
+        "- `app.py`:\n",
+        "app.py   \n",
+        "app.py\n```python\n",
+        "```python app.py\n",
+        "```\napp.py\n",
+        "app.py\n\n",
+    ],
+)
+def test_the_path_line_forgives_markdown_around_it(head: str) -> None:
+    closing = "```\n" if "```" in head else ""
+    assert parse("Sure.\n\n" + head + BLOCK + closing + "\nDone.") == [ONE]
+
+
+def test_marker_lengths_trailing_whitespace_and_crlf_are_forgiven() -> None:
+    answer = "app.py\r\n<<<<< SEARCH  \r\nold   \r\n=========\r\nnew\t\r\n>>>>>>>>> REPLACE \r\n"
+    assert parse(answer) == [ONE]
+
+
+def test_several_blocks_share_a_fence_and_a_later_one_its_path() -> None:
+    answer = (
+        "app.py\n```python\n" + BLOCK + BLOCK.replace("old", "b") + "```\n\n"
+        "lib/util.py\n```python\n" + BLOCK + "```\n"
+    )
+    assert parse(answer) == [
+        ONE,
+        Replace("app.py", "b\n", "new\n"),
+        Replace("lib/util.py", "old\n", "new\n"),
+    ]
+
+
+def test_a_stray_closing_fence_does_not_swallow_the_next_file() -> None:
+    answer = "app.py\n" + BLOCK + "```\n\nnew.py\n```python\nprint(1)\n```\n"
+    assert parse(answer) == [ONE, WholeFile("new.py", "print(1)\n")]
+
+
+def test_a_block_cut_off_or_without_a_path_is_reported_not_applied() -> None:
+    (cut,) = parse("app.py\n<<<<<<< SEARCH\nold\n=======\nnew")
+    assert isinstance(cut, Malformed) and "app.py" in cut.problem
+    assert ">>>>>>> REPLACE" in cut.problem and "cut off" in cut.problem
+    (early,) = parse("app.py\n<<<<<<< SEARCH\nold\n")
+    assert isinstance(early, Malformed) and "=======" in early.problem
+    (pathless,) = parse("Here is the change:\n" + BLOCK)
+    assert isinstance(pathless, Malformed) and "no file path" in pathless.problem
+    nested = parse("app.py\n<<<<<<< SEARCH\nold\n" + BLOCK)
+    assert isinstance(nested[0], Malformed) and nested[1] == ONE
+
+
+def test_an_empty_search_is_kept_for_the_applier_to_judge() -> None:
+    assert parse("new.py\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE") == [
+        Replace("new.py", "", "x = 1\n")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "path"),
+    [
+        ("new.py\n```python\nx = 1\n```", "new.py"),
+        ("src/new.py:\n\n```\nx = 1\n```", "src/new.py"),
+        ("```python src/new.py\nx = 1\n```", "src/new.py"),
+        ("**Makefile**\n~~~\nx = 1\n~~~", "Makefile"),
+    ],
+)
+def test_a_fenced_block_headed_by_a_path_is_a_whole_file(answer: str, path: str) -> None:
+    assert parse(answer) == [WholeFile(path, "x = 1\n")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Here is the function:\n```python\ndef f():\n    pass\n```",
+        "In `app.py`, change it to:\n```python\ndef f():\n    pass\n```",
+        "Done.\n```python\ndef f():\n    pass\n```",
+        "```python\ndef f():\n    pass\n```",
+        "Run it:\n```console\n$ pytest\n```",
+        "no blocks at all",
+    ],
+)
+def test_a_snippet_is_never_taken_for_a_file(answer: str) -> None:
+    assert parse(answer) == []
+
+
+def test_shell_blocks_are_commands_and_an_unclosed_file_is_reported() -> None:
+    assert parse("```bash\npytest -q\n```\n```sh\nls\n```") == [
+        Command("pytest -q"),
+        Command("ls"),
+    ]
+    (cut,) = parse("new.py\n```python\nx = 1\n")
+    assert isinstance(cut, Malformed) and cut.problem.startswith("new.py: ")
+
+
+def test_a_whole_file_with_placeholders_or_missing_functions_is_caught() -> None:
+    old = "def mean(xs):\n    ...\n\n\ndef median(xs):\n    return 0\n\n\nclass Stats:\n    pass\n"
+    assert omissions(old, "def mean(xs):\n    ...\n# ... rest of the code unchanged\n") == [
+        "# ... rest of the code unchanged"
+    ]
+    assert omissions(old, "def mean(xs):\n    ...\n// ...\n") == ["// ..."]
+    assert omissions(old, old.replace("return 0", "return 1")) == []  # its own `...` stays
+    assert lost_definitions(old, "def median(xs):\n    return 1\n") == ["mean", "Stats"]
+    assert lost_definitions(old, old + "\ndef mode(xs):\n    return 2\n") == []

@@ -1,0 +1,202 @@
+"""The text protocol end to end: `zen -p --tool-protocol text|auto` against the fake server.
+
+No tool schema goes on the wire; the task's files come with it; the model's edit blocks are
+applied through the file tools' own guards (confinement, the stale check, approvals,
+checkpoints), and their results come back as the next user message.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.server import Reply, call, text, tool_calls
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+EDIT = "calc.py\n<<<<<<< SEARCH\n    return a + b\n=======\n    return a - b\n>>>>>>> REPLACE\n"
+
+
+def args_for(fake: Any, protocol: str = "text", *more: str) -> list[str]:
+    base = ["--base-url", fake.base_url, "--api-key", "k", "--model", "m"]
+    return [*base, "--tool-protocol", protocol, *more]
+
+
+def users(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+def system(request: dict[str, Any]) -> str:
+    return str(request["messages"][0]["content"])
+
+
+def test_an_edit_block_is_applied_with_the_file_in_context(fake_llm, run_zen, project) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([text("Here:\n\n" + EDIT), text("add() now subtracts.")])
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert done.out.strip() == "add() now subtracts."
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+    first, second = fake.requests
+    assert "tools" not in first and "tools" not in second  # nothing on the wire to call
+    assert "<<<<<<< SEARCH" in system(first) and "read-file" not in system(first)
+    (task,) = users(first)
+    assert task.startswith("make add in calc.py subtract\n\n")
+    assert f'<file path="calc.py">\n{CALC.rstrip()}\n</file>' in task
+    result = users(second)[-1]
+    assert "1. calc.py: +1 -1" in result and "answer in a sentence" in result
+    assert "edit-file calc.py" in done.err  # the user sees the edit like a tool call
+
+
+def test_a_whole_file_block_creates_a_file(fake_llm, run_zen, project) -> None:
+    new = "`greet.py`:\n```python\ndef greet(name):\n    return f'hi {name}'\n```\n"
+    fake = fake_llm([text(new), text("Created greet.py.")])
+    done = run_zen("-p", "write greet.py with greet(name)", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "greet.py").read_text() == "def greet(name):\n    return f'hi {name}'\n"
+    assert "1. greet.py: created, 2 lines" in users(fake.requests[1])[-1]
+
+
+def test_a_block_that_does_not_match_gets_an_exact_error_and_is_fixed(
+    fake_llm, run_zen, project
+) -> None:
+    (project / "calc.py").write_text(CALC)
+    wrong = EDIT.replace("    return a + b\n=", "    return a+b  # sum\n=")
+    fake = fake_llm([text(wrong), text(EDIT), text("Fixed.")])
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+    error = users(fake.requests[1])[-1]
+    assert error.startswith("1. Error: the SEARCH text was not found in calc.py:\n")
+    assert "    return a+b  # sum\n" in error
+    assert "closest lines in calc.py (from line 2):\n    return a + b" in error
+    assert "Fix what failed" in error
+    assert "1. calc.py: +1 -1" in users(fake.requests[2])[-1]
+
+
+def test_a_file_changed_after_the_model_saw_it_is_not_clobbered(fake_llm, run_zen, project) -> None:
+    (project / "calc.py").write_text(CALC)
+    theirs = CALC.replace("def mul", "# the user's line\ndef mul")
+    later = EDIT.replace("a - b", "a - b  # after")
+
+    def script(body: dict[str, Any]) -> Reply:
+        if len(body["messages"]) == 2:  # the user edits the file while the model thinks
+            (project / "calc.py").write_text(theirs)
+            return text(EDIT)
+        return text(later) if len(body["messages"]) == 4 else text("Done.")
+
+    fake = fake_llm(script)
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    stale = users(fake.requests[1])[-1]
+    assert "1. Error: calc.py changed since you saw it; its current text is below" in stale
+    assert "# the user's line" in stale and '<file path="calc.py">' in stale
+    # The second block was written against the text the model was then shown: both kept.
+    assert (project / "calc.py").read_text() == theirs.replace("a + b", "a - b  # after")
+
+
+def test_a_declined_approval_changes_nothing_and_the_model_is_told(
+    fake_llm, run_zen, project
+) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([text(EDIT), text("I could not edit it.")])
+    done = run_zen("-p", "make add in calc.py subtract", *args_for(fake))  # no --yes
+    assert done.code == 7, done.err  # refused for want of approval, as for a native call
+    assert (project / "calc.py").read_text() == CALC
+    told = users(fake.requests[1])[-1]
+    assert "1. The user declined this edit-file call" in told and "--yes" in told
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="checkpoints' shell test is POSIX")
+def test_rewind_restores_what_edit_blocks_changed(fake_llm, run_zen, project) -> None:
+    (project / "calc.py").write_text(CALC)
+    new = "notes.md\n```\n# notes\n```\n"
+    fake = fake_llm([text(EDIT + "\n" + new), text("Done.")])
+    done = run_zen("-p", "edit calc.py", "--yes", "--output-format", "json", *args_for(fake))
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["checkpoint"]
+    assert (project / "notes.md").exists()
+    rewound = run_zen("rewind")
+    assert rewound.code == 0, rewound.err
+    assert (project / "calc.py").read_text() == CALC
+    assert not (project / "notes.md").exists()
+
+
+def test_paths_outside_the_workspace_are_refused(fake_llm, run_zen, project) -> None:
+    outside = project.parent / "outside.py"
+    outside.write_text("x = 1\n")
+    blocks = (
+        "../outside.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\n"
+        f"{project.parent / 'planted.py'}\n```python\nevil()\n```\n"
+    )
+    fake = fake_llm([text(blocks), text("ok")])
+    done = run_zen("-p", "change ../outside.py", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert outside.read_text() == "x = 1\n"
+    assert not (project.parent / "planted.py").exists()
+    assert "x = 1" not in users(fake.requests[0])[0]  # never shown to the model either
+    result = users(fake.requests[1])[-1]
+    assert result.count("outside the workspace") == 2, result
+
+
+def test_auto_switches_to_edit_blocks_after_an_answer_without_a_call(
+    fake_llm, run_zen, project
+) -> None:
+    (project / "calc.py").write_text(CALC)
+    prose_code = "You can change it like this:\n```python\ndef add(a, b):\n    return a - b\n```"
+    fake = fake_llm([text(prose_code), text(EDIT), text("Done.")])
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake, "auto"))
+    assert done.code == 0, done.err
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+    first, second, _ = fake.requests
+    assert first["tools"] and "tools" not in second
+    assert "<<<<<<< SEARCH" not in system(first) and "<<<<<<< SEARCH" in system(second)
+    again = users(second)[-1]
+    assert "Tools are off" in again and "make add in calc.py subtract" in again
+    assert '<file path="calc.py">' in again
+    assert "switching to edit blocks" in done.err
+
+
+def test_auto_keeps_tools_for_a_model_that_calls_them_or_only_talks(
+    fake_llm, run_zen, project
+) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm([text("calc.py adds two numbers.")])
+    done = run_zen("-p", "what does calc.py do?", *args_for(fake, "auto"))
+    assert done.code == 0, done.err
+    assert done.out.strip() == "calc.py adds two numbers." and len(fake.requests) == 1
+
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "calc.py"})]),
+            text("It adds:\n```python\nreturn a + b\n```"),
+        ]
+    )
+    done = run_zen("-p", "what does add do?", *args_for(fake, "auto"))
+    assert done.code == 0, done.err
+    assert len(fake.requests) == 2 and fake.requests[1]["tools"]  # it can call: no switch
+
+
+def test_dual_mode_coder_on_edit_blocks(fake_llm, run_zen, project: Path, home: Path) -> None:
+    (project / "calc.py").write_text(CALC)
+    (home / ".zen").mkdir()
+    (home / ".zen" / "config.yaml").write_text("dual_agent: {coder: {tool_protocol: text}}\n")
+    task = {"task": "[goal] make add subtract [files] calc.py"}
+    fake = fake_llm(
+        [
+            tool_calls([call("send-to-coder", task)]),
+            text(EDIT),  # the Coder
+            text("Changed add()."),  # the Coder, done
+            text("The Coder changed add()."),
+        ]
+    )
+    done = run_zen("-p", "make add subtract", "--dual", "--yes", *args_for(fake, "native"))
+    assert done.code == 0, done.err
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+    orchestrator, coder, coder_again, _ = fake.requests
+    assert orchestrator["tools"] and "tools" not in coder and "tools" not in coder_again
+    assert '<file path="calc.py">' in users(coder)[0]
+    assert "calc.py" in json.dumps(fake.requests[3]["messages"][-1])

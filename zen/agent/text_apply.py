@@ -1,0 +1,202 @@
+"""One text-protocol answer's blocks, applied in order through the agent's own tool door.
+
+Each block is first checked against the file as it is (in a worker thread), so a block that
+cannot apply gets an exact, short error without asking anyone to approve it: which file, which
+SEARCH text was not found and the closest lines, a file changed since the model saw it (its
+current text goes with the results). A block that can apply becomes an edit-file, write-file or
+bash call run by `run_call`: the tool checks everything again under its lock, and the registry
+asks for approval, runs hooks and caps the output, exactly as for a native call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from zen.agent import text_context as tc
+from zen.llm.types import ToolCall
+from zen.tools.base import RunContext, ToolContext, ToolResult
+from zen.tools.edit_file import find
+from zen.tools.files.edit_blocks import (
+    Block,
+    Command,
+    Malformed,
+    Replace,
+    WholeFile,
+    lost_definitions,
+    omissions,
+)
+from zen.tools.files.regular import FileError, Target
+from zen.tools.files.targets import writable_target
+from zen.tools.files.text import decode_strict, off_loop, read_existing
+from zen.tools.registry import ToolRegistry
+
+
+@dataclass(frozen=True)
+class Call:
+    """The tool call a block becomes."""
+
+    tool: str
+    args: dict[str, Any]
+
+
+Plan = tuple[bool, str] | Call
+"""(ok, the line for the results) when the block needs no call; else the call."""
+CLOSEST_UP_TO = 200_000
+"""Characters of a file searched for the lines closest to a SEARCH text that did not match."""
+
+
+class TextAgent(Protocol):
+    """What applying needs of the agent (`loop.Agent`); a Protocol, so this module need not
+    import the loop that calls it."""
+
+    name: str
+    ctx: ToolContext
+    registry: ToolRegistry
+    messages: list[dict[str, Any]]
+
+    def add(self, message: dict[str, Any]) -> None: ...
+
+    async def run_call(self, call: ToolCall, run: RunContext) -> ToolResult: ...
+
+
+class Applier:
+    def __init__(self, agent: TextAgent, run: RunContext, show: Callable[[tc.Seen], None]):
+        self.agent, self.run, self._show = agent, run, show
+        self._attach: list[tc.Seen] = []
+        self._ran: set[str] = set()
+        self._n = 0
+
+    async def apply(self, block: Block) -> tuple[bool, str]:
+        """(ok, the line the model reads about this block)."""
+        if isinstance(block, Malformed):
+            return False, f"Error: {block.problem}"
+        if isinstance(block, Command):
+            return await self._command(block.command)
+        plan = await off_loop(self._plan, block)
+        if not isinstance(plan, Call):
+            return plan
+        result = await self._call(plan.tool, plan.args)
+        if not result.ok:
+            return False, result.output
+        return True, f"{(result.files_changed or [block.path])[0]}: {result.summary}"
+
+    def attached(self) -> str:
+        """The files shown again because they changed (or were never seen), as attachments."""
+        return tc.render(self._attach, [])
+
+    async def _command(self, command: str) -> tuple[bool, str]:
+        if "bash" not in self.agent.registry.tools:
+            return False, f"Error: `{command}` not run: you cannot run commands here"
+        if command in self._ran:
+            return True, f"`{command}`: already ran, see above"
+        self._ran.add(command)
+        result = await self._call("bash", {"command": command})
+        return result.ok, f"$ {command}\n{result.output}"
+
+    async def _call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        self._n += 1
+        call = ToolCall(f"text-{self._n}", tool, json.dumps(args))
+        return await self.agent.run_call(call, self.run)
+
+    def _plan(self, block: Replace | WholeFile) -> Plan:
+        """What a block needs: a call, or the line saying why not. Runs in a worker thread."""
+        ctx = self.agent.ctx
+        try:
+            t = writable_target(ctx, block.path)
+            if not (t.path.exists() or t.path.is_symlink()):
+                return _create(t, block)
+            unseen = self._unseen(t)
+            if unseen:
+                return False, unseen
+            text = decode_strict(read_existing(t, ctx.max_edit_bytes), t.shown)
+        except FileError as exc:
+            return False, f"Error: {exc}"
+        if isinstance(block, WholeFile):
+            return _whole(t, text, block)
+        return _replace(t, text, block)
+
+    def _unseen(self, t: Target) -> str | None:
+        """Why the model cannot edit `t` from what it saw; its current text goes along."""
+        tracker = self.agent.ctx.read_tracker
+        if tracker.check_edit(t.path, t.shown) is None:
+            return None
+        why = "changed since you saw it" if tracker.has_read(t.path) else "was not shown to you"
+        seen = tc.read_seen(self.agent.ctx, t.path)
+        if seen is None:
+            return f"Error: {t.shown} {why}, and it cannot be shown (binary or too large)"
+        self._show(seen)
+        self._attach.append(seen)
+        return f"Error: {t.shown} {why}; its current text is below: write your block against it"
+
+
+def _create(t: Target, block: Replace | WholeFile) -> Plan:
+    """A block for a file that does not exist: a whole file (or an empty SEARCH) creates it."""
+    if isinstance(block, WholeFile):
+        return Call("write-file", {"path": block.path, "content": block.content})
+    if not block.search.strip():
+        return Call("write-file", {"path": block.path, "content": block.replace})
+    return False, (
+        f"Error: {t.shown} does not exist; to create it, send its path, then the whole file "
+        "in a fenced block"
+    )
+
+
+def _whole(t: Target, text: str, block: WholeFile) -> Plan:
+    if text.replace("\r\n", "\n") == block.content:
+        return True, f"{t.shown}: unchanged"
+    left_out = omissions(text, block.content)
+    if left_out:
+        return False, (
+            f"Error: the block for {t.shown} leaves code out ({left_out[0]!r}); send the "
+            "whole file, or SEARCH/REPLACE blocks"
+        )
+    lost = lost_definitions(text, block.content)
+    if lost:
+        return False, (
+            f"Error: the block for {t.shown} would delete {', '.join(lost)}; send the whole "
+            "file, or SEARCH/REPLACE blocks for the part you change"
+        )
+    return Call("write-file", {"path": block.path, "content": block.content, "overwrite": True})
+
+
+def _replace(t: Target, text: str, block: Replace) -> Plan:
+    if not block.search.strip():
+        return False, (
+            f"Error: the SEARCH part for {t.shown} is empty; copy the lines to replace into "
+            "it, or send the whole file"
+        )
+    if block.search == block.replace:
+        return True, f"{t.shown}: SEARCH and REPLACE are the same, nothing to change"
+    spans = find(text, block.search)
+    if len(spans) > 1:
+        return False, (
+            f"Error: in {t.shown} the SEARCH text matches {len(spans)} places; add lines "
+            "around it so it matches one"
+        )
+    if spans:
+        args = {"path": block.path, "old_string": block.search, "new_string": block.replace}
+        return Call("edit-file", args)
+    if block.replace.strip() and find(text, block.replace):
+        return True, f"{t.shown}: already applied (the file holds the REPLACE lines)"
+    return False, _not_found(t.shown, text, block.search)
+
+
+def _not_found(shown: str, text: str, search: str) -> str:
+    """The SEARCH text that did not match, and the file's lines closest to it."""
+    wanted = search.rstrip("\n").split("\n")
+    message = f"Error: the SEARCH text was not found in {shown}:\n" + "\n".join(wanted[:8])
+    if len(wanted) > 8:
+        message += f"\n[… {len(wanted) - 8} more lines]"
+    lines = text[:CLOSEST_UP_TO].splitlines()
+    first = next((w for w in wanted if w.strip()), "")
+    stripped = [line.strip() for line in lines]
+    close = difflib.get_close_matches(first.strip(), stripped, n=1, cutoff=0.6)
+    if close:
+        at = stripped.index(close[0])
+        near = "\n".join(lines[at : at + min(len(wanted), 8)])
+        message += f"\nThe closest lines in {shown} (from line {at + 1}):\n{near}"
+    return message + "\nCopy the SEARCH lines exactly from the file."

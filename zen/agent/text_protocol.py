@@ -1,0 +1,174 @@
+"""The text protocol: edit blocks instead of tool calls, for models that cannot drive tools.
+
+With `tool_protocol: text` no tool schema goes on the wire. The task's files come with the
+task (`text_context`), the model answers with SEARCH/REPLACE blocks, whole files and ```bash
+blocks (`zen.tools.files.edit_blocks`), and each block becomes a call of edit-file, write-file
+or bash that goes through the agent's own door (`run_call`): the registry's confinement,
+permissions, approvals and hooks, the read tracker's stale check, the run's checkpoints. The
+results come back as the next user message; an answer without blocks ends the run.
+
+`auto` starts native and switches once, for good, when the model's answer makes no usable call
+although it wrote code or a call-shaped text, before it ever made a usable call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from zen.agent import text_context as tc
+from zen.agent.text_apply import Applier, TextAgent
+from zen.base import events as ev
+from zen.llm.types import AssistantTurn, ToolCall
+from zen.settings.prompts import load_prompt, render
+from zen.tools.base import RunContext, ToolContext
+from zen.tools.files.edit_blocks import Block, Malformed, parse
+from zen.tools.files.text import off_loop
+
+Setting = Literal["native", "text", "auto"]
+_CODE = re.compile(r"^\s*(```|~~~|<{5,9}\s*SEARCH)", re.M)
+_CALL_SHAPED = re.compile(r'<tool_call>|<function=|"name"\s*:\s*"[\w.-]+"\s*,\s*"arguments"')
+ALL_DONE = "All applied. If the task is done, answer in a sentence without blocks."
+CUT = "Your answer was cut at max_tokens: send fewer, smaller blocks."
+SOME_FAILED = "Fix what failed with new blocks; when the task is done, answer without blocks."
+
+
+def text_calls(content: str, schemas: list[dict[str, Any]]) -> list[ToolCall]:
+    """INTEGRATION POINT (issue 27, item 1: tool calls written as text, branch `textcalls`):
+    the calls a text-mode answer writes as text, checked against `schemas`. Until that parser
+    merges, none: a text-mode model changes files with edit blocks only."""
+    return []
+
+
+class TextProtocol:
+    """One agent's protocol: `active` once it speaks edit blocks (from the start, or after
+    `auto` switched)."""
+
+    def __init__(self, setting: Setting, system_prompt: Callable[[], str]) -> None:
+        self.active = setting == "text"
+        self.may_switch = setting == "auto"
+        self.system_prompt = system_prompt
+        """The text protocol's system prompt (an `auto` switch puts it in place)."""
+        self._shown: dict[Any, tuple[int, int] | None] = {}
+        """Files shown to the model, with their stamp then: shown again once they change."""
+        self._last = ""
+
+    def wire_tools(self, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The tools a request carries: none once the protocol is active."""
+        return [] if self.active else schemas
+
+    async def task_message(self, agent: TextAgent, task: str) -> str:
+        """The task, with the files it needs attached when the protocol is active."""
+        self._last = ""
+        if not self.active:
+            return task
+        files = await self.files_for(agent, task)
+        return f"{task}\n\n{files}" if files else task
+
+    async def files_for(self, agent: TextAgent, task: str) -> str:
+        """The relevant files not shown yet (or changed since), marked as read."""
+        ws = agent.ctx.workspace
+        skip = tc.attached_paths(task, ws)
+        paths, too_big = await off_loop(tc.relevant, task, ws, skip)
+        seen = await off_loop(self._read, agent.ctx, paths)
+        return tc.render(seen, too_big)
+
+    def _read(self, ctx: ToolContext, paths: list[Any]) -> list[tc.Seen]:
+        seen = []
+        for path in paths:
+            s = tc.read_seen(ctx, path)
+            if s is None or (path in self._shown and self._shown[path] == s.stamp):
+                continue
+            self.show(ctx, s)
+            seen.append(s)
+        return seen
+
+    def show(self, ctx: ToolContext, seen: tc.Seen) -> None:
+        """The model sees `seen` now: the read tracker learns it (the stale check)."""
+        ctx.read_tracker.mark_read(seen.path, seen.stamp)
+        self._shown[seen.path] = seen.stamp
+
+    async def handled(self, agent: TextAgent, reply: AssistantTurn, run: RunContext) -> bool:
+        """After each reply: True when the loop goes on (blocks applied and their results
+        sent, or the switch to edit blocks made); False when the reply stands as the loop
+        would take it (native calls to run, or the final answer)."""
+        if reply.tool_calls:
+            if any(c.name in agent.registry.tools for c in reply.tool_calls):
+                self.may_switch = False  # the model can drive tools
+            return False
+        switched = False
+        if not self.active:
+            if not (self.may_switch and _tried(reply.content)):
+                return False
+            self._switch(agent, run.emit)
+            switched = True
+        blocks = parse(reply.content)
+        calls = text_calls(reply.content, agent.registry.schemas())
+        if switched and not blocks and not calls:
+            await self._ask_again(agent)
+            return True
+        if not blocks and not calls:
+            return False
+        if reply.content.strip() == self._last:
+            stop = "the model sent the same blocks again: stopped"
+            run.emit(ev.Notice(agent=agent.name, text=stop, level="warning"))
+            return False
+        self._last = reply.content.strip()
+        report = await self._apply(agent, blocks, calls, run, cut=reply.finish_reason == "length")
+        agent.add({"role": "user", "content": report})
+        return True
+
+    def _switch(self, agent: TextAgent, emit: ev.Emit) -> None:
+        """From tools to edit blocks, for the rest of this agent's conversation."""
+        self.active, self.may_switch = True, False
+        agent.messages[0] = {"role": "system", "content": self.system_prompt()}
+        emit(
+            ev.Notice(
+                agent=agent.name,
+                text="the model made no tool call: switching to edit blocks (tool_protocol: auto)",
+            )
+        )
+
+    async def _ask_again(self, agent: TextAgent) -> None:
+        """After a switch: the task again, with its files, to answer with edit blocks."""
+        task = next((m["content"] for m in reversed(agent.messages) if m.get("role") == "user"), "")
+        task = task if isinstance(task, str) else ""
+        files = await self.files_for(agent, task)
+        text = render(load_prompt("text-switch"), task=task)
+        agent.add({"role": "user", "content": f"{text}\n\n{files}" if files else text})
+
+    async def _apply(
+        self,
+        agent: TextAgent,
+        blocks: list[Block],
+        calls: list[ToolCall],
+        run: RunContext,
+        *,
+        cut: bool,
+    ) -> str:
+        """Apply the blocks in order, framed by the run's checkpoints; the results message."""
+        applier = Applier(agent, run, lambda seen: self.show(agent.ctx, seen))
+        frame = run.frame if calls or any(not isinstance(b, Malformed) for b in blocks) else None
+        results: list[tuple[bool, str]] = []
+        try:
+            if frame is not None:
+                await frame.before()
+            for block in blocks:
+                results.append(await applier.apply(block))
+            for call in calls:
+                result = await agent.run_call(call, run)
+                results.append((result.ok, f"{call.name}: {result.output}"))
+        finally:
+            if frame is not None:
+                await frame.after()
+        if cut:
+            results.append((False, CUT))
+        body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(results, 1))
+        tail = ALL_DONE if all(ok for ok, _ in results) else SOME_FAILED
+        return "\n\n".join(filter(None, [body, applier.attached(), tail]))
+
+
+def _tried(content: str) -> bool:
+    """The answer tried to act without a usable call: it holds code or call-shaped text."""
+    return bool(_CODE.search(content) or _CALL_SHAPED.search(content))

@@ -1,0 +1,248 @@
+"""Edit blocks in a model's text answer: SEARCH/REPLACE blocks, whole files, shell commands.
+
+The text protocol (for models that cannot drive tools) asks for aider-like blocks; this module
+only reads them, touching nothing, so every rule is a unit test. Small models slip in small
+ways, forgiven here: a missing or extra fence, the path in backticks, bold or after `#`, a
+trailing colon, 5 to 9 marker characters, trailing whitespace. What is never guessed: a fenced
+block without a path line is not a file (a snippet must not replace one), and a block cut off
+before its end is reported, not applied.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
+DIVIDER = re.compile(r"^\s*={5,9}\s*$")
+UPDATED = re.compile(r"^\s*>{5,9}\s*REPLACE\b.*$")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`]*?)\s*$")
+SHELLS = frozenset({"bash", "sh", "shell", "zsh"})
+_PATH_PREFIX = re.compile(r"^(?:#+|[-*]|\d+\.)?\s*(?:(?:file(?:name)?|path)\s*:\s*)?", re.I)
+_LOOKBACK = 3
+"""Lines above a SEARCH marker searched for its path (a fence and a blank may sit between)."""
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Replace `search` (copied from the file) with `replace` in `path`."""
+
+    path: str
+    search: str
+    replace: str
+
+
+@dataclass(frozen=True)
+class WholeFile:
+    """`path` should hold exactly `content` (a new file, or all of a small one)."""
+
+    path: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """A shell command from a ```bash block."""
+
+    command: str
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A block that cannot be applied as written; `problem` is what the model is told."""
+
+    problem: str
+
+
+Block = Replace | WholeFile | Command | Malformed
+
+
+def parse(text: str) -> list[Block]:
+    """The blocks of an answer, in order; prose between them is ignored."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    blocks: list[Block] = []
+    last_path: str | None = None
+    wrapper: str | None = None
+    """The mark of an open fence that wraps SEARCH/REPLACE blocks (it is not a file)."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if HEAD.match(line):
+            last_path = _path_above(lines, i) or last_path
+            block, i = _search_replace(lines, i, last_path)
+            blocks.append(block)
+            continue
+        fence = FENCE.match(line)
+        if fence is None:
+            i += 1
+            continue
+        mark, bare = fence.group(1), not fence.group(2)
+        if bare and (wrapper or _after_replace(lines, i)):
+            wrapper = None  # closes the fence around SEARCH/REPLACE blocks (or a stray one)
+            i += 1
+        elif _holds_search(lines, i + 1, mark):
+            wrapper = mark
+            i += 1
+        else:
+            found, i = _fenced(lines, i, fence)
+            if found is not None:
+                blocks.append(found)
+                last_path = found.path if isinstance(found, WholeFile) else last_path
+    return blocks
+
+
+def _search_replace(lines: list[str], head: int, path: str | None) -> tuple[Block, int]:
+    """The block starting at the SEARCH marker `head`, and the index after it."""
+    search: list[str] = []
+    replace: list[str] = []
+    part = search
+    for i in range(head + 1, len(lines)):
+        line = lines[i]
+        if HEAD.match(line):
+            return Malformed(_where(path) + "a new <<<<<<< SEARCH began before >>>>>>> REPLACE"), i
+        if part is search and DIVIDER.match(line):
+            part = replace
+        elif part is replace and UPDATED.match(line):
+            if path is None:
+                return Malformed("a SEARCH/REPLACE block has no file path on the line above it"), (
+                    i + 1
+                )
+            return Replace(path, _joined(search), _joined(replace)), i + 1
+        else:
+            part.append(line)
+    missing = "=======" if part is search else ">>>>>>> REPLACE"
+    return Malformed(_where(path) + f"the block ends without {missing} (cut off?)"), len(lines)
+
+
+def _fenced(lines: list[str], start: int, fence: re.Match[str]) -> tuple[Block | None, int]:
+    """A fenced block at `start`: a whole file when a path heads it, a command when it is a
+    shell block, else nothing (a snippet). Returns the index after the closing fence."""
+    mark, info = fence.group(1), fence.group(2)
+    end = _closing(lines, start + 1, mark)
+    words = info.split()
+    path = _path_in_info(words) or _path_before(lines, start)
+    if end is None:
+        if path:
+            problem = f"{path}: the file's block has no closing {mark} (cut off?)"
+            return Malformed(problem), len(lines)
+        return None, start + 1
+    body = _joined(lines[start + 1 : end])
+    if path:
+        return WholeFile(path, body), end + 1
+    if words and words[0].lower() in SHELLS and body.strip():
+        return Command(body.strip()), end + 1
+    return None, end + 1
+
+
+def _after_replace(lines: list[str], i: int) -> bool:
+    """The last non-blank line before `i` ends a SEARCH/REPLACE block."""
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip():
+            return bool(UPDATED.match(lines[j]))
+    return False
+
+
+def _path_before(lines: list[str], start: int) -> str | None:
+    """The path line just above a fence (one blank line between is forgiven)."""
+    for j in range(start - 1, max(start - 3, -1), -1):
+        if lines[j].strip():
+            return _path_line(lines[j])
+    return None
+
+
+def _closing(lines: list[str], start: int, mark: str) -> int | None:
+    """The line closing a fence opened with `mark`: the same character, at least as many."""
+    for i in range(start, len(lines)):
+        stripped = lines[i].strip()
+        if stripped and set(stripped) == {mark[0]} and len(stripped) >= len(mark):
+            return i
+    return None
+
+
+def _holds_search(lines: list[str], start: int, mark: str) -> bool:
+    """A fence that wraps SEARCH/REPLACE blocks is transparent: the markers come first."""
+    end = _closing(lines, start, mark)
+    stop = len(lines) if end is None else end
+    return any(HEAD.match(line) for line in lines[start:stop])
+
+
+def _path_above(lines: list[str], head: int) -> str | None:
+    """The path on one of the few lines above a SEARCH marker (skipping a fence, blanks)."""
+    for i in range(head - 1, max(head - 1 - _LOOKBACK, -1), -1):
+        line = lines[i]
+        fence = FENCE.match(line)
+        if fence:
+            found = _path_in_info(fence.group(2).split())
+            if found:
+                return found
+            continue
+        if not line.strip():
+            continue
+        return _path_line(line)
+    return None
+
+
+def _path_in_info(words: list[str]) -> str | None:
+    """```python app.py or ```app.py: a fence's info string naming the file."""
+    for word in reversed(words):
+        found = _path_line(word)
+        if found and ("." in found or "/" in found):
+            return found
+    return None
+
+
+def _path_line(line: str) -> str | None:
+    """The path a line consists of, forgiving markdown around it; None for prose."""
+    text = _PATH_PREFIX.sub("", line.strip(), count=1).strip()
+    text = text.strip("*_`'\"").rstrip(":").strip("*_`'\"").strip()
+    if not text or len(text) > 255 or any(c.isspace() for c in text):
+        return None
+    if text.endswith(".") or "://" in text or not re.search(r"[\w]", text):
+        return None
+    name = text.replace("\\", "/").rsplit("/", 1)[-1]
+    if "." in name.strip(".") or "/" in text.replace("\\", "/") or name in EXTENSIONLESS:
+        return text
+    return None
+
+
+EXTENSIONLESS = frozenset({"Makefile", "Dockerfile", "Procfile", "Gemfile", "Rakefile", "LICENSE"})
+"""File names without a dot that a path line may still be."""
+
+
+def _joined(lines: list[str]) -> str:
+    """Block lines as text: trailing whitespace of each line dropped, a final newline kept."""
+    if not lines:
+        return ""
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _where(path: str | None) -> str:
+    return f"{path}: " if path else ""
+
+
+_OMISSION = re.compile(
+    r"^\s*(?:#|//|/\*|<!--|--|;|\*)?\s*(?:\.\.\.|…)?\s*\(?\s*"
+    r"(?:rest of|the rest|existing|remaining|other|previous|unchanged)\b.*"
+    r"\b(?:code|file|functions?|methods?|lines?|unchanged|same|here)\b",
+    re.I,
+)
+_DOTS = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)?\s*(?:\.\.\.|…)\s*(?:\*/|-->)?\s*$")
+_DEFINITION = re.compile(r"^(?:async\s+def|def|class|function|func|fn)\s+([A-Za-z_]\w*)", re.M)
+
+
+def omissions(old: str, new: str) -> list[str]:
+    """Lines of a whole-file block that stand for code left out (`# ... rest unchanged`), and
+    that the file does not already hold: writing them would delete that code."""
+    have = {line.strip() for line in old.splitlines()}
+    return [
+        line.strip()
+        for line in new.splitlines()
+        if (_OMISSION.match(line) or _DOTS.match(line)) and line.strip() not in have
+    ]
+
+
+def lost_definitions(old: str, new: str) -> list[str]:
+    """Top-level functions and classes of the file that a whole-file block no longer names at
+    all: a model that sends one function as "the file" would delete the others."""
+    kept = set(re.findall(r"[A-Za-z_]\w*", new))
+    return [name for name in dict.fromkeys(_DEFINITION.findall(old)) if name not in kept]
