@@ -1,7 +1,9 @@
 """Characters zen sends in its first request, per role and mode (issue 3's figure).
 
 Counts the system prompt + the tool schemas (compact JSON, as the SDK sends them) + the first
-user message: what every later request of that agent repeats. Measured with the git layer and
+user message: what every later request of that agent repeats. The `text` row is the text
+protocol (`tool_protocol: text`): no tools; its user message also carries the task's files,
+which are the task's size, not the prompt's. Measured with the git layer and
 tool on (inside a repository), the largest case. Run: python bench/prompt_size.py
 """
 
@@ -21,6 +23,7 @@ from zen.settings.loading import load_config  # noqa: E402
 from zen.settings.prompts import load_prompt, render  # noqa: E402
 
 TASK = "rename greet() to welcome() everywhere"
+GIT = "Git: branch main; 2 modified, 1 untracked"
 
 
 def size(system: str, tools: list[dict], user: str) -> tuple[int, int, int]:
@@ -32,9 +35,7 @@ def main() -> None:
     root = Path(tempfile.mkdtemp())
     config = load_config(root, {"api_key": "x", "base_url": "http://127.0.0.1:9/v1"}, env={})
     rows = []
-    session = Session(
-        config, make_workspace(config, root), git_facts="Git: branch main; 2 modified, 1 untracked"
-    )
+    session = Session(config, make_workspace(config, root), git_facts=GIT)
     agent = session.conversation.agent()
     rows.append(
         ("single", "-", *size(agent.messages[0]["content"], agent.registry.schemas(), TASK))
@@ -62,6 +63,14 @@ def main() -> None:
         rows.append(
             ("coder", mode, *size(coder_prompt, session.builder.registry(names).schemas(), task))
         )
+    # The text protocol: no tools on the wire; the user message grows by the files it names.
+    text_config = config.model_copy(update={"tool_protocol": "text"})
+    text_session = Session(text_config, make_workspace(text_config, root), git_facts=GIT)
+    agent = text_session.conversation.agent()
+    rows.append(("single", "text", *size(agent.messages[0]["content"], agent.wire_tools(), TASK)))
+    text_session.set_mode("dual")
+    coder = text_session.builder.delegates("dual", "delegated")(CODER, "coder")
+    rows.append(("coder", "text", *size(coder.messages[0]["content"], coder.wire_tools(), task)))
     print(f"{'role':<13}{'mode':<12}{'system':>8}{'tools':>8}{'user':>6}{'total':>8}")
     for role, mode, s, t, u in rows:
         print(f"{role:<13}{mode:<12}{s:>8}{t:>8}{u:>6}{s + t + u:>8}")

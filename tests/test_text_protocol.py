@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import Reply, call, text, tool_calls
+from zen.agent.compaction import user_texts
+from zen.agent.conversation import Conversation
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 EDIT = "calc.py\n<<<<<<< SEARCH\n    return a + b\n=======\n    return a - b\n>>>>>>> REPLACE\n"
@@ -47,7 +49,8 @@ def test_an_edit_block_is_applied_with_the_file_in_context(fake_llm, run_zen, pr
     assert task.startswith("make add in calc.py subtract\n\n")
     assert f'<file path="calc.py">\n{CALC.rstrip()}\n</file>' in task
     result = users(second)[-1]
-    assert "1. calc.py: +1 -1" in result and "answer in a sentence" in result
+    assert result.startswith("[zen] results of your blocks:\n1. calc.py: +1 -1")
+    assert "answer in a sentence" in result
     assert "edit-file calc.py" in done.err  # the user sees the edit like a tool call
 
 
@@ -70,7 +73,8 @@ def test_a_block_that_does_not_match_gets_an_exact_error_and_is_fixed(
     assert done.code == 0, done.err
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
     error = users(fake.requests[1])[-1]
-    assert error.startswith("1. Error: the SEARCH text was not found in calc.py:\n")
+    head = "[zen] results of your blocks:\n1. Error: the SEARCH text was not found in calc.py:\n"
+    assert error.startswith(head)
     assert "    return a+b  # sum\n" in error
     assert "closest lines in calc.py (from line 2):\n    return a + b" in error
     assert "Fix what failed" in error
@@ -200,3 +204,16 @@ def test_dual_mode_coder_on_edit_blocks(fake_llm, run_zen, project: Path, home: 
     assert orchestrator["tools"] and "tools" not in coder and "tools" not in coder_again
     assert '<file path="calc.py">' in users(coder)[0]
     assert "calc.py" in json.dumps(fake.requests[3]["messages"][-1])
+
+
+def test_the_protocols_own_messages_are_not_the_users_words() -> None:
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "fix calc.py"},
+        {"role": "assistant", "content": EDIT},
+        {"role": "user", "content": "[zen] results of your blocks:\n1. calc.py: +1 -1"},
+    ]
+    assert user_texts(messages) == ["fix calc.py"]  # a compaction keeps only the user's
+    conversation = Conversation(lambda history, reads: None, lambda index: None)  # type: ignore[arg-type,return-value]
+    conversation.load(messages[1:])
+    assert [t.label for t in conversation.turns] == ["fix calc.py"]

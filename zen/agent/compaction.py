@@ -27,6 +27,7 @@ from zen.agent.context import (
     messages_tokens,
     tools_tokens,
 )
+from zen.agent.text_protocol import from_zen
 from zen.base import events as ev
 from zen.base.text import clip
 from zen.llm.errors import ContextLengthError
@@ -423,8 +424,8 @@ def user_texts(messages: list[dict[str, Any]]) -> list[str]:
     """Every message the user gave this conversation, including those a compaction kept."""
     texts: list[str] = []
     for message in messages[1:]:
-        if message.get("role") != "user":
-            continue
+        if message.get("role") != "user" or from_zen(message.get("content")):
+            continue  # the text protocol's results are zen's words, not the user's
         if is_restart(message):
             texts.extend(_unescape(m) for m in _KEPT.findall(str(message["content"])))
             continue

@@ -14,6 +14,7 @@ from typing import Any
 
 from zen.agent.context import ContextSplit, split
 from zen.agent.loop import Agent
+from zen.agent.text_protocol import from_zen
 from zen.stores.read_tracker import ReadTracker
 
 
@@ -63,7 +64,9 @@ class Conversation:
         self.turns = [
             Turn(i, "", str(m.get("content", "")))
             for i, m in enumerate(messages)
-            if m.get("role") == "user" and isinstance(m.get("content"), str)
+            if m.get("role") == "user"
+            and isinstance(m.get("content"), str)
+            and not from_zen(m.get("content"))
         ]
         self.reads = ReadTracker()
         self.reads.seen.update(reads or {})

@@ -29,9 +29,17 @@ from zen.tools.files.text import off_loop
 Setting = Literal["native", "text", "auto"]
 _CODE = re.compile(r"^\s*(```|~~~|<{5,9}\s*SEARCH)", re.M)
 _CALL_SHAPED = re.compile(r'<tool_call>|<function=|"name"\s*:\s*"[\w.-]+"\s*,\s*"arguments"')
+NOTE = "[zen] "
+"""Begins each user message the protocol writes (results, the switch): what zen said, not the
+user, so compaction and the session's turns leave them out of the user's words."""
 ALL_DONE = "All applied. If the task is done, answer in a sentence without blocks."
 CUT = "Your answer was cut at max_tokens: send fewer, smaller blocks."
 SOME_FAILED = "Fix what failed with new blocks; when the task is done, answer without blocks."
+
+
+def from_zen(content: object) -> bool:
+    """A user message the protocol wrote (see NOTE)."""
+    return isinstance(content, str) and content.startswith(NOTE)
 
 
 def text_calls(content: str, schemas: list[dict[str, Any]]) -> list[ToolCall]:
@@ -135,7 +143,7 @@ class TextProtocol:
         task = next((m["content"] for m in reversed(agent.messages) if m.get("role") == "user"), "")
         task = task if isinstance(task, str) else ""
         files = await self.files_for(agent, task)
-        text = render(load_prompt("text-switch"), task=task)
+        text = NOTE + render(load_prompt("text-switch"), task=task)
         agent.add({"role": "user", "content": f"{text}\n\n{files}" if files else text})
 
     async def _apply(
@@ -166,7 +174,8 @@ class TextProtocol:
             results.append((False, CUT))
         body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(results, 1))
         tail = ALL_DONE if all(ok for ok, _ in results) else SOME_FAILED
-        return "\n\n".join(filter(None, [body, applier.attached(), tail]))
+        head = f"{NOTE}results of your blocks:\n{body}"
+        return "\n\n".join(filter(None, [head, applier.attached(), tail]))
 
 
 def _tried(content: str) -> bool:
