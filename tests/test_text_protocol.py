@@ -14,9 +14,15 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import closing
 from tests.fakes.server import Reply, call, text, tool_calls
 from zen.agent.compaction import user_texts
 from zen.agent.conversation import Conversation
+from zen.agent.session import Session
+from zen.base import events as ev
+from zen.settings.schema import Config
+from zen.tools.base import Approval, ApprovalRequest
+from zen.tools.workspace import Workspace
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 EDIT = "calc.py\n<<<<<<< SEARCH\n    return a + b\n=======\n    return a - b\n>>>>>>> REPLACE\n"
@@ -217,3 +223,21 @@ def test_the_protocols_own_messages_are_not_the_users_words() -> None:
     conversation = Conversation(lambda history, reads: None, lambda index: None)  # type: ignore[arg-type,return-value]
     conversation.load(messages[1:])
     assert [t.label for t in conversation.turns] == ["fix calc.py"]
+
+
+@pytest.mark.usefixtures("close_clients")
+async def test_a_file_is_shown_again_only_once_it_changed(fake_llm, tmp_path: Path) -> None:
+    async def yes(request: ApprovalRequest) -> Approval:
+        return Approval("yes")
+
+    (tmp_path / "calc.py").write_text(CALC)
+    fake = fake_llm([text("It adds."), text("Still adds."), text(EDIT), text("Done."), text("ok")])
+    config = Config(model="m", base_url=fake.base_url, api_key="k", tool_protocol="text")
+    session = closing(Session(config, Workspace(tmp_path)))
+    await session.run("what does calc.py do?", ev.ignore)
+    await session.run("and calc.py's mul?", ev.ignore)  # unchanged, still in the conversation
+    assert users(fake.requests[1])[-1] == "and calc.py's mul?"
+    await session.run("make calc.py's add subtract", ev.ignore, yes)
+    await session.run("check calc.py", ev.ignore)  # zen's edit changed it: shown again
+    assert "    return a - b" in users(fake.requests[4])[-1]
+    assert users(fake.requests[4])[-1].startswith('check calc.py\n\n<file path="calc.py">')

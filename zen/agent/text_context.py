@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from zen.stores.read_tracker import stamp
 from zen.tools.base import ToolContext
@@ -127,6 +128,16 @@ def attached_paths(text: str, workspace: Workspace) -> set[Path]:
         except PathError:
             continue
     return found
+
+
+def attached_names(messages: list[dict[str, Any]]) -> set[str]:
+    """The files a conversation's messages still hold as attachments (by shown path)."""
+    return {
+        name
+        for m in messages
+        if isinstance(m.get("content"), str)
+        for name in _ATTACHED.findall(m["content"])
+    }
 
 
 def read_seen(ctx: ToolContext, path: Path) -> Seen | None:

@@ -79,14 +79,17 @@ class TextProtocol:
         ws = agent.ctx.workspace
         skip = tc.attached_paths(task, ws)
         paths, too_big = await off_loop(tc.relevant, task, ws, skip)
-        seen = await off_loop(self._read, agent.ctx, paths)
+        held = tc.attached_names(agent.messages)
+        seen = await off_loop(self._read, agent.ctx, paths, held)
         return tc.render(seen, too_big)
 
-    def _read(self, ctx: ToolContext, paths: list[Any]) -> list[tc.Seen]:
+    def _read(self, ctx: ToolContext, paths: list[Any], held: set[str]) -> list[tc.Seen]:
+        """The files to show: not those the conversation still holds, unchanged (a
+        compaction drops attachments; a rewind, the messages that held them)."""
         seen = []
         for path in paths:
             s = tc.read_seen(ctx, path)
-            if s is None or (path in self._shown and self._shown[path] == s.stamp):
+            if s is None or (s.shown in held and self._shown.get(s.path, False) == s.stamp):
                 continue
             self.show(ctx, s)
             seen.append(s)
