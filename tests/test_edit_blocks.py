@@ -126,3 +126,15 @@ def test_a_whole_file_with_placeholders_or_missing_functions_is_caught() -> None
     assert omissions(old, old.replace("return 0", "return 1")) == []  # its own `...` stays
     assert lost_definitions(old, "def median(xs):\n    return 1\n") == ["mean", "Stats"]
     assert lost_definitions(old, old + "\ndef mode(xs):\n    return 2\n") == []
+
+
+def test_a_bash_block_holding_a_file_is_never_run() -> None:
+    """Seen with Qwen2.5-Coder-1.5B: the edit written inside a ```bash fence."""
+    seen = "```bash\npath/to/file.py\n=======\ndef median(xs):\n    return 0\n```"
+    (block,) = parse(seen)
+    assert isinstance(block, Malformed) and "edit markers" in block.problem
+    (block,) = parse("```sh\nstats.py\ndef median(xs):\n    return 0\n```")
+    assert isinstance(block, Malformed) and "file path" in block.problem
+    assert parse("```bash\npython -m pytest -q tests/test_stats.py\n```") == [
+        Command("python -m pytest -q tests/test_stats.py")
+    ]

@@ -241,3 +241,14 @@ async def test_a_file_is_shown_again_only_once_it_changed(fake_llm, tmp_path: Pa
     await session.run("check calc.py", ev.ignore)  # zen's edit changed it: shown again
     assert "    return a - b" in users(fake.requests[4])[-1]
     assert users(fake.requests[4])[-1].startswith('check calc.py\n\n<file path="calc.py">')
+
+
+def test_an_answer_with_nothing_left_to_do_ends_the_run(fake_llm, run_zen, project) -> None:
+    (project / "calc.py").write_text(CALC)
+    again = "Here it is again:\n" + EDIT
+    fake = fake_llm([text(EDIT), text(again)])
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert len(fake.requests) == 2  # the second answer only repeated an applied block
+    assert done.out.strip().startswith("Here it is again:")
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")

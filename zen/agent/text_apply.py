@@ -64,20 +64,32 @@ class TextAgent(Protocol):
 
 
 class Applier:
-    def __init__(self, agent: TextAgent, run: RunContext, show: Callable[[tc.Seen], None]):
+    def __init__(
+        self,
+        agent: TextAgent,
+        run: RunContext,
+        show: Callable[[tc.Seen], None],
+        ran: set[str],
+    ) -> None:
         self.agent, self.run, self._show = agent, run, show
         self._attach: list[tc.Seen] = []
-        self._ran: set[str] = set()
+        self._ran = ran
+        """Commands this run already ran: each runs once per task."""
         self._n = 0
+        self.acted = 0
+        """Blocks that ran a call or failed; an answer with none (all were no-ops: already
+        applied, unchanged, already run) ends the run, so a model repeating itself stops."""
 
     async def apply(self, block: Block) -> tuple[bool, str]:
         """(ok, the line the model reads about this block)."""
         if isinstance(block, Malformed):
+            self.acted += 1
             return False, f"Error: {block.problem}"
         if isinstance(block, Command):
             return await self._command(block.command)
         plan = await off_loop(self._plan, block)
         if not isinstance(plan, Call):
+            self.acted += 0 if plan[0] else 1
             return plan
         result = await self._call(plan.tool, plan.args)
         if not result.ok:
@@ -90,15 +102,17 @@ class Applier:
 
     async def _command(self, command: str) -> tuple[bool, str]:
         if "bash" not in self.agent.registry.tools:
+            self.acted += 1
             return False, f"Error: `{command}` not run: you cannot run commands here"
         if command in self._ran:
-            return True, f"`{command}`: already ran, see above"
+            return True, f"`{command}`: already ran in this task, see above"
         self._ran.add(command)
         result = await self._call("bash", {"command": command})
         return result.ok, f"$ {command}\n{result.output}"
 
     async def _call(self, tool: str, args: dict[str, Any]) -> ToolResult:
         self._n += 1
+        self.acted += 1
         call = ToolCall(f"text-{self._n}", tool, json.dumps(args))
         return await self.agent.run_call(call, self.run)
 

@@ -61,6 +61,7 @@ class TextProtocol:
         self._shown: dict[Any, tuple[int, int] | None] = {}
         """Files shown to the model, with their stamp then: shown again once they change."""
         self._last = ""
+        self._ran: set[str] = set()
 
     def wire_tools(self, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The tools a request carries: none once the protocol is active."""
@@ -68,7 +69,7 @@ class TextProtocol:
 
     async def task_message(self, agent: TextAgent, task: str) -> str:
         """The task, with the files it needs attached when the protocol is active."""
-        self._last = ""
+        self._last, self._ran = "", set()
         if not self.active:
             return task
         files = await self.files_for(agent, task)
@@ -126,7 +127,10 @@ class TextProtocol:
             run.emit(ev.Notice(agent=agent.name, text=stop, level="warning"))
             return False
         self._last = reply.content.strip()
-        report = await self._apply(agent, blocks, calls, run, cut=reply.finish_reason == "length")
+        applier = Applier(agent, run, lambda seen: self.show(agent.ctx, seen), self._ran)
+        report = await self._apply(applier, blocks, calls, cut=reply.finish_reason == "length")
+        if not applier.acted and not calls:
+            return False  # nothing left to do: the answer stands
         agent.add({"role": "user", "content": report})
         return True
 
@@ -150,16 +154,10 @@ class TextProtocol:
         agent.add({"role": "user", "content": f"{text}\n\n{files}" if files else text})
 
     async def _apply(
-        self,
-        agent: TextAgent,
-        blocks: list[Block],
-        calls: list[ToolCall],
-        run: RunContext,
-        *,
-        cut: bool,
+        self, applier: Applier, blocks: list[Block], calls: list[ToolCall], *, cut: bool
     ) -> str:
         """Apply the blocks in order, framed by the run's checkpoints; the results message."""
-        applier = Applier(agent, run, lambda seen: self.show(agent.ctx, seen))
+        agent, run = applier.agent, applier.run
         frame = run.frame if calls or any(not isinstance(b, Malformed) for b in blocks) else None
         results: list[tuple[bool, str]] = []
         try:

@@ -130,6 +130,12 @@ def _fenced(lines: list[str], start: int, fence: re.Match[str]) -> tuple[Block |
     if path:
         return WholeFile(path, body), end + 1
     if words and words[0].lower() in SHELLS and body.strip():
+        if any(HEAD.match(x) or DIVIDER.match(x) or UPDATED.match(x) for x in body.split("\n")):
+            problem = f"a ```{words[0]} block holds edit markers; it is for a command only"
+            return Malformed(problem), end + 1
+        if _path_line(body.split("\n", 1)[0]) and "\n" in body.strip():
+            problem = f"a ```{words[0]} block starts with a file path; it is for a command only"
+            return Malformed(problem), end + 1
         return Command(body.strip()), end + 1
     return None, end + 1
 
