@@ -138,3 +138,20 @@ def test_a_bash_block_holding_a_file_is_never_run() -> None:
     assert parse("```bash\npython -m pytest -q tests/test_stats.py\n```") == [
         Command("python -m pytest -q tests/test_stats.py")
     ]
+
+
+def test_a_fence_under_prose_naming_one_shown_file_is_that_file() -> None:
+    """Qwen2.5-Coder-1.5B's answer on llama.cpp, word for word but shortened."""
+    answer = (
+        "Sure! Here's the updated `stats.py` file with the `median` function added:\n\n"
+        "```python\ndef mean(xs):\n    return 1\n```\n\n"
+        "And here's the updated `test_stats.py` file:\n\n```python\nimport stats\n```\n"
+    )
+    known = frozenset({"stats.py", "test_stats.py"})
+    assert parse(answer, known) == [
+        WholeFile("stats.py", "def mean(xs):\n    return 1\n"),
+        WholeFile("test_stats.py", "import stats\n"),
+    ]
+    assert parse(answer) == []  # files the model never saw are never guessed
+    both = "Compare `stats.py` with `test_stats.py`:\n```python\nx = 1\n```"
+    assert parse(both, known) == []  # two files named: no guess

@@ -252,3 +252,15 @@ def test_an_answer_with_nothing_left_to_do_ends_the_run(fake_llm, run_zen, proje
     assert len(fake.requests) == 2  # the second answer only repeated an applied block
     assert done.out.strip().startswith("Here it is again:")
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+
+
+def test_a_snippet_under_prose_never_replaces_the_file(fake_llm, run_zen, project) -> None:
+    (project / "calc.py").write_text(CALC)
+    snippet = "Here's the updated `calc.py`:\n```python\ndef add(a, b):\n    return a - b\n```"
+    whole = "Here's the updated `calc.py`:\n```python\n" + CALC.replace("a + b", "a - b") + "```"
+    fake = fake_llm([text(snippet), text(whole), text("Done.")])
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    refused = users(fake.requests[1])[-1]
+    assert "1. Error: the block for calc.py would delete mul; send the whole file" in refused
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")

@@ -115,7 +115,7 @@ class TextProtocol:
                 return False
             self._switch(agent, run.emit)
             switched = True
-        blocks = parse(reply.content)
+        blocks = parse(reply.content, frozenset(tc.attached_names(agent.messages)))
         calls = text_calls(reply.content, agent.registry.schemas())
         if switched and not blocks and not calls:
             await self._ask_again(agent)

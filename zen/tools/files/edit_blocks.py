@@ -57,8 +57,11 @@ class Malformed:
 Block = Replace | WholeFile | Command | Malformed
 
 
-def parse(text: str) -> list[Block]:
-    """The blocks of an answer, in order; prose between them is ignored."""
+def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
+    """The blocks of an answer, in order; prose between them is ignored. `known`: the files
+    the model was shown; a fence under a prose line naming exactly one of them ("Here is the
+    updated `stats.py`:") is that whole file, as small models write it (the applier refuses
+    one that would delete code, so a quoted snippet cannot replace the file)."""
     lines = text.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
     last_path: str | None = None
@@ -84,7 +87,7 @@ def parse(text: str) -> list[Block]:
             wrapper = mark
             i += 1
         else:
-            found, i = _fenced(lines, i, fence)
+            found, i = _fenced(lines, i, fence, known)
             if found is not None:
                 blocks.append(found)
                 last_path = found.path if isinstance(found, WholeFile) else last_path
@@ -114,13 +117,15 @@ def _search_replace(lines: list[str], head: int, path: str | None) -> tuple[Bloc
     return Malformed(_where(path) + f"the block ends without {missing} (cut off?)"), len(lines)
 
 
-def _fenced(lines: list[str], start: int, fence: re.Match[str]) -> tuple[Block | None, int]:
+def _fenced(
+    lines: list[str], start: int, fence: re.Match[str], known: frozenset[str]
+) -> tuple[Block | None, int]:
     """A fenced block at `start`: a whole file when a path heads it, a command when it is a
     shell block, else nothing (a snippet). Returns the index after the closing fence."""
     mark, info = fence.group(1), fence.group(2)
     end = _closing(lines, start + 1, mark)
     words = info.split()
-    path = _path_in_info(words) or _path_before(lines, start)
+    path = _path_in_info(words) or _path_before(lines, start) or _named_above(lines, start, known)
     if end is None:
         if path:
             problem = f"{path}: the file's block has no closing {mark} (cut off?)"
@@ -146,6 +151,16 @@ def _after_replace(lines: list[str], i: int) -> bool:
         if lines[j].strip():
             return bool(UPDATED.match(lines[j]))
     return False
+
+
+def _named_above(lines: list[str], start: int, known: frozenset[str]) -> str | None:
+    """The one file the model was shown that the prose line above a fence names."""
+    above = next(
+        (lines[j] for j in range(start - 1, max(start - 3, -1), -1) if lines[j].strip()), ""
+    )
+    words = {w.strip(".,;:!?()[]'\"`*") for w in re.findall(r"[\w./\\`*-]+", above)}
+    named = words & known
+    return named.pop() if len(named) == 1 else None
 
 
 def _path_before(lines: list[str], start: int) -> str | None:
