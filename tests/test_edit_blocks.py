@@ -155,3 +155,8 @@ def test_a_fence_under_prose_naming_one_shown_file_is_that_file() -> None:
     assert parse(answer) == []  # files the model never saw are never guessed
     both = "Compare `stats.py` with `test_stats.py`:\n```python\nx = 1\n```"
     assert parse(both, known) == []  # two files named: no guess
+
+
+def test_the_prompts_placeholder_copied_leaves_the_path_to_the_applier() -> None:
+    assert parse("<path of the file>\n```\nx = 1\n```") == [WholeFile("", "x = 1\n")]
+    assert parse("<b>note</b>\n```\nx = 1\n```") == []  # markup is not the placeholder

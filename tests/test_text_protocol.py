@@ -264,3 +264,25 @@ def test_a_snippet_under_prose_never_replaces_the_file(fake_llm, run_zen, projec
     refused = users(fake.requests[1])[-1]
     assert "1. Error: the block for calc.py would delete mul; send the whole file" in refused
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+
+
+def test_the_placeholder_path_copied_still_finds_its_one_file(fake_llm, run_zen, project) -> None:
+    """Qwen2.5-Coder-1.5B copied `<path of the file>` from the prompt, then the right file."""
+    (project / "stats.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
+    (project / "test_stats.py").write_text(
+        "from stats import median\n\n\ndef test_median():\n    pass\n"
+    )
+    new = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef median(xs):\n    return 0\n"
+    fake = fake_llm(
+        [
+            text(f"<path of the file>\n```\n{new}```\n"),
+            text("<path of the file>\n```\nx\n```"),
+            text("ok"),
+        ]
+    )
+    task = "Add median(xs) to stats.py so that test_stats.py passes."
+    done = run_zen("-p", task, "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "stats.py").read_text() == new
+    assert "1. stats.py: " in users(fake.requests[1])[-1]
+    assert "has no file path; write the file's real path" in users(fake.requests[2])[-1]

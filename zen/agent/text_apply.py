@@ -45,6 +45,10 @@ class Call:
 
 Plan = tuple[bool, str] | Call
 """(ok, the line for the results) when the block needs no call; else the call."""
+UNNAMED = (
+    "Error: a fenced block has no file path; write the file's real path alone on the line "
+    "above the fence"
+)
 CLOSEST_UP_TO = 200_000
 """Characters of a file searched for the lines closest to a SEARCH text that did not match."""
 
@@ -119,6 +123,11 @@ class Applier:
     def _plan(self, block: Replace | WholeFile) -> Plan:
         """What a block needs: a call, or the line saying why not. Runs in a worker thread."""
         ctx = self.agent.ctx
+        if isinstance(block, WholeFile) and not block.path:
+            path = self._owner(block.content)
+            if path is None:
+                return False, UNNAMED
+            block = WholeFile(path, block.content)
         try:
             t = writable_target(ctx, block.path)
             if not (t.path.exists() or t.path.is_symlink()):
@@ -132,6 +141,19 @@ class Applier:
         if isinstance(block, WholeFile):
             return _whole(t, text, block)
         return _replace(t, text, block)
+
+    def _owner(self, content: str) -> str | None:
+        """The one shown file a whole file without a path can only be: it keeps every
+        function and class of that file and shares one (a file lost by none is not it)."""
+        found = []
+        for name in tc.attached_names(self.agent.messages):
+            seen = tc.read_seen(self.agent.ctx, self.agent.ctx.workspace.root / name)
+            if seen is None:
+                continue
+            defined = set(lost_definitions(seen.text, ""))
+            if defined and not lost_definitions(seen.text, content):
+                found.append(name)
+        return found[0] if len(found) == 1 else None
 
     def _unseen(self, t: Target) -> str | None:
         """Why the model cannot edit `t` from what it saw; its current text goes along."""

@@ -9,6 +9,11 @@ results come back as the next user message; an answer without blocks ends the ru
 
 `auto` starts native and switches once, for good, when the model's answer makes no usable call
 although it wrote code or a call-shaped text, before it ever made a usable call.
+
+Tool calls written as text (`zen.agent.text_turns.recovered`) are made native before the reply
+gets here, in either protocol: a reply that is only calls runs them as calls (a recovered call
+counts as usable for `auto`); blocks never mix with them, since recovery takes only replies
+that are nothing but calls.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any, Literal
 from zen.agent import text_context as tc
 from zen.agent.text_apply import Applier, TextAgent
 from zen.base import events as ev
-from zen.llm.types import AssistantTurn, ToolCall
+from zen.llm.types import AssistantTurn
 from zen.settings.prompts import load_prompt, render
 from zen.tools.base import RunContext, ToolContext
 from zen.tools.files.edit_blocks import Block, Malformed, parse
@@ -40,13 +45,6 @@ SOME_FAILED = "Fix what failed with new blocks; when the task is done, answer wi
 def from_zen(content: object) -> bool:
     """A user message the protocol wrote (see NOTE)."""
     return isinstance(content, str) and content.startswith(NOTE)
-
-
-def text_calls(content: str, schemas: list[dict[str, Any]]) -> list[ToolCall]:
-    """INTEGRATION POINT (issue 27, item 1: tool calls written as text, branch `textcalls`):
-    the calls a text-mode answer writes as text, checked against `schemas`. Until that parser
-    merges, none: a text-mode model changes files with edit blocks only."""
-    return []
 
 
 class TextProtocol:
@@ -116,11 +114,10 @@ class TextProtocol:
             self._switch(agent, run.emit)
             switched = True
         blocks = parse(reply.content, frozenset(tc.attached_names(agent.messages)))
-        calls = text_calls(reply.content, agent.registry.schemas())
-        if switched and not blocks and not calls:
+        if switched and not blocks:
             await self._ask_again(agent)
             return True
-        if not blocks and not calls:
+        if not blocks:
             return False
         if reply.content.strip() == self._last:
             stop = "the model sent the same blocks again: stopped"
@@ -128,8 +125,8 @@ class TextProtocol:
             return False
         self._last = reply.content.strip()
         applier = Applier(agent, run, lambda seen: self.show(agent.ctx, seen), self._ran)
-        report = await self._apply(applier, blocks, calls, cut=reply.finish_reason == "length")
-        if not applier.acted and not calls:
+        report = await self._apply(applier, blocks, cut=reply.finish_reason == "length")
+        if not applier.acted:
             return False  # nothing left to do: the answer stands
         agent.add({"role": "user", "content": report})
         return True
@@ -153,21 +150,16 @@ class TextProtocol:
         text = NOTE + render(load_prompt("text-switch"), task=task)
         agent.add({"role": "user", "content": f"{text}\n\n{files}" if files else text})
 
-    async def _apply(
-        self, applier: Applier, blocks: list[Block], calls: list[ToolCall], *, cut: bool
-    ) -> str:
+    async def _apply(self, applier: Applier, blocks: list[Block], *, cut: bool) -> str:
         """Apply the blocks in order, framed by the run's checkpoints; the results message."""
-        agent, run = applier.agent, applier.run
-        frame = run.frame if calls or any(not isinstance(b, Malformed) for b in blocks) else None
+        run = applier.run
+        frame = run.frame if any(not isinstance(b, Malformed) for b in blocks) else None
         results: list[tuple[bool, str]] = []
         try:
             if frame is not None:
                 await frame.before()
             for block in blocks:
                 results.append(await applier.apply(block))
-            for call in calls:
-                result = await agent.run_call(call, run)
-                results.append((result.ok, f"{call.name}: {result.output}"))
         finally:
             if frame is not None:
                 await frame.after()

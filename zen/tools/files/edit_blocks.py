@@ -34,7 +34,8 @@ class Replace:
 
 @dataclass(frozen=True)
 class WholeFile:
-    """`path` should hold exactly `content` (a new file, or all of a small one)."""
+    """`path` should hold exactly `content` (a new file, or all of a small one). An empty
+    path: the model copied the prompt's `<path of the file>`; the applier may still tell."""
 
     path: str
     content: str
@@ -126,13 +127,15 @@ def _fenced(
     end = _closing(lines, start + 1, mark)
     words = info.split()
     path = _path_in_info(words) or _path_before(lines, start) or _named_above(lines, start, known)
+    if path is None and _placeholder_above(lines, start):
+        path = ""  # the prompt's `<path of the file>` copied: which file is for the applier
     if end is None:
-        if path:
+        if path is not None:
             problem = f"{path}: the file's block has no closing {mark} (cut off?)"
             return Malformed(problem), len(lines)
         return None, start + 1
     body = _joined(lines[start + 1 : end])
-    if path:
+    if path is not None:
         return WholeFile(path, body), end + 1
     if words and words[0].lower() in SHELLS and body.strip():
         if any(HEAD.match(x) or DIVIDER.match(x) or UPDATED.match(x) for x in body.split("\n")):
@@ -161,6 +164,13 @@ def _named_above(lines: list[str], start: int, known: frozenset[str]) -> str | N
     words = {w.strip(".,;:!?()[]'\"`*") for w in re.findall(r"[\w./\\`*-]+", above)}
     named = words & known
     return named.pop() if len(named) == 1 else None
+
+
+def _placeholder_above(lines: list[str], start: int) -> bool:
+    above = next(
+        (lines[j] for j in range(start - 1, max(start - 3, -1), -1) if lines[j].strip()), ""
+    )
+    return bool(re.fullmatch(r"\s*<[^<>]{1,40}>\s*:?\s*", above))
 
 
 def _path_before(lines: list[str], start: int) -> str | None:
@@ -218,7 +228,12 @@ def _path_line(line: str) -> str | None:
     text = text.strip("*_`'\"").rstrip(":").strip("*_`'\"").strip()
     if not text or len(text) > 255 or any(c.isspace() for c in text):
         return None
-    if text.endswith(".") or "://" in text or not re.search(r"[\w]", text):
+    if (
+        text.endswith(".")
+        or "://" in text
+        or not re.search(r"\w", text)
+        or set(text) & set("<>|?*")
+    ):
         return None
     name = text.replace("\\", "/").rsplit("/", 1)[-1]
     if "." in name.strip(".") or "/" in text.replace("\\", "/") or name in EXTENSIONLESS:
