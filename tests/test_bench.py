@@ -277,3 +277,12 @@ def _children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             found.append(int(stat.parent.name))
     return found
+
+
+def test_the_tool_protocol_reaches_the_child_and_the_header(tmp_path: Path) -> None:
+    from zen.bench import endpoint
+
+    over = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "tool_protocol": "text"}
+    point = endpoint.resolve(tmp_path, over, dual=False)
+    assert "tool_protocol: text" in point.config_yaml
+    assert point.header["sampling"]["tool_protocol"] == "text"

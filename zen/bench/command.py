@@ -65,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model name")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint URL")
     p.add_argument("--api-key", help="API key (better: set ZEN_API_KEY)")
+    p.add_argument(
+        "--tool-protocol",
+        choices=["native", "text", "auto"],
+        help="as for zen: tool calls, edit blocks, or native until the model cannot",
+    )
     return p
 
 
@@ -88,7 +93,8 @@ def bench_command(argv: list[str]) -> int:
 def _measure(args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str]) -> int:
     from zen.settings.schema import ConfigError
 
-    overrides = {k: getattr(args, k) for k in ("provider", "model", "base_url", "api_key")}
+    names = ("provider", "model", "base_url", "api_key", "tool_protocol")
+    overrides = {k: getattr(args, k) for k in names}
     try:
         point = endpoint.resolve(Path.cwd(), overrides, dual=modes != ["single"])
     except ConfigError as e:

@@ -26,6 +26,7 @@ from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
 KEPT = (
     "compact_at", "retries", "connect_timeout", "first_byte_timeout", "idle_timeout",
     "timeout", "max_turns", "coder_max_turns", "parallel_agents_max", "max_tool_output",
+    "repeat_limit", "loop_limit",
 )  # fmt: skip
 """Top-level settings a child keeps from the user's config (besides models and prices)."""
 DROPPED_ENV = ("ZEN_", "OPENAI_", *(p.key_env for p in PROVIDERS.values() if p.key_env))
@@ -69,6 +70,7 @@ def _entry(role: str, s: ModelSettings) -> dict[str, Any]:
     if s.api_key:
         entry["api_key"] = "${ZEN_BENCH_KEY_" + role.upper() + "}"
     entry["stream_tools"] = s.stream_tools
+    entry["tool_protocol"] = s.tool_protocol
     for key in ("temperature", "max_tokens", "context_window"):
         if getattr(s, key) is not None:
             entry[key] = getattr(s, key)
@@ -107,7 +109,11 @@ def _header(config: Config, settings: dict[str, ModelSettings]) -> dict[str, Any
 
 
 def _sampling(s: ModelSettings) -> dict[str, Any]:
-    return {"temperature": s.temperature, "max_tokens": s.max_tokens}
+    return {
+        "temperature": s.temperature,
+        "max_tokens": s.max_tokens,
+        "tool_protocol": s.tool_protocol,
+    }
 
 
 def child_env(home: Path, keys: dict[str, str]) -> dict[str, str]:
