@@ -300,3 +300,57 @@ def test_session_start_adds_context_and_subagent_stop_fires_for_the_coder(
     assert done.code == 0, done.err
     assert events.read_text().split() == ["SessionStart", "SubagentStop", "Stop"]
     assert fake.requests[0]["messages"][-1]["content"] == "go\n\non branch main"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_flooding_hook_is_stopped_at_its_timeout_and_its_output_dropped(
+    fake_llm, run_zen, home: Path
+) -> None:
+    """`yes` fills the pipe: the hook is killed at its deadline, zen keeps a bounded part of
+    what it said and feeds none of it to the model (it timed out: it decided nothing)."""
+    configure(
+        home,
+        {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "yes", "timeout": 2}]}]},
+    )
+    fake = fake_llm([text("ok")])
+    started = time.monotonic()
+    done = run_zen("-p", "hello", *args_for(fake), timeout=40)
+    assert time.monotonic() - started < 20
+    assert done.code == 0, done.err
+    assert "timed out after 2 s" in done.err and "Traceback" not in done.err
+    assert fake.requests[0]["messages"][-1]["content"] == "hello"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds processes through /proc")
+def test_a_hook_ignoring_sigterm_and_its_daemon_end_with_it(
+    fake_llm, run_zen, home: Path, tmp_path: Path
+) -> None:
+    """A hook that answers at once is not "timed out" though a daemon it started holds its
+    output; the daemon (it left the session, ignoring SIGTERM) does not outlive the hook."""
+    pid_file = tmp_path / "daemon"
+    command = (
+        f"setsid sh -c 'trap \"\" TERM; echo $$ > {pid_file}; sleep 300' & "
+        'sleep 0.3; echo \'{"systemMessage": "checked"}\''
+    )
+    configure(
+        home,
+        {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command, "timeout": 20}]}]},
+    )
+    fake = fake_llm([text("ok")])
+    started = time.monotonic()
+    done = run_zen("-p", "hello", *args_for(fake))
+    assert done.code == 0, done.err
+    assert time.monotonic() - started < 15
+    assert "timed out" not in done.err and "hook UserPromptSubmit: checked" in done.err
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 3
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)

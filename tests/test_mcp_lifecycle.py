@@ -209,3 +209,29 @@ async def test_restart_command_restarts_one_server_or_all(tmp_path: Path) -> Non
         assert (await call(manager, "mcp__b__pid", tmp_path)).output != pid_b
     finally:
         await manager.stop()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds processes through /proc")
+async def test_a_daemon_a_server_started_does_not_outlive_it(tmp_path: Path) -> None:
+    """The SDK ends the server's process group; what left it is found by zen's mark."""
+    import os
+    import shlex
+    import time
+
+    command, args = stdio_command()
+    pid_file = tmp_path / "daemon"
+    script = (
+        f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 300' & exec {shlex.join([command, *args])}"
+    )
+    manager = await started(tmp_path, d=McpServer(command="/bin/sh", args=["-c", script]))
+    try:
+        [status] = manager.status()
+        assert status.state == "running", status.error
+        pid = int(pid_file.read_text())
+        assert f"ZEN_RUN={os.getpid()}-".encode() in Path(f"/proc/{pid}/environ").read_bytes()
+    finally:
+        await manager.stop()
+    deadline = time.monotonic() + 3
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists()

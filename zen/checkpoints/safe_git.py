@@ -6,21 +6,24 @@ attributes file (`SAFE_CONFIG`, passed with `-c`, outranks any config file), no 
 editor, and an environment that keeps only what git needs to find itself and its temp
 folders (`KEPT_ENV`). A child that writes into the shadow folder runs with umask 077 (set in
 the child only; zen's own umask never changes). A command that fails, overruns its time or
-cannot start is one `CheckpointError` line; a cancelled one leaves nothing running.
+cannot start is one `CheckpointError` line; a cancelled one leaves nothing running
+(`child.py`, the one rule for children).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from zen.tools.process import kill_tree, reap, spawn
+from zen.tools.child import run_child
 
 TIMEOUT = 60.0
 """Seconds one git command may take; a huge first snapshot stays well inside."""
+OUTPUT_LIMIT = 256 << 20
+"""Bytes of a git command's output kept; past it the command is stopped and fails."""
 NULL = os.devnull
 SAFE_CONFIG = (
     "core.fsmonitor=false",
@@ -83,36 +86,32 @@ async def run_git(
     checkout children keep the user's umask, so restored files get their usual modes.
     """
     cmd = ["git", *(x for c in SAFE_CONFIG for x in ("-c", c)), *args]
-    extra: dict[str, object] = {}
+    extra: dict[str, Any] = {}
     if _POSIX and private:
         extra["umask"] = 0o077
     try:
-        proc = await spawn(
+        done = await run_child(
             cmd,
             cwd=root,
             env=_env(root, git_dir, index),
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=stdin,
+            timeout=timeout,
+            limit=OUTPUT_LIMIT,
+            stop_at_limit=True,
             **extra,
         )
     except OSError as exc:
         raise CheckpointError(f"cannot run git: {exc.strerror or exc}") from None
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
-    except asyncio.TimeoutError:
-        kill_tree(proc)
-        await proc.wait()
-        raise CheckpointError(f"git {args[0]} took longer than {timeout:g}s") from None
-    except BaseException:  # cancelled: leave nothing running
-        kill_tree(proc)
-        await reap(proc)
-        raise
-    if proc.returncode != 0:
-        lines = err.decode("utf-8", "replace").strip().splitlines()
-        reason = lines[-1] if lines else f"exit {proc.returncode}"
+    if done.timed_out or done.code is None:
+        raise CheckpointError(f"git {args[0]} took longer than {timeout:g}s")
+    if done.cut_short:
+        raise CheckpointError(f"git {args[0]} wrote over {OUTPUT_LIMIT >> 20} MB")
+    if done.code != 0:
+        assert done.err is not None
+        lines = done.err.data().decode("utf-8", "replace").strip().splitlines()
+        reason = lines[-1] if lines else f"exit {done.code}"
         raise CheckpointError(f"git {args[0]} failed: {reason}")
-    return out
+    return done.out.data()
 
 
 def _env(root: Path, git_dir: Path | None, index: Path | None) -> dict[str, str]:

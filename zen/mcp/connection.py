@@ -33,6 +33,7 @@ from zen.mcp.tool import RemoteTool, render_result
 from zen.mcp.transport import Run, open_client
 from zen.settings.schema import McpServer
 from zen.tools.base import ToolResult
+from zen.tools.process import kill_marked
 
 State = Literal["stopped", "starting", "running", "exited", "failed"]
 
@@ -255,6 +256,8 @@ class Connection:
         finally:
             if self._run is run:
                 self._client = None
+            if run.mark:  # the SDK ended its process group; this ends what left the group
+                kill_marked(run.mark)
             await self._close_stderr(run)
             run.ready.set()
 

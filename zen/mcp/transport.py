@@ -27,6 +27,7 @@ from zen.mcp.http_errors import HttpProblems
 from zen.mcp.servers import server_kind
 from zen.mcp.stderr import StderrPump, clean_line
 from zen.settings.schema import McpServer
+from zen.tools.process import MARK, new_mark
 
 log = logging.getLogger("zen.mcp")
 
@@ -51,6 +52,8 @@ class Run:
     scope: anyio.CancelScope | None = None
     stderr: StderrPump | None = None
     http: HttpProblems = field(default_factory=HttpProblems)
+    mark: str | None = None
+    """A stdio server's process mark: what it leaves running is found by it and killed."""
     garbled: str | None = None
     """The last output of the server that was not valid JSON-RPC."""
     failure: BaseException | None = None
@@ -98,8 +101,12 @@ def _stdio_transport(run: Run, name: str, spec: McpServer, cwd: Path | None) -> 
     from mcp.client.stdio import stdio_client
 
     run.stderr = StderrPump(name)
+    run.mark = new_mark()
     params = StdioServerParameters(
-        command=spec.command or "", args=spec.args, env=spec.env or None, cwd=cwd
+        command=spec.command or "",
+        args=spec.args,
+        env={**(spec.env or {}), MARK: run.mark},
+        cwd=cwd,
     )
     return stdio_client(params, errlog=run.stderr.file)
 

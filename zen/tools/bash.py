@@ -13,8 +13,6 @@ Python children); a line that is not UTF-8 is read in the console's OEM code pag
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import re
 import shutil
@@ -26,21 +24,11 @@ from pydantic import Field
 
 from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
-from zen.tools.process import (
-    MARK,
-    Killed,
-    adopt_orphans,
-    become_subreaper,
-    kill_tree,
-    new_mark,
-    reap,
-    spawn,
-)
+from zen.tools.child import Finished, Output, run_child
+from zen.tools.process import Killed
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
-LINGER = 1.0
-"""Seconds to wait for the output pipe to close after the shell itself has exited."""
 _WINDOWS = os.name == "nt"
 _OVERWRITTEN = re.compile(r"[^\n]*\r(?!\n)")
 _UTF8_CONSOLE = "chcp 65001 >nul & "
@@ -92,60 +80,13 @@ class Bash(Tool):
             if "\n" in command or "\r" in command:
                 return ToolResult.error(MULTI_LINE)
         timeout = max(1, min(params.timeout, MAX_TIMEOUT))
-        mark = new_mark()
         try:
-            proc = await _spawn(command, ctx.workspace.root, mark)
+            done = await _run(command, ctx.workspace.root, timeout, ctx.max_tool_output - 200)
         except OSError as exc:
             return ToolResult.error(f"cannot start {shell_description()}: {exc}")
-        assert proc.stdout is not None
-        output = _Output(max(1000, ctx.max_tool_output - 200))
-        reader = asyncio.ensure_future(output.read(proc.stdout))
-        killed: Killed | None = None
-        timed_out = lingered = False
-        try:
-            try:
-                await asyncio.wait_for(_exited(proc), timeout)
-            except asyncio.TimeoutError:
-                timed_out = True
-                killed = kill_tree(proc, mark)
-            if not await _drained(reader):
-                lingered = True
-                killed = kill_tree(proc, mark)
-                if not await _drained(reader):
-                    _abandon_pipe(proc)
-        except BaseException:  # cancelled: the whole tree goes, then the cancellation goes on
-            kill_tree(proc, mark)
-            _abandon_pipe(proc)
-            await reap(proc)
-            raise
-        finally:
-            reader.cancel()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(_exited(proc), LINGER)
-            if proc.returncode is not None:
-                adopt_orphans(mark)
-        return _result(output.text(), proc.returncode, timed_out, timeout, lingered, killed)
-
-
-async def _exited(proc: asyncio.subprocess.Process) -> None:
-    """Wait for the shell to exit.
-
-    Not `proc.wait()`: on Python 3.11 that also waits for the output pipe to close, which a
-    background job can keep open forever. `returncode` is set as soon as the shell is reaped.
-    """
-    delay = 0.002
-    while proc.returncode is None:
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
-
-
-async def _drained(reader: asyncio.Future[None]) -> bool:
-    """Whether the output reached its end within LINGER seconds."""
-    try:
-        await asyncio.wait_for(asyncio.shield(reader), LINGER)
-    except asyncio.TimeoutError:
-        return False
-    return True
+        return _result(
+            _text(done.out), done.code, done.timed_out, timeout, done.lingered, done.killed
+        )
 
 
 def _result(
@@ -178,60 +119,30 @@ _BACKGROUND = (
 output pipe even when redirected, so only a job in a console of its own lets the call end."""
 
 
-async def _spawn(command: str, cwd: Path, mark: str) -> asyncio.subprocess.Process:
-    become_subreaper()  # orphans of the command stay zen's to find and kill
-    env = {**os.environ, MARK: mark}
+async def _run(command: str, cwd: Path, timeout: int, limit: int) -> Finished:
+    """The command under the one rule for children (`child.py`), output merged, its head and
+    tail kept; background jobs with their output elsewhere may keep running."""
+    env = dict(os.environ)
     options: dict[str, Any] = {
-        "stdin": asyncio.subprocess.DEVNULL,
-        "stdout": asyncio.subprocess.PIPE,
-        "stderr": asyncio.subprocess.STDOUT,
         "cwd": cwd,
         "env": env,
+        "timeout": timeout,
+        "limit": max(1000, limit),
+        "merge": True,
+        "tail": True,
+        "keep_background": True,
     }
     if _WINDOWS:
         env.setdefault("PYTHONIOENCODING", "utf-8")  # else a piped Python child writes cp1252
-        return await spawn(_UTF8_CONSOLE + command, **options)
-    return await spawn([*_shell(), command], **options)
+        return await run_child(_UTF8_CONSOLE + command, **options)
+    return await run_child([*_shell(), command], **options)
 
 
-def _abandon_pipe(proc: asyncio.subprocess.Process) -> None:
-    """Close our end of an output pipe that an escaped process (`setsid cmd &`) still holds.
-
-    asyncio has no public way to do this; without it the transport outlives the event loop
-    and prints "Event loop is closed" at exit.
-    """
-    transport = getattr(proc, "_transport", None)
-    if transport is not None:
-        transport.close()
-
-
-class _Output:
-    """The head and tail of the merged output, never more than `limit` characters held."""
-
-    def __init__(self, limit: int) -> None:
-        self.half = limit // 2
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    async def read(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(65536):
-            self.total += len(chunk)
-            room = self.half - len(self.head)
-            if room > 0:
-                self.head += chunk[:room]
-                chunk = chunk[room:]
-            self.tail += chunk
-            if len(self.tail) > 2 * self.half:
-                del self.tail[: len(self.tail) - self.half]
-
-    def text(self) -> str:
-        head = _clean(_decode(bytes(self.head)))
-        cut = self.total - len(self.head) - min(len(self.tail), self.half)
-        tail = _clean(_decode(bytes(self.tail[-self.half :])))
-        if cut <= 0:
-            return _clean(_decode(bytes(self.head + self.tail)))
-        return f"{head}\n[… {cut} bytes cut …]\n{tail}"
+def _text(output: Output) -> str:
+    head, tail = output.parts()
+    if not tail:
+        return _clean(_decode(head))
+    return f"{_clean(_decode(head))}\n[… {output.cut} bytes cut …]\n{_clean(_decode(tail))}"
 
 
 def _decode(data: bytes) -> str:

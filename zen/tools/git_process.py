@@ -20,12 +20,11 @@ reading commands, with `--no-ext-diff --no-textconv` (see `git.py`).
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zen.tools.process import kill_tree, reap, spawn
+from zen.tools.child import run_child
 
 TIMEOUT = 30.0
 CONFIG_TIMEOUT = 5.0
@@ -306,52 +305,19 @@ async def run_git(
 async def _spawn(
     args: list[str], cwd: Path, env: dict[str, str], timeout: float, limit: int, name: str
 ) -> GitOutput:
+    """git under the one rule for children (`child.py`): its own session (POSIX) or hidden
+    console (Windows), so ssh cannot ask for a passphrase on zen's terminal; stopped at
+    `limit` bytes of output."""
     try:
-        # A session (POSIX) or hidden console (Windows) of its own: no terminal, so ssh
-        # cannot ask for a passphrase on zen's.
-        proc = await spawn(
-            ["git", *args],
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
+        done = await run_child(
+            ["git", *args], cwd=cwd, env=env, timeout=timeout, limit=limit, stop_at_limit=True
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror or exc}") from None
-    try:
-        out, err, truncated = await asyncio.wait_for(_collect(proc, limit), timeout)
-    except asyncio.TimeoutError:
-        kill_tree(proc)
-        await proc.wait()
-        raise GitError(f"git {name} timed out after {timeout:g}s") from None
-    except BaseException:  # cancelled: leave nothing running
-        kill_tree(proc)
-        await reap(proc)
-        raise
-    code = await proc.wait()
-    return GitOutput(code, _decode(out), _decode(err), truncated)
-
-
-async def _collect(proc: asyncio.subprocess.Process, limit: int) -> tuple[bytes, bytes, bool]:
-    """stdout up to `limit` bytes (then git is stopped), and stderr."""
-    assert proc.stdout is not None and proc.stderr is not None
-    stdout, stderr = proc.stdout, proc.stderr
-
-    async def capped() -> tuple[bytes, bool]:
-        chunks: list[bytes] = []
-        size = 0
-        while size < limit:
-            chunk = await stdout.read(65536)
-            if not chunk:
-                return b"".join(chunks), False
-            chunks.append(chunk)
-            size += len(chunk)
-        kill_tree(proc)
-        return b"".join(chunks)[:limit], True
-
-    (out, truncated), err = await asyncio.gather(capped(), stderr.read())
-    return out, err[:limit], truncated
+    if done.timed_out or done.code is None:
+        raise GitError(f"git {name} timed out after {timeout:g}s")
+    assert done.err is not None
+    return GitOutput(done.code, _decode(done.out.data()), _decode(done.err.data()), done.cut_short)
 
 
 def _decode(data: bytes) -> str:

@@ -8,17 +8,17 @@ alongside zen's (`Bash`, `Read` with `file_path`...), so a hook written for Clau
 unchanged, and its `updatedInput` is mapped back.
 
 Hooks come from zen's config (user layer, and the project layer of a trusted workspace) and
-from a trusted workspace's `.claude/settings.json`. Each runs off the event loop in its own
-process session, under a deadline, and its whole process tree dies on timeout or cancel.
+from a trusted workspace's `.claude/settings.json`. Each runs under the one rule for children
+(`child.py`): its own session and the process mark, a deadline, at most 64 KB of each output
+kept; its whole process tree, daemons included, dies when it ends, times out or is cancelled.
+A hook that timed out decides nothing, and nothing it wrote reaches the model.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from zen.base import events as ev
 from zen.base.bom import decode_text
-from zen.tools.process import kill_tree, reap, spawn
+from zen.tools.child import run_child
 
 EVENTS = (
     "PreToolUse",
@@ -224,27 +224,25 @@ class Hooks:
             "CLAUDE_PROJECT_DIR": str(self.root),
             "ZEN_PROJECT_DIR": str(self.root),
         }
+        command = hook.command if sys.platform == "win32" else ["/bin/sh", "-c", hook.command]
         try:
-            proc = await _spawn(hook.command, self.root, env)
+            done = await run_child(
+                command,
+                cwd=self.root,
+                env=env,
+                timeout=hook.timeout,
+                limit=OUTPUT_LIMIT,
+                stdin=data,
+            )
         except OSError as e:
             self._failed(hook, f"could not start: {e.strerror or e}", emit, agent)
             return None
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout)
-        except asyncio.TimeoutError:
-            kill_tree(proc)
-            await proc.wait()
+        if done.timed_out or done.code is None:  # what it said so far decides nothing
             self._failed(hook, f"timed out after {hook.timeout:g} s", emit, agent)
             return None
-        except BaseException:
-            kill_tree(proc)
-            await reap(proc)
-            raise
-        text = (
-            out[:OUTPUT_LIMIT].decode("utf-8", "replace"),
-            err[:OUTPUT_LIMIT].decode("utf-8", "replace"),
-        )
-        return proc.returncode if proc.returncode is not None else -1, *text
+        assert done.err is not None
+        out, err = (x.data().decode("utf-8", "replace") for x in (done.out, done.err))
+        return done.code, out, err
 
     def _merge(
         self, outcome: Outcome, hook: Hook, code: int, out: str, err: str, emit: ev.Emit, agent: str
@@ -302,17 +300,6 @@ class Hooks:
                 level="warning",
             )
         )
-
-
-async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
-    pipes: dict[str, Any] = {
-        "stdin": subprocess.PIPE,
-        "stdout": subprocess.PIPE,
-        "stderr": subprocess.PIPE,
-        "cwd": cwd,
-        "env": env,
-    }
-    return await spawn(command if sys.platform == "win32" else ["/bin/sh", "-c", command], **pipes)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -135,34 +135,40 @@ def kill_tree(proc: asyncio.subprocess.Process, mark: str | None = None) -> Kill
     else:
         import signal
 
-        # The session's process group outlives its leader while any member lives.
+        # The session's process group outlives its leader while any member lives; the leader
+        # is in it. Never `proc.kill()` here: Popen polls first, and so may reap the child
+        # behind asyncio's watcher ("Unknown child process pid N" on stderr).
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
             report.found += 1
         if _LINUX:
             _kill_escaped(proc.pid, mark, report)
+        return report
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
     return report
 
 
-async def reap(proc: asyncio.subprocess.Process, within: float = 1.0) -> None:
-    """After kill_tree on a cancellation: collect the exit status through asyncio, briefly.
-    A process left unwaited is polled later by its transport's close(), which takes it from
-    asyncio's child watcher ("Unknown child process pid …, will report returncode 255" on
-    stderr). The cancellation itself is re-raised by the caller."""
-    with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-        await asyncio.wait_for(proc.wait(), within)
+def kill_marked(mark: str) -> int:
+    """Kill every process carrying `mark` (Linux; elsewhere nothing is found): what a child
+    whose process zen does not own (an MCP server, the SDK's) left running. How many."""
+    if not _LINUX:
+        return 0
+    report = Killed()
+    _kill_escaped(None, mark, report)
+    return report.found
 
 
-def _kill_escaped(leader: int, mark: str | None, report: Killed) -> None:
-    """Kill the leader's descendants and every marked process, until none is left alive."""
+def _kill_escaped(leader: int | None, mark: str | None, report: Killed) -> None:
+    """Kill the leader's descendants (with one) and every marked process, until none is left
+    alive."""
     import signal
 
     killed: set[int] = set()
     for _ in range(5):
         table = _processes()
-        targets = _descendants(leader, table) | (_marked(mark, table) if mark else set())
+        targets = _descendants(leader, table) if leader is not None else set()
+        targets |= _marked(mark, table)
         targets = {pid for pid in targets if table[pid].state != "Z" and pid != os.getpid()}
         if not targets:
             break
