@@ -180,6 +180,45 @@ def test_a_failed_request_leaves_no_duplicate_user_message(fake_llm, run_zen) ->
     assert all(user_texts(r) == ["do it"] for r in fake.requests)
 
 
+def test_kill_9_during_bash_leaves_a_session_a_strict_server_accepts(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
+    """Killed while bash ran, the stored assistant message has a call and no result; the next
+    --continue answers it as interrupted, so a strict server (OpenAI) does not refuse the
+    session forever."""
+    fake = fake_llm(
+        [
+            tool_calls([call("bash", {"command": "touch started; sleep 60"})], text="Running."),
+            text("Resumed."),
+            text("Again."),
+        ],
+        strict=True,
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "-p", "run it", "--yes", *args_for(fake)],
+        cwd=project,
+        env=zen_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert wait_for(lambda: (project / "started").exists())
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        reap(proc)
+    done = run_zen("-p", "go on", "--continue", *args_for(fake))
+    assert done.code == 0, done.err
+    assert done.out.strip() == "Resumed."
+    sent = fake.requests[-1]["messages"]
+    assert roles(fake.requests[-1]) == ["system", "user", "assistant", "tool", "user"]
+    assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"]
+    assert sent[3]["content"].startswith("Interrupted: zen stopped while this call ran")
+    again = run_zen("-p", "and?", "--continue", *args_for(fake))  # the repair was saved once
+    assert again.code == 0, again.err
+    assert roles(fake.requests[-1]) == [*roles(fake.requests[-2]), "assistant", "user"]
+
+
 def test_kill_9_mid_run_keeps_every_completed_message(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:

@@ -450,6 +450,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, _error_body(f"body is not JSON: {exc}", "invalid_request_error"))
             return
         n = self.fake._record(body, {k.lower(): v for k, v in self.headers.items()})
+        unanswered = _unanswered_calls(body) if self.fake.strict else []
+        if unanswered:  # OpenAI's own words for a conversation it refuses
+            self._json(
+                400,
+                _error_body(
+                    "An assistant message with 'tool_calls' must be followed by tool messages "
+                    "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                    f"response messages: {', '.join(unanswered)}",
+                    "invalid_request_error",
+                ),
+            )
+            return
         if self.fake.reject_stream_options and "stream_options" in body:
             self._json(
                 400,
@@ -637,6 +649,24 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
+def _unanswered_calls(body: dict[str, Any]) -> list[str]:
+    """Ids of tool calls not answered by the tool messages right after their assistant
+    message: what OpenAI and most compatible servers reject with a 400."""
+    messages = body.get("messages") or []
+    missing: list[str] = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        wanted = [c.get("id") for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        answered = set()
+        for later in messages[i + 1 :]:
+            if not isinstance(later, dict) or later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        missing += [str(w) for w in wanted if w not in answered]
+    return missing
+
+
 def _error_type(code: int) -> str:
     if code == 401:
         return "invalid_api_key"
@@ -730,8 +760,11 @@ class FakeLLM:
         models: tuple[str, ...] = ("fake-model",),
         port: int = 0,
         context_window: int | None = None,
+        strict: bool = False,
     ) -> None:
         self.script = script if callable(script) else list(script)
+        self.strict = strict
+        """Answer 400 to a conversation whose tool calls lack results, as OpenAI does."""
         self.reject_stream_options = reject_stream_options
         self.models = models
         self.context_window = context_window

@@ -96,8 +96,13 @@ class Record:
             )
         self.close()
         state = info.state
+        messages = self.store.messages(info.id)
+        repaired = answer_interrupted(messages)
+        if repaired is not None:  # saved as a branch of its own, so it is done once
+            self.store.restart(info.id, repaired, "interrupted")
+            messages = repaired
         saved = Saved(
-            self.store.messages(info.id),
+            messages,
             [
                 MemoEntry(m.key, m.content, m.summary, m.author, m.time, m.run)
                 for m in self.store.memo(info.id)
@@ -161,6 +166,47 @@ class Record:
     def failed(self, error: Exception) -> None:
         self._warn(f"the session is not being saved: {error}")
         self.store = None
+
+
+INTERRUPTED_CALL = (
+    "Interrupted: zen stopped while this call ran (killed or crashed); it may have partly run."
+)
+
+
+def answer_interrupted(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The conversation with every tool call answered, or None if it already is.
+
+    zen killed during a tool call leaves the assistant's `tool_calls` without (all) their
+    `tool` results; OpenAI and most compatible servers refuse such a conversation with a 400,
+    every time. The missing results say the run was interrupted; a result that answers no call
+    of the message before it is dropped (the same servers refuse it too)."""
+    fixed: list[dict[str, Any]] = []
+    changed = False
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        i += 1
+        if message.get("role") == "tool":
+            changed = True  # a result with no call before it
+            continue
+        fixed.append(message)
+        ids = [c.get("id") for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        if message.get("role") != "assistant" or not ids:
+            continue
+        answered: set[Any] = set()
+        while i < len(messages) and messages[i].get("role") == "tool":
+            result = messages[i]
+            i += 1
+            if result.get("tool_call_id") in ids and result.get("tool_call_id") not in answered:
+                answered.add(result.get("tool_call_id"))
+                fixed.append(result)
+            else:
+                changed = True
+        for call_id in ids:
+            if call_id not in answered:
+                changed = True
+                fixed.append({"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED_CALL})
+    return fixed if changed else None
 
 
 def title_of(task: str) -> str:
