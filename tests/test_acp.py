@@ -570,3 +570,34 @@ async def test_client_mcp_servers_are_added(fake_llm, home: Path, project: Path)
     assert "mcp__editor__echo" in {t["function"]["name"] for t in fake.requests[0]["tools"]}
     assert "from the editor's server" in tool_messages(fake.requests[1])[0]
     assert "'old' skipped" in editor.text()
+
+
+def test_a_line_that_is_not_an_object_gets_an_error_and_zen_goes_on(
+    fake_llm, home: Path, project: Path
+) -> None:
+    """`[]`, `42`, `"s"` crashed the SDK's connection and `null` stopped it silently: one
+    client bug (or a JSON-RPC batch) ended every session."""
+    import json
+    import subprocess
+
+    fake = fake_llm([text("hi")])
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+    lines = ["[]", "42", '"s"', "null", "[{}]", json.dumps(init)]
+    done = subprocess.run(
+        [sys.executable, "-m", "zen", "acp", *fake_args(fake)],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=zen_env(home),
+        cwd=project,
+        timeout=60,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    invalid = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request"},
+    }
+    assert answers[:5] == [invalid] * 5, done.stderr
+    assert answers[5]["id"] == 1 and answers[5]["result"]["protocolVersion"] == 1
+    assert "Traceback" not in done.stderr and "AttributeError" not in done.stderr

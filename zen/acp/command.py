@@ -101,10 +101,12 @@ async def serve(overrides: dict[str, Any]) -> None:
     from acp import run_agent
 
     from zen.acp.agent import ZenAgent
+    from zen.acp.frames import checked
     from zen.ui.preload import preload
 
     agent = ZenAgent(overrides)
-    reader, writer = await protocol_streams()
+    stdin, writer = await protocol_streams()
+    reader, checking = checked(stdin, writer, STREAM_LIMIT)
     # The model client (~0.5 s of imports) loads while the editor initializes and opens a
     # session, so the first prompt does not wait for it.
     preload((("openai", "jiter", "anyio._backends._asyncio"), None))
@@ -120,6 +122,7 @@ async def serve(overrides: dict[str, Any]) -> None:
     except asyncio.CancelledError:
         pass
     finally:
+        checking.cancel()
         await agent.close_all()
         for signum in stop_signals:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
