@@ -11,6 +11,7 @@ repeats the same prefix (prompt caching).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from zen.agent.session_models import ModelRoles
 from zen.agent.text_protocol import TextProtocol
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
+from zen.settings.loading import key_variables
 from zen.settings.schema import Config
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -126,6 +128,7 @@ class AgentBuilder:
             todo=self.todo,
             max_tool_output=config.max_tool_output,
             max_edit_bytes=config.max_edit_bytes,
+            hidden_env=key_variables(config, os.environ),
             hooks=self.hooks or None,
             before_change=self._copy_before_change if self.checkpoints is not None else None,
         )

@@ -29,6 +29,17 @@ from zen.settings.schema import DUAL_ROLES, Config, ConfigError, Redirect
 _FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
 
 
+def key_variables(config: Config, environ: Mapping[str, str]) -> frozenset[str]:
+    """The environment variables that hold zen's own API keys, which bash does not inherit
+    (unless `bash_inherits_keys`): ZEN_API_KEY, every provider's key variable, and any
+    variable whose value is a key this config uses."""
+    if config.bash_inherits_keys:
+        return frozenset()
+    keys = set(config.known_keys())
+    named = {"ZEN_API_KEY", "OPENAI_API_KEY", *_FALLBACK_VARS} - {"OPENAI_BASE_URL"}
+    return frozenset(named | {name for name, value in environ.items() if value in keys})
+
+
 def load_config(
     workspace: Path,
     cli: dict[str, Any] | None = None,

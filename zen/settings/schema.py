@@ -249,6 +249,9 @@ class Config(_Endpoint):
     prompts: list[str] = Field(default_factory=list)
     hooks: dict[str, Any] = Field(default_factory=dict)
     """Claude Code's hooks format; checked by zen/tools/hooks.py, never variable-expanded."""
+    bash_inherits_keys: bool = False
+    """Let bash (and `!cmd`) see zen's API key variables (ZEN_API_KEY, the providers' own,
+    any variable holding a key zen uses); off: they are removed from its environment."""
     max_tool_output: int = Field(default=30_000, gt=200)
     max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)

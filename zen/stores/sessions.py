@@ -15,6 +15,9 @@ Two processes share the database through WAL and a busy timeout. A session being
 live process is marked with its owner, so a second process opens it read-only instead of
 interleaving its own messages.
 
+Every text zen writes here (titles, state, memo, notes, and messages in `session_rows`) is
+scrubbed of the secrets zen knows (`zen.base.redaction`): a key typed in a task stays off disk.
+
 This module holds the queries. The schema and its migrations are in `session_db`, the records
 returned and the message packing in `session_rows`, the writer an agent appends through in
 `session_log`.
@@ -32,6 +35,7 @@ from typing import Any
 
 from zen.base.paths import zen_home
 from zen.base.pids import pid_alive
+from zen.base.redaction import scrub
 from zen.stores.session_db import SessionError, open_database, transaction
 from zen.stores.session_rows import (
     SELECT_SESSIONS,
@@ -101,7 +105,7 @@ class SessionStore:
                     parent_call,
                     agent,
                     workspace,
-                    title,
+                    scrub(title),
                     now,
                     now,
                     agent_mode,
@@ -121,7 +125,7 @@ class SessionStore:
         """Set session columns: title, agent_mode, collaboration, models, state, owner."""
         allowed = {"title", "agent_mode", "collaboration", "models", "state", "owner"}
         cols = {
-            k: (json.dumps(v) if k in ("models", "state") else v)
+            k: scrub(json.dumps(v) if k in ("models", "state") else v)
             for k, v in fields.items()
             if k in allowed
         }
@@ -226,7 +230,7 @@ class SessionStore:
             else:
                 db.execute(
                     "UPDATE sessions SET updated=?, state=? WHERE id=?",
-                    (now, json.dumps(state), sid),
+                    (now, scrub(json.dumps(state)), sid),
                 )
         return int(seq)
 
@@ -322,7 +326,15 @@ class SessionStore:
             db.execute(
                 "INSERT OR REPLACE INTO memo(session_id, key, content, summary, author, time,"
                 " run) VALUES(?,?,?,?,?,?,?)",
-                (sid, entry.key, entry.content, entry.summary, entry.author, entry.time, entry.run),
+                (
+                    sid,
+                    scrub(entry.key),
+                    scrub(entry.content),
+                    scrub(entry.summary),
+                    entry.author,
+                    entry.time,
+                    entry.run,
+                ),
             )
 
     def delete_memo(self, sid: str, key: str | None = None) -> None:
@@ -350,9 +362,9 @@ class SessionStore:
                 " stamp, session_id) VALUES(?,?,?,?,?,?,?,?)",
                 (
                     workspace,
-                    note.key,
-                    note.content,
-                    note.summary,
+                    scrub(note.key),
+                    scrub(note.content),
+                    scrub(note.summary),
                     note.author,
                     note.time,
                     note.stamp,

@@ -172,6 +172,8 @@ class ToolContext:
     todo: TodoStore
     max_tool_output: int = 30_000
     max_edit_bytes: int = 10_000_000
+    hidden_env: frozenset[str] = frozenset()
+    """Environment variables bash does not inherit: zen's own API keys (`key_variables`)."""
     """Files above this size are refused by edit-file (config `max_edit_bytes`)."""
     before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
     """Called with (tool, arguments) before a call that may change files runs: checkpoints

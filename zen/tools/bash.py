@@ -81,7 +81,7 @@ class Bash(Tool):
                 return ToolResult.error(MULTI_LINE)
         timeout = max(1, min(params.timeout, MAX_TIMEOUT))
         try:
-            done = await _run(command, ctx.workspace.root, timeout, ctx.max_tool_output - 200)
+            done = await _run(command, ctx, timeout)
         except OSError as exc:
             return ToolResult.error(f"cannot start {shell_description()}: {exc}")
         return _result(
@@ -119,15 +119,16 @@ _BACKGROUND = (
 output pipe even when redirected, so only a job in a console of its own lets the call end."""
 
 
-async def _run(command: str, cwd: Path, timeout: int, limit: int) -> Finished:
+async def _run(command: str, ctx: ToolContext, timeout: int) -> Finished:
     """The command under the one rule for children (`child.py`), output merged, its head and
-    tail kept; background jobs with their output elsewhere may keep running."""
-    env = dict(os.environ)
+    tail kept; background jobs with their output elsewhere may keep running. zen's own API
+    keys are not in its environment (`ToolContext.hidden_env`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ctx.hidden_env}
     options: dict[str, Any] = {
-        "cwd": cwd,
+        "cwd": ctx.workspace.root,
         "env": env,
         "timeout": timeout,
-        "limit": max(1000, limit),
+        "limit": max(1000, ctx.max_tool_output - 200),
         "merge": True,
         "tail": True,
         "keep_background": True,
