@@ -188,6 +188,22 @@ def test_json_counts_tool_calls_native_and_malformed(fake_llm, run_zen) -> None:
     assert json.loads(done.out)["tool_calls"] == {"native": 1, "recovered": 0, "malformed": 3}
 
 
+def test_json_output_lists_files_bash_changed_too(fake_llm, run_zen, project: Path) -> None:
+    """The run's checkpoints show what bash changed; only file tools' changes were listed."""
+    (project / "old.txt").write_text("x\n")
+    (project / "kept.txt").write_text("x\n")
+    fake = fake_llm(
+        [
+            tool_calls([call("write-file", {"path": "new.txt", "content": "x\n"})]),
+            tool_calls([call("bash", {"command": "echo y > made.txt; rm old.txt"})]),
+            text("done"),
+        ]
+    )
+    done = run_zen("-p", "go", "--yes", "--output-format", "json", *args_for(fake))
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["files_changed"] == ["new.txt", "made.txt", "old.txt"]
+
+
 def test_stream_json_output(fake_llm, run_zen) -> None:
     fake = fake_llm([tool_calls([call("glob", {"pattern": "*"})]), text("fine")])
     done = run_zen("-p", "go", "--output-format", "stream-json", *args_for(fake))

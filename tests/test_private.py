@@ -161,6 +161,8 @@ def test_a_key_printed_by_a_tool_is_not_saved_under_zen_home(
     fake = fake_llm(
         [tool_calls([call("bash", {"command": "echo key=$DEEPSEEK_API_KEY"})]), text("done")]
     )
+    (home / ".zen").mkdir(mode=0o700)
+    (home / ".zen" / "config.yaml").write_text("bash_inherits_keys: true\n")  # off by default
     done = run_zen(
         "-p",
         "show it",
@@ -178,3 +180,20 @@ def test_a_key_printed_by_a_tool_is_not_saved_under_zen_home(
     )
     assert API_KEY not in saved and API_KEY not in done.err
     assert f"key={redact(API_KEY)}" in saved  # the session was saved, with the key redacted
+
+
+def test_a_user_config_holding_a_key_is_made_private_with_a_notice(
+    umask_022: None, fake_llm: Any, run_zen: Any, home: Path
+) -> None:
+    """A `~/.zen/config.yaml` written by hand (0644) with `api_key: sk-…` in it stayed
+    readable by others."""
+    config = home / ".zen" / "config.yaml"
+    config.parent.mkdir(mode=0o700)
+    fake = fake_llm([text("ok"), text("ok")])
+    config.write_text(f"api_key: sk-literal-key-0123456789\nbase_url: {fake.base_url}\n")
+    os.chmod(config, 0o644)
+    done = run_zen("-p", "hi")
+    assert done.code == 0, done.err
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    assert f"zen: note: {config} was readable by others; it is now private to you" in done.err
+    assert "zen: note:" not in run_zen("-p", "hi").err  # once

@@ -36,6 +36,7 @@ class RunCheckpoints:
         self.run = run
         """The run's id (`RunContext.id`), shared by its checkpoints and its memo notes."""
         self.first: Checkpoint | None = None
+        self.last: Checkpoint | None = None
         self._warned = warned
         """Shared by the session's runs: one warning per session is enough."""
 
@@ -45,7 +46,17 @@ class RunCheckpoints:
             self.first = checkpoint
 
     async def after(self) -> None:
-        await self.record("after")
+        self.last = await self.record("after") or self.last
+
+    async def changed(self) -> list[str]:
+        """The paths the run's turns changed, however (bash too), from its checkpoints; empty
+        if it took none or they cannot be compared."""
+        if self.first is None or self.last is None:
+            return []
+        try:
+            return [c.path for c in await self.store.repo.changes(self.first.tree, self.last.tree)]
+        except (CheckpointError, OSError):
+            return []
 
     async def record(self, kind: str) -> Checkpoint | None:
         try:

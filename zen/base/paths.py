@@ -89,6 +89,12 @@ def private_file(path: Path) -> Path:
     return path
 
 
+def narrow_file(path: Path) -> None:
+    """Make a file the user wrote under `~/.zen` (their config, which may hold keys) private,
+    never creating it; front-ends say so once, as for zen's own files."""
+    _narrow(path, FILE_MODE)
+
+
 def _narrow(path: Path, mode: int) -> None:
     """Remove group/other bits from `path` itself (never through a symlink); remember it."""
     if os.name == "nt":

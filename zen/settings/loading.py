@@ -20,7 +20,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from zen.base.paths import user_home
+from zen.base.paths import narrow_file, user_home
 from zen.settings.layers import Layer, cli_layer, dotted, env_layer, read_layer
 from zen.settings.model_roles import ROLES, endpoint, has_own_key
 from zen.settings.providers import PROVIDERS
@@ -58,6 +58,7 @@ def load_config(
     env = os.environ if env is None else env
     layers = [read_layer(_default_file(), env)]
     if home:
+        narrow_file(home / ".zen" / "config.yaml")  # where keys are written by hand
         layers.append(read_layer(home / ".zen" / "config.yaml", env))
     project = read_layer(Path(workspace) / ".zen" / "config.yaml", env) if trusted else None
     layers.append(project)

@@ -265,6 +265,9 @@ async def run_oneshot(
         _report_text(o, streamed, out, err)
     else:
         duration_ms = int((time.monotonic() - started) * 1000)
+        if o.result is not None and session.current_run is not None:
+            more = await session.current_run.changed()  # what bash changed is listed too
+            o.result.files_changed += [p for p in more if p not in o.result.files_changed]
         obj = result_object(
             session,
             o.result,
