@@ -1,5 +1,6 @@
 """The session database: its schema, the migrations that bring an older file up to it, and
-opening it (WAL, a busy timeout, private file modes).
+opening it (WAL, a busy timeout, private file modes), and the one wrapper every query goes
+through, so a damaged, locked or unwritable file is one line naming it and what to do.
 
 Kept apart from the store's queries so the schema's history reads in one place: each entry of
 `MIGRATIONS` is applied once, in order, and `PRAGMA user_version` records how many were. A file
@@ -8,10 +9,13 @@ written by a newer zen (a higher version) is refused rather than misread.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 from zen.base.paths import private_dir, private_file
 
@@ -91,20 +95,79 @@ class SessionError(Exception):
     """One line for the user: no such session, an ambiguous id, a database that cannot open."""
 
 
-def open_database(path: Path) -> sqlite3.Connection:
+def store_problem(path: Path, error: Exception) -> SessionError:
+    """What went wrong with the store at `path`, and what to do, in one line."""
+    said = " ".join(str(error).split())[:200]
+    low = said.lower()
+    if "malformed" in low or "not a database" in low or "corrupt" in low:
+        todo = f"is damaged ({said}): move it aside (mv {path} {path}.damaged) for a fresh one"
+    elif "locked" in low or "busy" in low:
+        todo = f"is locked by another process ({said}): try again once it is done"
+    elif "readonly" in low or "read-only" in low or "unable to open" in low:
+        todo = f"cannot be written ({said}): check the modes of {path} and its -wal and -shm files"
+    else:
+        todo = f"failed ({said})"
+    return SessionError(f"the session store {path} {todo}")
+
+
+class Rows(list[tuple[Any, ...]]):
+    """A query's rows, all read (a damaged page fails inside `execute`, not later)."""
+
+    def fetchone(self) -> Any:  # a row or None, as sqlite3 types it
+        return self[0] if self else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return list(self)
+
+
+class Database:
+    """The connection, with every SQLite error turned into one `SessionError` line that
+    names the store and what to do: a damaged or locked file must not become a traceback."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.connection = connection
+        self.path = path
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        try:
+            return Rows(self.connection.execute(sql, params).fetchall())
+        except sqlite3.Error as e:
+            raise store_problem(self.path, e) from None
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        try:
+            self.connection.executemany(sql, rows)
+        except sqlite3.Error as e:
+            raise store_problem(self.path, e) from None
+
+    def close(self) -> None:
+        with suppress(sqlite3.Error):
+            self.connection.close()
+
+
+def open_database(path: Path) -> Database:
     """A connection to the database at `path`, created or migrated as needed, private to us."""
+    db: Database | None = None
     try:
         private_dir(path.parent)
         private_file(path)
-        db = sqlite3.connect(
+        _writable_sides(path)
+        connection = sqlite3.connect(
             path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
         )
+        db = Database(connection, path)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")  # WAL: survives a killed process
         db.execute("PRAGMA foreign_keys=ON")
         migrate(db, path)
     except (sqlite3.Error, OSError) as e:
-        raise SessionError(f"cannot open the session store {path}: {e}") from None
+        if db is not None:
+            db.close()
+        raise store_problem(path, e) from None
+    except SessionError:
+        if db is not None:
+            db.close()
+        raise
     for suffix in ("-wal", "-shm"):
         side = Path(f"{path}{suffix}")
         if side.exists():
@@ -112,19 +175,31 @@ def open_database(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _writable_sides(path: Path) -> None:
+    """A -wal or -shm file of ours left read-only (a killed zen, a copy, a umask) makes SQLite
+    open the store read-only, and every later run unsaved: give it back its owner's write bit."""
+    for suffix in ("-wal", "-shm"):
+        side = Path(f"{path}{suffix}")
+        with suppress(OSError):
+            st = side.lstat()
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o200:
+                os.chmod(side, 0o600)
+
+
 @contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def transaction(db: Database) -> Iterator[Database]:
     """One write, taken with the write lock up front (BEGIN IMMEDIATE), rolled back on error."""
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        with suppress(SessionError):  # the first error is the one to report
+            db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
 
 
-def migrate(db: sqlite3.Connection, path: Path) -> None:
+def migrate(db: Database, path: Path) -> None:
     """Apply the migrations the database at `path` has not had yet."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > len(MIGRATIONS):

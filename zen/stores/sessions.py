@@ -36,6 +36,7 @@ from typing import Any
 from zen.base.paths import zen_home
 from zen.base.pids import pid_alive
 from zen.base.redaction import scrub
+from zen.base.text import clip
 from zen.stores.session_db import SessionError, open_database, transaction
 from zen.stores.session_rows import (
     SELECT_SESSIONS,
@@ -52,8 +53,11 @@ def default_path() -> Path:
     return zen_home() / "sessions.db"
 
 
+ID_LENGTH = 12
+
+
 def new_id() -> str:
-    return uuid.uuid4().hex[:12]
+    return uuid.uuid4().hex[:ID_LENGTH]
 
 
 def this_process() -> str:
@@ -156,14 +160,17 @@ class SessionStore:
     def get(self, ref: str, workspace: str | None = None) -> SessionInfo:
         """A top-level session by id or unique id prefix."""
         ref = ref.strip()
+        shown = clip(ref, 40)
         if not ref or not all(c in "0123456789abcdef" for c in ref.lower()):
-            raise SessionError(f"{ref!r} is not a session id (zen sessions list shows them)")
+            raise SessionError(f"{shown!r} is not a session id (zen sessions list shows them)")
+        if len(ref) > ID_LENGTH:
+            raise SessionError(f"no session {shown} (ids have {ID_LENGTH} characters)")
         rows = self.db.execute(
             SELECT_SESSIONS
-            + " WHERE s.id LIKE ? AND s.parent_id IS NULL"
+            + " WHERE substr(s.id, 1, ?) = ? AND s.parent_id IS NULL"
             + (" AND s.workspace=?" if workspace else "")
             + " LIMIT 2",
-            (ref.lower() + "%", *([workspace] if workspace else [])),
+            (len(ref), ref.lower(), *([workspace] if workspace else [])),
         ).fetchall()
         if not rows:
             where = f" in {workspace}" if workspace else ""
