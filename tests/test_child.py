@@ -149,3 +149,20 @@ def test_a_killed_child_is_collected_by_asyncio_never_behind_its_back() -> None:
     assert done.stdout.strip() == "-9", done.stderr
     assert "Unknown child process" not in done.stderr
     assert done.stderr == ""
+
+
+async def test_a_grace_lets_a_child_stop_itself_and_one_ignoring_sigterm_still_dies(
+    tmp_path: Path,
+) -> None:
+    env = dict(os.environ)
+    polite = "trap 'echo bye; exit 0' TERM; sleep 300 & wait"
+    done = await run_child(
+        ["/bin/sh", "-c", polite], cwd=tmp_path, env=env, timeout=1, limit=99, grace=5
+    )
+    assert done.timed_out and done.code == 0 and done.out.data() == b"bye\n"
+    started = time.monotonic()
+    deaf = "trap '' TERM; sleep 300"
+    done = await run_child(
+        ["/bin/sh", "-c", deaf], cwd=tmp_path, env=env, timeout=1, limit=99, grace=1
+    )
+    assert done.timed_out and done.killed is not None and time.monotonic() - started < 10

@@ -4,12 +4,11 @@ The child runs `python -m zen -p - --output-format json --yes` in the copy (the 
 stdin, so its length is no argv limit), with `--max-time` at the deadline so it stops itself
 and still reports its tokens. A child that does not stop within a grace period gets SIGTERM,
 then its whole process tree is killed; the tree is killed at the end of every run anyway, so
-nothing a task started outlives it.
+nothing a task started outlives it (the one rule for children: `zen/tools/child.py`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -22,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from zen.base.terminal_safe import terminal_safe
-from zen.bench.procs import drain, ended
 from zen.bench.tasks import Task
-from zen.tools.process import kill_tree, new_mark, spawn
+from zen.tools import child
 
 GRACE = 10.0
 """Seconds past the deadline the child gets to stop itself, then as much again after SIGTERM
@@ -68,46 +66,29 @@ async def run_child(
     task: Task, mode: str, workspace: Path, env: dict[str, str], timeout: float
 ) -> Outcome:
     """Run the agent on the task; never raises for what the child does."""
-    mark = new_mark()
     command = [sys.executable, "-m", "zen", "-p", "-", "--output-format", "json", "--yes"]
     command += ["-C", str(workspace), "--max-time", f"{timeout:g}", *mode_flags(mode)]
     started = time.monotonic()
     outcome = Outcome()
+    grace = min(GRACE, max(1.0, timeout / 10))
     try:
-        proc = await spawn(
+        done = await child.run_child(
             command,
             cwd=workspace.parent.parent,  # sys.path[0] of `-m`: the run's folder, not the repo
-            env={**env, "ZEN_RUN": mark},
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            stdin=task.instruction.encode("utf-8"),
+            timeout=timeout + grace,
+            grace=grace,
+            limit=OUT_LIMIT,
         )
     except OSError as e:
         outcome.stderr = f"cannot start zen: {e}"
         return outcome
-    assert proc.stdin and proc.stdout and proc.stderr
-    readers = asyncio.gather(drain(proc.stdout, OUT_LIMIT), drain(proc.stderr, ERR_LIMIT))
-    try:
-        with contextlib.suppress(OSError):
-            proc.stdin.write(task.instruction.encode("utf-8"))
-            await proc.stdin.drain()
-            proc.stdin.close()
-        grace = min(GRACE, max(1.0, timeout / 10))
-        outcome.killed = not await ended(proc, timeout + grace)
-        if outcome.killed:
-            with contextlib.suppress(ProcessLookupError):
-                proc.terminate()
-            await ended(proc, grace)
-    finally:
-        kill_tree(proc, mark)  # whatever it left behind, and the child itself if still there
-        await ended(proc, 5.0)
+    assert done.err is not None
+    outcome.killed = done.timed_out
     outcome.seconds = time.monotonic() - started
-    try:
-        out, err = await asyncio.wait_for(readers, 5.0)
-    except asyncio.TimeoutError:
-        out, err = b"", b""
-    outcome.stderr = err.decode("utf-8", "replace")
-    outcome.result = _result_of(out)
+    outcome.stderr = done.err.data()[:ERR_LIMIT].decode("utf-8", "replace")
+    outcome.result = _result_of(done.out.data())
     return outcome
 
 

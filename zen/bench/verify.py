@@ -9,7 +9,6 @@ bounded and made safe to print.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import sys
 from dataclasses import dataclass
@@ -17,9 +16,8 @@ from pathlib import Path
 
 from zen.base.terminal_safe import terminal_safe
 from zen.bench.endpoint import child_env
-from zen.bench.procs import drain, ended
 from zen.bench.tasks import Task
-from zen.tools.process import kill_tree, spawn
+from zen.tools.child import run_child
 
 SHOWN = 400
 """Characters of a check's output kept in the report."""
@@ -45,33 +43,26 @@ async def verify(task: Task, run_dir: Path, workspace: Path, answer: str, home: 
     }
     command = [sys.executable, str(checks / "tests" / "check.py"), str(workspace), str(answer_file)]
     try:
-        proc = await spawn(
+        done = await run_child(
             command,
             cwd=workspace,
             env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+            timeout=task.check_timeout,
+            limit=64_000,
+            merge=True,
+            tail=True,
         )
     except OSError as e:
         return Verdict("error", f"the check cannot start: {e}")
-    assert proc.stdout
-    reader = asyncio.ensure_future(drain(proc.stdout, 64_000))
-    finished = await ended(proc, task.check_timeout)
-    kill_tree(proc)
-    await ended(proc, 5.0)
-    try:
-        raw = await asyncio.wait_for(reader, 5.0)
-    except asyncio.TimeoutError:
-        raw = b""
+    raw = done.out.data()
     text = raw.decode("utf-8", "replace").strip()
     shown = terminal_safe(text[-SHOWN:])
-    if not finished:
+    if done.timed_out:
         return Verdict("error", f"the check did not finish in {task.check_timeout:g}s")
     if "Traceback (most recent call last)" in text:
         return Verdict("error", f"the check crashed: {shown}")
-    if proc.returncode == 0:
+    if done.code == 0:
         return Verdict("passed", shown)
-    if proc.returncode == 1:
+    if done.code == 1:
         return Verdict("failed", shown)
-    return Verdict("error", f"the check exited {proc.returncode}: {shown}")
+    return Verdict("error", f"the check exited {done.code}: {shown}")

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -105,6 +107,7 @@ async def run_child(
     tail: bool = False,
     stop_at_limit: bool = False,
     keep_background: bool = False,
+    grace: float = 0.0,
     **options: Any,
 ) -> Finished:
     """Run `command` to its end under the rule above. OSError if it cannot start.
@@ -112,6 +115,8 @@ async def run_child(
     `merge`: stderr into stdout. `keep_background`: processes it leaves running with their
     output elsewhere may stay (bash's `server > log &`); otherwise the whole tree, marked
     ones too, is killed when the command ends (a hook's daemon does not outlive it).
+    `grace`: at the deadline the process first gets SIGTERM and that long to stop itself
+    (a child zen then still reports what it did), before its tree is killed.
     """
     mark = new_mark()
     become_subreaper()
@@ -131,7 +136,7 @@ async def run_child(
         readers.append(asyncio.ensure_future(_read(proc.stderr, done.err, None)))
     feeder = asyncio.ensure_future(_feed(proc.stdin, stdin))
     try:
-        await _until_exit(proc, mark, timeout, full, done)
+        await _until_exit(proc, mark, timeout, full, done, grace)
         await _drain(proc, mark, readers, done)
     except BaseException:  # cancelled: the whole tree goes, its status is collected, then on
         kill_tree(proc, mark)
@@ -150,9 +155,15 @@ async def run_child(
 
 
 async def _until_exit(
-    proc: asyncio.subprocess.Process, mark: str, timeout: float, full: asyncio.Event, done: Finished
+    proc: asyncio.subprocess.Process,
+    mark: str,
+    timeout: float,
+    full: asyncio.Event,
+    done: Finished,
+    grace: float,
 ) -> None:
-    """Wait for the exit; past the deadline or at a full output, kill the tree and wait."""
+    """Wait for the exit; past the deadline (after `grace`) or at a full output, kill the
+    tree and wait."""
     exited = asyncio.ensure_future(_exited(proc))
     filled = asyncio.ensure_future(full.wait())
     try:
@@ -164,8 +175,26 @@ async def _until_exit(
         return
     done.cut_short = full.is_set()
     done.timed_out = not done.cut_short
+    if done.timed_out and grace > 0 and _terminate(proc):
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(_exited(proc), grace)
+        if proc.returncode is not None:
+            return
     done.killed = kill_tree(proc, mark)
     await settle(proc)
+
+
+def _terminate(proc: asyncio.subprocess.Process) -> bool:
+    """SIGTERM to the process alone (TerminateProcess on Windows). Not through Popen on POSIX:
+    it polls first, and a poll may reap the child behind asyncio's back."""
+    try:
+        if os.name == "nt":
+            proc.terminate()
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 async def _drain(
