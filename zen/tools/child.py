@@ -49,7 +49,8 @@ class Output:
 
     @property
     def full(self) -> bool:
-        return self.total >= self.head_limit + self.tail_limit
+        """More came than is kept."""
+        return self.total > self.head_limit + self.tail_limit
 
     def feed(self, chunk: bytes) -> None:
         self.total += len(chunk)
@@ -147,6 +148,7 @@ async def run_child(
             task.cancel()
         close_pipes(proc)
     done.code = proc.returncode
+    done.cut_short = stop_at_limit and done.out.full  # also when it ended before the kill
     if keep_background:
         adopt_orphans(mark)
     else:
