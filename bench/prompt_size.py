@@ -52,7 +52,7 @@ def main() -> None:
             )
         )
         names = CODER.tool_names(mode)
-        coder_prompt = CODER.system_prompt(session.builder.facts, mode, planning=False)
+        coder_prompt = CODER.system_prompt(mode, planning=False)
         task = render(
             load_prompt("coder-task"),
             task="[goal] rename greet to welcome [files] greet.py [refs] plan:rename",

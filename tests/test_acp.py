@@ -35,6 +35,7 @@ from tests.fakes import server  # noqa: E402
 from tests.fakes.mcp_servers import stdio_command  # noqa: E402
 from tests.fakes.server import call  # noqa: E402
 from tests.test_dual import Roles  # noqa: E402
+from zen.base.preamble import asked
 
 CALC = "def add(a, b):\n    return a + b\n"
 SUB = "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -398,7 +399,7 @@ async def test_load_resumes_a_stored_session(fake_llm, home: Path, project: Path
         again.updates.clear()
         await ask(conn, sid, "second question")
     assert again.text() == "second answer"
-    sent = [m["content"] for m in fake.requests[1]["messages"][1:]]
+    sent = [asked(m["content"]) for m in fake.requests[1]["messages"][1:]]
     assert sent[:2] == ["first question", "first answer"]
 
 

@@ -16,6 +16,7 @@ from zen.agent.context import RESTART_HEADER
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base import events as ev
+from zen.base.preamble import asked
 from zen.settings.loading import load_config
 
 pytestmark = pytest.mark.usefixtures("close_clients")
@@ -67,9 +68,9 @@ def assert_tool_pairs_intact(body: dict[str, Any]) -> None:
 
 def restart_message(body: dict[str, Any]) -> str:
     found = [
-        m["content"]
+        asked(m["content"])
         for m in body["messages"]
-        if m["role"] == "user" and str(m["content"]).startswith(RESTART_HEADER)
+        if m["role"] == "user" and asked(str(m["content"])).startswith(RESTART_HEADER)
     ]
     assert len(found) == 1
     return found[0]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.server import Reply, call, text, tool_calls
+from zen.base.preamble import asked
 
 GREET = "def greet(name):\n    return f'Hi {name}'\n"
 
@@ -34,9 +35,11 @@ def tool_results(body: dict[str, Any]) -> list[str]:
 
 
 def prompt_size(body: dict[str, Any]) -> int:
-    """System prompt + tool schemas, as sent (compact JSON)."""
+    """System prompt + tool schemas, as sent (compact JSON), + the facts before the task."""
     tools = json.dumps(body.get("tools", []), separators=(",", ":"), ensure_ascii=False)
-    return len(body["messages"][0]["content"]) + len(tools)
+    first = body["messages"][1]["content"]
+    facts = len(first) - len(asked(first))
+    return len(body["messages"][0]["content"]) + len(tools) + facts
 
 
 def base_args(fake: Any) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.server import call, text, tool_calls
-from zen.agent.prompt import PromptFacts, system_prompt
+from zen.agent.prompt import system_prompt
 from zen.settings.extensions import load_skills, skills_index
 
 BODY = "To fill a PDF form: run scripts/fill.py with the field names.\nSECRET-STEP-42"
@@ -97,8 +97,5 @@ def test_ten_skills_cost_few_prompt_characters(tmp_path: Path, monkeypatch) -> N
             "B" * 5000,
         )
     skills = load_skills(tmp_path / "ws", trusted=False)
-    facts = PromptFacts(workspace=tmp_path, shell="bash")
-    added = len(system_prompt("core", facts, top=skills_index(skills))) - len(
-        system_prompt("core", facts)
-    )
+    added = len(system_prompt("core", top=skills_index(skills))) - len(system_prompt("core"))
     assert len(skills) == 10 and added < 1100, added

@@ -145,13 +145,16 @@ def test_porcelain_parsing() -> None:
     assert describe_branch("dev...origin/dev [gone]") == "dev (gone)"
 
 
-async def test_status_reaches_the_system_prompt(fake_llm, repo: Path) -> None:
+async def test_status_reaches_the_first_message(fake_llm, repo: Path) -> None:
+    """The run's facts open the first message; the system prompt, shared by every run, has
+    none of them."""
     fake = fake_llm([text("noted")])
     session = await session_for(fake, repo)
     await session.run("what branch is this?", ev.ignore)
-    system = fake.requests[0]["messages"][0]
-    assert system["role"] == "system"
-    assert "Git: branch main; 1 staged, 1 modified, 2 untracked" in system["content"]
+    system, first = fake.requests[0]["messages"][:2]
+    assert system["role"] == "system" and "Git:" not in system["content"]
+    assert first["role"] == "user" and first["content"].endswith("what branch is this?")
+    assert "Git: branch main; 1 staged, 1 modified, 2 untracked" in first["content"]
     assert "git" in {t["function"]["name"] for t in fake.requests[0]["tools"]}
 
 
@@ -159,7 +162,8 @@ async def test_no_git_layer_or_tool_outside_a_repository(fake_llm, project: Path
     fake = fake_llm([text("ok")])
     session = await session_for(fake, project)
     await session.run("hi", ev.ignore)
-    assert "Git:" not in fake.requests[0]["messages"][0]["content"]
+    assert "Environment:" in fake.requests[0]["messages"][1]["content"]
+    assert "Git:" not in fake.requests[0]["messages"][1]["content"]
     assert "git" not in {t["function"]["name"] for t in fake.requests[0]["tools"]}
 
 

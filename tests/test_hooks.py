@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import call, text, tool_calls
+from zen.base.preamble import asked
 from zen.llm.types import ToolCall
 from zen.tools.base import Approval, ApprovalRequest, ToolContext
 from zen.tools.catalog import builtin_tools
@@ -135,7 +136,7 @@ def test_user_prompt_submit_adds_context_and_can_block(
     configure(home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": gate}]}]})
     fake = fake_llm([text("ok")])
     assert run_zen("-p", "hello", *args_for(fake)).code == 0
-    assert fake.requests[0]["messages"][-1]["content"] == "hello\n\nbranch: main"
+    assert asked(fake.requests[0]["messages"][-1]["content"]) == "hello\n\nbranch: main"
     blocked = run_zen("-p", "my secret", *args_for(fake))
     assert "prompt blocked by a hook: no secrets" in blocked.err
     assert len(fake.requests) == 1  # the model was never asked
@@ -299,7 +300,7 @@ def test_session_start_adds_context_and_subagent_stop_fires_for_the_coder(
     done = run_zen("-p", "go", "--dual", *args_for(fake))
     assert done.code == 0, done.err
     assert events.read_text().split() == ["SessionStart", "SubagentStop", "Stop"]
-    assert fake.requests[0]["messages"][-1]["content"] == "go\n\non branch main"
+    assert asked(fake.requests[0]["messages"][-1]["content"]) == "go\n\non branch main"
 
 
 def _alive(pid: int) -> bool:
@@ -325,7 +326,7 @@ def test_a_flooding_hook_is_stopped_at_its_timeout_and_its_output_dropped(
     assert time.monotonic() - started < 20
     assert done.code == 0, done.err
     assert "timed out after 2 s" in done.err and "Traceback" not in done.err
-    assert fake.requests[0]["messages"][-1]["content"] == "hello"
+    assert asked(fake.requests[0]["messages"][-1]["content"]) == "hello"
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="finds processes through /proc")

@@ -14,6 +14,7 @@ from tests.fakes.server import call, text, tool_calls
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base.events import EventLog, ToolCallRunning
+from zen.base.preamble import asked
 from zen.settings.loading import load_config
 from zen.tools.base import Approval, ApprovalRequest, refuse_all
 
@@ -108,7 +109,7 @@ async def test_switching_modes_keeps_the_conversation_and_its_reads(
     assert (tmp_path / "a.txt").read_text() == "two\n"
     third = fake.requests[2]
     assert "send-to-coder" in {t["function"]["name"] for t in third["tools"]}
-    assert [m["content"] for m in third["messages"] if m["role"] == "user"] == [
+    assert [asked(m["content"]) for m in third["messages"] if m["role"] == "user"] == [
         "read a.txt",
         "now change it",
     ]

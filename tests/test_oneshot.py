@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import reap, zen_env
 from tests.fakes.server import call, status, text, tool_calls
+from zen.base.preamble import asked
 
 CALC = "def add(a, b):\n    return a + b\n"
 
@@ -143,7 +144,8 @@ def test_single_agent_prompt_and_tools_stay_small(fake_llm, run_zen) -> None:
     assert run_zen("-p", "hi", *args_for(fake)).code == 0
     request = fake.requests[0]
     tools = json.dumps(request["tools"], separators=(",", ":"), ensure_ascii=False)
-    size = len(request["messages"][0]["content"]) + len(tools)
+    facts = len(request["messages"][1]["content"]) - len("hi")  # the facts framed before it
+    size = len(request["messages"][0]["content"]) + len(tools) + facts
     assert size < 6000, size
 
 
@@ -218,7 +220,7 @@ def test_task_from_stdin(fake_llm, run_zen) -> None:
     fake = fake_llm([text("got it")])
     done = run_zen("-p", "-", *args_for(fake), stdin="the task from a pipe\n")
     assert done.code == 0, done.err
-    assert fake.requests[0]["messages"][-1]["content"].strip() == "the task from a pipe"
+    assert asked(fake.requests[0]["messages"][-1]["content"]).strip() == "the task from a pipe"
 
 
 def test_task_from_stdin_is_utf8_whatever_the_code_page(fake_llm, home: Path) -> None:
@@ -231,7 +233,7 @@ def test_task_from_stdin_is_utf8_whatever_the_code_page(fake_llm, home: Path) ->
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert fake.requests[0]["messages"][-1]["content"].strip() == "résumé 中文 ✓"
+    assert asked(fake.requests[0]["messages"][-1]["content"]).strip() == "résumé 中文 ✓"
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
@@ -457,7 +459,7 @@ def test_piped_stdin_is_context_for_the_task(fake_llm, run_zen) -> None:
     log = "line 1 café\nERROR at line 2 ✓\n"
     done = run_zen("-p", "explain", *args_for(fake), stdin=log)
     assert done.code == 0, done.err
-    sent = fake.requests[0]["messages"][-1]["content"]
+    sent = asked(fake.requests[0]["messages"][-1]["content"])
     assert sent.startswith("explain") and f"<stdin>\n{log}</stdin>" in sent
 
 
@@ -478,7 +480,7 @@ def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) 
             time.sleep(0.05)  # stdin stays open and silent the whole time
         assert proc.returncode == 0
         assert proc.stdout is not None and proc.stdout.read().strip() == "fine"
-        assert fake.requests[0]["messages"][-1]["content"] == "go"
+        assert asked(fake.requests[0]["messages"][-1]["content"]) == "go"
     finally:
         reap(proc)
 

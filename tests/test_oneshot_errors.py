@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import zen_env
 from tests.fakes.server import call, llamacpp, raw, sse, status, text, tool_calls
 from zen.agent.loop import CUT_CALL, CUT_MARK
+from zen.base.preamble import asked
 
 
 def args_for(fake: Any, model: bool = True) -> list[str]:
@@ -75,7 +76,7 @@ def test_task_bytes_that_are_not_utf8(fake_llm, home: Path, project: Path) -> No
     assert done.returncode == 0, done.stderr
     done = run_bytes([b"-p", b"-", *args], home, project, stdin=b"na\xefve \xc3(\n")
     assert done.returncode == 0, done.stderr
-    tasks = [r["messages"][-1]["content"] for r in fake.requests]
+    tasks = [asked(r["messages"][-1]["content"]) for r in fake.requests]
     assert tasks[0] == "caf\ufffd \ufffd" and tasks[1].strip() == "na\ufffdve \ufffd("
 
 

@@ -22,6 +22,7 @@ from tests.fakes.server import call, status, text, tool_calls
 from tests.test_dual import base_args, rename_script
 from zen.agent.session import Session
 from zen.base import events as ev
+from zen.base.preamble import asked
 from zen.llm.types import LLMError
 from zen.settings.schema import Config
 from zen.stores.session_db import SessionError
@@ -38,7 +39,7 @@ def roles(request: dict[str, Any]) -> list[str]:
 
 
 def user_texts(request: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+    return [asked(m["content"]) for m in request["messages"] if m["role"] == "user"]
 
 
 def result_of(out: str) -> dict[str, Any]:
@@ -371,7 +372,7 @@ def test_rm_deletes_a_session_and_its_blobs(fake_llm, run_zen, home: Path) -> No
 
 
 def notes_in(request: dict[str, Any]) -> str:
-    first = user_texts(request)[0]
+    first = [m["content"] for m in request["messages"] if m["role"] == "user"][0]
     return first.split("</notes>")[0] if "</notes>" in first else ""
 
 
@@ -630,7 +631,9 @@ async def test_compaction_restarts_the_stored_conversation_on_a_branch(
         store.messages(sid) == session.conversation.history
     )  # the active branch is what the model sees
     before = store.messages(sid, branch=0)
-    assert FIRST in [m["content"] for m in before if m["role"] == "user"]  # the old rows stay
+    assert FIRST in [
+        asked(m["content"]) for m in before if m["role"] == "user"
+    ]  # the old rows stay
     session.record.close()
     await session.aclose()
 
@@ -652,13 +655,13 @@ async def test_rewind_to_an_earlier_user_message_keeps_a_branch(fake_llm, tmp_pa
     await session.run("second, differently", ev.ignore)
     assert user_texts(fake.requests[-1]) == ["first", "second, differently"]
     assert session.record.id is not None
-    assert [m["content"] for m in store.messages(session.record.id)] == [
+    assert [asked(m["content"]) for m in store.messages(session.record.id)] == [
         "first",
         "one",
         "second, differently",
         "other two",
     ]
-    undone = [m["content"] for m in store.messages(session.record.id, branch=0)]
+    undone = [asked(m["content"]) for m in store.messages(session.record.id, branch=0)]
     assert undone == ["first", "one", "second", "two", "third", "three"]
     assert not session.conversation.rewind(turns[2])  # already undone
     await session.aclose()

@@ -23,6 +23,7 @@ import pytest
 
 from tests.conftest import zen_env
 from tests.fakes.server import FakeLLM, call, text, tool_calls
+from zen.base.preamble import asked
 
 ROOT = Path(__file__).resolve().parent.parent
 COLS, ROWS = 100, 30
@@ -162,7 +163,7 @@ def tool_results(request: dict[str, Any]) -> list[str]:
 
 
 def user_texts(request: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+    return [asked(m["content"]) for m in request["messages"] if m["role"] == "user"]
 
 
 # -- the scenarios ---------------------------------------------------------------------------
@@ -823,7 +824,7 @@ def test_users_command_and_skill_from_the_shell(shell, home: Path) -> None:
     assert any(row.startswith("  /review ") and "review a file" in row for row in rows)
     assert any(row.startswith("  /new ") for row in rows)
     assert "(also/clear)" in "".join(screen.split())  # the /new line wraps at 100 columns
-    users = [r["messages"][-1]["content"] for r in fake.requests]
+    users = [asked(r["messages"][-1]["content"]) for r in fake.requests]
     assert users[0] == "Review calc.py for bugs; answer in one line."
     assert "SECRET-STEP-42" in users[1] and users[1].endswith("the tax form")
     assert users[2].startswith("Write ZEN.md at the workspace root")
@@ -873,8 +874,12 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home:
     branches = store.branches(info.id)
     assert [b["reason"] for b in branches if b["reason"] == "rewind"] == ["rewind"]
     old = [b for b in branches if b["branch"] != branches[-1]["branch"]][-1]["branch"]
-    assert "change the notes" in [m.get("content") for m in store.messages(info.id, old)]
-    assert [m.get("content") for m in store.messages(info.id) if m["role"] == "user"] == ["again"]
+    assert "change the notes" in [
+        asked(m.get("content") or "") for m in store.messages(info.id, old)
+    ]
+    assert [asked(m["content"]) for m in store.messages(info.id) if m["role"] == "user"] == [
+        "again"
+    ]
     store.close()
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.conftest import zen_env
 from tests.fakes.server import text
+from zen.base.preamble import asked
 
 
 def shell(fake: Any, project: Path, home: Path, stdin: str) -> subprocess.CompletedProcess[str]:
@@ -32,7 +33,7 @@ def test_ctrl_d_as_a_character_ends_the_input_and_never_reaches_the_model(
     done = shell(fake, project, home, "hello\x04 there\n\x04\nnever sent\n")
     assert done.returncode == 0, done.stderr
     assert len(fake.requests) == 1
-    sent = [m["content"] for m in fake.requests[0]["messages"] if m["role"] == "user"]
+    sent = [asked(m["content"]) for m in fake.requests[0]["messages"] if m["role"] == "user"]
     assert sent == ["hello there"]
 
 

@@ -19,6 +19,7 @@ from tests.fakes.server import Reply, call, status, text, tool_calls
 from zen.agent.session import Session
 from zen.agent.subagents import agent_names
 from zen.base import events as ev
+from zen.base.preamble import asked
 from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
@@ -87,7 +88,7 @@ def is_main(body: dict[str, Any]) -> bool:
 
 def task_of(body: dict[str, Any]) -> str:
     """A sub-agent's first user message starts with its prompt: the test's task marker."""
-    return body["messages"][1]["content"].split("\n", 1)[0]
+    return asked(body["messages"][1]["content"]).split("\n", 1)[0]
 
 
 def script(main: list[Reply], sub: Callable[[dict[str, Any]], Reply]) -> Callable[..., Reply]:

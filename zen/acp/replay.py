@@ -9,6 +9,7 @@ from typing import Any
 from acp import helpers
 
 from zen.acp.updates import kind_of, text_content, title_of
+from zen.base.preamble import asked
 
 
 def replay_updates(history: list[dict[str, Any]]) -> list[Any]:
@@ -20,7 +21,7 @@ def replay_updates(history: list[dict[str, Any]]) -> list[Any]:
         content = message.get("content")
         text = content if isinstance(content, str) else ""
         if role == "user" and text:
-            out.append(helpers.update_user_message_text(text))
+            out.append(helpers.update_user_message_text(asked(text)))
         elif role == "assistant":
             if text:
                 out.append(helpers.update_agent_message_text(text))

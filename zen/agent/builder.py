@@ -151,53 +151,41 @@ class AgentBuilder:
         except (CheckpointError, OSError) as e:
             self._warn(f"checkpoint copy of {rel} failed: {e}")
 
-    def context_policy(
-        self, role: str, build: Callable[[PromptFacts], str], *, top: bool = False
-    ) -> compaction.ContextPolicy:
-        """How an agent on `role`'s model compacts; `build` makes its system prompt from
-        the facts, which a compaction refreshes (project instructions re-read from disk).
-        Only the `top` agent keeps its task state in the shared memo."""
+    def context_policy(self, role: str, *, top: bool = False) -> compaction.ContextPolicy:
+        """How an agent on `role`'s model compacts; the restarted conversation starts with
+        the facts again, the project instructions re-read from disk. Only the `top` agent
+        keeps its task state in the shared memo."""
 
-        def fresh_prompt() -> str:
+        def fresh_facts() -> str:
             config = self.models.config
             project = project_instructions(
                 self.workspace, config.prompts, confined=config.prompts_confined
             )
             self.facts = replace(self.facts, project=project)
-            return build(self.facts)
+            return self.facts.context()
 
         return compaction.ContextPolicy(
-            self.models.window(role), self.models.config.compact_at, fresh_prompt, owns_task=top
+            self.models.window(role), self.models.config.compact_at, fresh_facts, owns_task=top
         )
 
-    def prompt_builder(
+    def system_prompt(
         self, role: Role, names: list[str], collaboration: str, *, top: str = ""
-    ) -> Callable[[PromptFacts], str]:
-        """Builds `role`'s system prompt from the facts (again after a compaction); `names`
-        are the tools it holds, `top` what only the top agent gets (work mode, skills)."""
+    ) -> str:
+        """`role`'s system prompt: `names` are the tools it holds, `top` what only the top
+        agent gets (work mode, skills). The run's facts are not in it (`PromptFacts.context`)."""
         features = self.models.config.features
         # The planning layer goes to agents that hold the todo tool, when enabled.
         planning = "todo" in names and features.todo == "on" and features.planning_layer == "on"
+        return role.system_prompt(collaboration, planning=planning, top=top)
 
-        def build(facts: PromptFacts) -> str:
-            return role.system_prompt(facts, collaboration, planning=planning, top=top)
-
-        return build
-
-    def text_protocol(
-        self, model: str, build: Callable[[PromptFacts], str]
-    ) -> tuple[TextProtocol | None, Callable[[PromptFacts], str]]:
-        """The text protocol of an agent on `model` (None: native tool calls), and its prompt
-        builder: the text protocol's system prompt once that is active."""
+    def text_protocol(self, model: str, prompt: str) -> tuple[TextProtocol | None, str]:
+        """The text protocol of an agent on `model` (None: native tool calls), and its system
+        prompt: the text protocol's when that is active from the start, else `prompt`."""
         setting = self.models.settings(model).tool_protocol
         if setting == "native":
-            return None, build
-        text = TextProtocol(setting, lambda: system_prompt("text", self.facts))
-
-        def chosen(facts: PromptFacts) -> str:
-            return system_prompt("text", facts) if text.active else build(facts)
-
-        return text, chosen
+            return None, prompt
+        text = TextProtocol(setting, lambda: system_prompt("text"))
+        return text, text.system_prompt() if text.active else prompt
 
     def top_agent(
         self,
@@ -209,8 +197,10 @@ class AgentBuilder:
         history: list[dict[str, Any]],
         reads: ReadTracker,
         log: SessionLog | None,
+        notes: str = "",
     ) -> Agent:
-        """The agent the user talks to, continuing `history` with its `reads`."""
+        """The agent the user talks to, continuing `history` with its `reads` (`notes`: the
+        project notes a new conversation's first message offers)."""
         extra = "\n\n".join(
             filter(
                 None,
@@ -218,7 +208,6 @@ class AgentBuilder:
             )
         )
         names = work_modes.tools_for(work_mode, role.tool_names(collaboration))
-        build = self.prompt_builder(role, names, collaboration, top=extra)
         registry = self.registry(names, with_extras=True)
         if work_mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
             registry = ToolRegistry(
@@ -226,45 +215,47 @@ class AgentBuilder:
                 self.models.config.permissions,
             )
         model = model_role(role, mode)
-        text, build = self.text_protocol(model, build)
+        text, prompt = self.text_protocol(
+            model, self.system_prompt(role, names, collaboration, top=extra)
+        )
         return Agent(
             role.name,
             self.models.client(model),
             registry,
             replace(self.context(role.name), read_tracker=reads),
-            build(self.facts),
+            prompt,
             max_turns=role.max_turns(self.models.config),
             top=role.top,
             loop_limit=self.models.config.loop_limit,
             history=history,
             log=log,
-            context=self.context_policy(model, build, top=True),
+            context=self.context_policy(model, top=True),
+            preamble=self.facts.context(notes),
             text=text,
         )
 
     def delegates(self, mode: str, collaboration: str) -> MakeAgent:
-        """How a run in `mode` and `collaboration` makes its delegates. A delegate's system
-        prompt is rebuilt from the facts after a compaction (which re-reads the project
+        """How a run in `mode` and `collaboration` makes its delegates. A delegate's first
+        message starts with the facts, again after a compaction (which re-reads the project
         instructions): a delegate near its window compacts too. Its messages are saved as a
         child record of the session, linked to the tool call that started it."""
 
         def make(role: Role, name: str, call_id: str = "") -> Agent:
             model = model_role(role, mode)
             names = role.tool_names(collaboration)
-            text, prompt = self.text_protocol(
-                model, self.prompt_builder(role, names, collaboration)
-            )
+            text, prompt = self.text_protocol(model, self.system_prompt(role, names, collaboration))
             return Agent(
                 name,
                 self.models.client(model),
                 self.registry(names),
                 self.context(name),
-                prompt(self.facts),
+                prompt,
                 max_turns=role.max_turns(self.models.config),
                 top=role.top,
                 loop_limit=self.models.config.loop_limit,
                 log=self._child_log(name, call_id),
-                context=self.context_policy(model, prompt),
+                context=self.context_policy(model),
+                preamble=self.facts.context(),
                 text=text,
             )
 

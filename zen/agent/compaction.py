@@ -29,6 +29,7 @@ from zen.agent.context import (
 )
 from zen.agent.text_protocol import from_zen
 from zen.base import events as ev
+from zen.base.preamble import asked, frame
 from zen.base.text import clip
 from zen.llm.errors import ContextLengthError
 from zen.settings.prompts import load_prompt, render
@@ -71,8 +72,9 @@ class ContextPolicy:
 
     window: WindowResolver
     compact_at: float = 0.8
-    system_prompt: Callable[[], str] | None = None
-    """Builds the system prompt afresh (project instructions re-read from disk)."""
+    facts: Callable[[], str] | None = None
+    """The run's facts afresh (project instructions re-read from disk), framed before the
+    restart message as before the first."""
     owns_task: bool = True
     """The agent the user talks to keeps its `task:*` state in the shared memo. A Coder or
     sub-agent keeps its own only in its restart message (its sub-task must not overwrite the
@@ -147,8 +149,8 @@ async def compact(
     run.emit(ev.Compacting(agent=agent.name))
     entries = await _summarise(agent, run.emit, window, focus)
     state = _keep_state(agent, policy, entries, run.id)
-    system = policy.system_prompt() if policy.system_prompt else agent.messages[0]["content"]
-    messages = restart(agent, system, state, window)
+    facts = policy.facts() if policy.facts else ""
+    messages = restart(agent, facts, state, window)
     if reason == "manual" and messages[-1]["role"] == "user":
         # the next task arrives as a user message: keep roles alternating for strict templates
         messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
@@ -362,9 +364,9 @@ def _summary(content: str) -> str:
 
 
 def restart(
-    agent: Compactable, system: str, state: dict[str, str], window: int
+    agent: Compactable, facts: str, state: dict[str, str], window: int
 ) -> list[dict[str, Any]]:
-    """System prompt, the restart message, and the newest turns that fit."""
+    """The system prompt, the restart message (after `facts`), and the newest turns that fit."""
     messages = agent.messages
     texts = user_texts(messages)
     constraints = state.get("task:constraints", "")
@@ -384,7 +386,7 @@ def restart(
         or "(none)",
     )
     assert note.startswith(RESTART_HEADER)
-    head = [{"role": "system", "content": system}, {"role": "user", "content": note}]
+    head = [messages[0], {"role": "user", "content": frame(facts, note)}]
     compact_at = agent.context.compact_at if agent.context else 0.8
     room = int(window * compact_at * 0.9) - messages_tokens(head)
     budget = min(int(window * TAIL_SHARE), room - tools_tokens(agent.wire_tools()))
@@ -427,12 +429,12 @@ def user_texts(messages: list[dict[str, Any]]) -> list[str]:
         if message.get("role") != "user" or from_zen(message.get("content")):
             continue  # the text protocol's results are zen's words, not the user's
         if is_restart(message):
-            texts.extend(_unescape(m) for m in _KEPT.findall(str(message["content"])))
+            texts.extend(_unescape(m) for m in _KEPT.findall(asked(message["content"])))
             continue
         content = message.get("content")
         if isinstance(content, list):
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-        texts.append(str(content or ""))
+        texts.append(asked(str(content or "")))
     return texts
 
 

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zen.base.preamble import asked
 from zen.settings import providers
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def is_restart(message: dict[str, Any]) -> bool:
     return (
         message.get("role") == "user"
         and isinstance(content, str)
-        and content.startswith(RESTART_HEADER)
+        and asked(content).startswith(RESTART_HEADER)
     )
 
 

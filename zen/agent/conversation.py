@@ -15,6 +15,7 @@ from typing import Any
 from zen.agent.context import ContextSplit, split
 from zen.agent.loop import Agent
 from zen.agent.text_protocol import from_zen
+from zen.base.preamble import asked
 from zen.stores.read_tracker import ReadTracker
 
 
@@ -22,7 +23,7 @@ from zen.stores.read_tracker import ReadTracker
 class Turn:
     """One user message of this session: where it starts in the history, and its run's
     checkpoints (`run` is empty when checkpoints are off or the message came from a resumed
-    session)."""
+    session); `label` is what the user asked, without the facts framed before it."""
 
     index: int
     run: str
@@ -62,7 +63,7 @@ class Conversation:
         """Start over from `messages` (a resumed session's; none: a new session)."""
         self.history = messages
         self.turns = [
-            Turn(i, "", str(m.get("content", "")))
+            Turn(i, "", asked(str(m.get("content", ""))))
             for i, m in enumerate(messages)
             if m.get("role") == "user"
             and isinstance(m.get("content"), str)
@@ -115,7 +116,11 @@ class Conversation:
 
 
 def _asked(content: Any, label: str) -> bool:
-    """The message of a turn: its text, or its text with files the text protocol attached."""
-    return isinstance(content, str) and (
-        content == label or content.startswith(label + '\n\n<file path="')
+    """The message of a turn: its text (with or without the facts framed before it), or that
+    with files the text protocol attached."""
+    if not isinstance(content, str):
+        return False
+    return any(
+        text == label or text.startswith(label + '\n\n<file path="')
+        for text in (content, asked(content))
     )

@@ -17,6 +17,7 @@ from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
 from zen.agent.text_protocol import TextProtocol
 from zen.agent.text_turns import recovered
 from zen.base import events as ev
+from zen.base.preamble import frame
 from zen.llm.errors import ContextLengthError
 from zen.llm.repetition import REPETITION
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
@@ -76,6 +77,7 @@ class Agent:
         context: compaction.ContextPolicy | None = None,
         loop_limit: int = 3,
         text: TextProtocol | None = None,
+        preamble: str = "",
     ) -> None:
         self.name = name
         self.client = client
@@ -86,6 +88,9 @@ class Agent:
         """The agent the user talks to: its end fires Stop hooks; a delegate's, SubagentStop."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
         self.messages.extend(history or [])
+        self.preamble = preamble
+        """This run's facts, framed before the conversation's first message (not the system
+        prompt: the prefix every run shares ends where they begin)."""
         self.log = log
         """Where each appended message is saved as it is appended (None: not saved)."""
         self.files_changed: list[str] = []
@@ -119,6 +124,8 @@ class Agent:
         asked = len(self.messages)
         if self.text is not None:
             user_text = await self.text.task_message(self, user_text)
+        if asked == 1:
+            user_text = frame(self.preamble, user_text)
         self.add({"role": "user", "content": user_text})
         self.files_changed = []
         self.runaways.new_run()

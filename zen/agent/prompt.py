@@ -1,15 +1,19 @@
-"""Assemble a system prompt from the markdown layers in `prompts/`.
+"""Assemble a system prompt from the markdown layers in `prompts/`, and the run's facts.
 
-Layers, in order: the role's prompt (and its collaboration-mode variant), planning (when the
-agent keeps todos), environment facts, git facts, the project's own instructions (`ZEN.md`,
-else `AGENTS.md`, else `CLAUDE.md`), then any extra files the config lists.
+The system prompt holds only what is the same in every run of a role: its prompt (and its
+collaboration-mode variant), the top agent's layer (work mode, skills), planning (when the
+agent keeps todos). The facts of this run go in the agent's first message instead (see
+`zen.base.preamble`), most stable first: the environment, the project's own instructions
+(`ZEN.md`, else `AGENTS.md`, else `CLAUDE.md`, then any extra files the config lists), then
+the git facts. Chat templates render the tool schemas after the system prompt, so a server's
+prefix cache reuses system prompt and tools across runs, workspaces and days.
 
 Those files come from the repository, so they are read like the file tools read: only when
 they resolve (symlinks included) inside the workspace or an allowed root, only regular files,
 and at most INSTRUCTIONS_LIMIT bytes each. A committed `AGENTS.md -> ~/.ssh/id_rsa` is refused.
 
-The prompt is built once per agent and never changes during a run, so providers' prefix
-caches keep hitting.
+Both are built once per agent and never change during a run, so providers' prefix caches
+keep hitting.
 """
 
 from __future__ import annotations
@@ -46,6 +50,11 @@ class PromptFacts:
             workspace=str(self.workspace),
             date=datetime.date.today().isoformat(),
         )
+
+    def context(self, notes: str = "") -> str:
+        """What an agent's first message starts with: this run's facts, most stable first
+        (`notes`: the project notes offered to a new session)."""
+        return "\n\n".join(filter(None, [self.environment(), self.project, self.git, notes]))
 
 
 def project_instructions(
@@ -106,7 +115,6 @@ def _read_instructions(
 
 def system_prompt(
     role: str,
-    facts: PromptFacts,
     *,
     variant: str = "",
     planning: bool = False,
@@ -120,9 +128,4 @@ def system_prompt(
         layers.append(top)
     if planning:
         layers.append(load_prompt("planning"))
-    layers.append(facts.environment())
-    if facts.git:
-        layers.append(facts.git)
-    if facts.project:
-        layers.append(facts.project)
     return "\n\n".join(layers)

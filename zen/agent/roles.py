@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from zen.agent.prompt import PromptFacts
     from zen.settings.schema import Config
 
 Tools = tuple[str, ...]
@@ -49,14 +48,12 @@ class Role:
         tools = self.tools
         return list(tools if isinstance(tools, tuple) else tools[collaboration])
 
-    def system_prompt(
-        self, facts: PromptFacts, collaboration: str, *, planning: bool, top: str = ""
-    ) -> str:
+    def system_prompt(self, collaboration: str, *, planning: bool, top: str = "") -> str:
         from zen.agent.prompt import system_prompt
 
         variant = collaboration if self.variant else ""
         return system_prompt(
-            self.prompt, facts, variant=variant, planning=self.planning and planning, top=top
+            self.prompt, variant=variant, planning=self.planning and planning, top=top
         )
 
 

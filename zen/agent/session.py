@@ -132,11 +132,8 @@ class Session:
         task = prompt
         self._emit = emit
         conversation = self.conversation
-        first = not conversation.history
         self.record.open(task, self.role, self.memo)
         self.hooks.session_id = self.record.id or self.hooks.session_id
-        if first and self.memo_keeper.first_message:
-            task = self.memo_keeper.first_message + "\n\n" + task
         changed = await self.builder.take_mcp_tools(self.mcp, emit, self.role)
         if changed and not conversation.history:  # built early (/context) but nothing sent
             conversation.reset()
@@ -260,6 +257,7 @@ class Session:
             history=history,
             reads=reads,
             log=self.record.log(),
+            notes=self.memo_keeper.first_message,
         )
 
     def _describe(self) -> dict[str, Any]:

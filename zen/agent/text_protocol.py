@@ -25,6 +25,7 @@ from typing import Any, Literal
 from zen.agent import text_context as tc
 from zen.agent.text_apply import Applier, TextAgent
 from zen.base import events as ev
+from zen.base.preamble import asked
 from zen.llm.types import AssistantTurn
 from zen.settings.prompts import load_prompt, render
 from zen.tools.base import RunContext, ToolContext
@@ -145,7 +146,7 @@ class TextProtocol:
     async def _ask_again(self, agent: TextAgent) -> None:
         """After a switch: the task again, with its files, to answer with edit blocks."""
         task = next((m["content"] for m in reversed(agent.messages) if m.get("role") == "user"), "")
-        task = task if isinstance(task, str) else ""
+        task = asked(task) if isinstance(task, str) else ""  # not the facts framed before it
         files = await self.files_for(agent, task)
         text = NOTE + render(load_prompt("text-switch"), task=task)
         agent.add({"role": "user", "content": f"{text}\n\n{files}" if files else text})

@@ -205,7 +205,7 @@ class Tool(ABC):
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": clean_schema(self.Params.model_json_schema()),
+                "parameters": lean_schema(clean_schema(self.Params.model_json_schema())),
             },
         }
 
@@ -266,3 +266,31 @@ def clean_schema(schema: Any) -> Any:
         and not (k == "additionalProperties" and v is False)
         and not (k == "default" and v is None)
     }
+
+
+CHECKED = frozenset({"minimum", "minLength", "minItems"})
+"""Limits the registry checks on every call: a model that misses one gets an error it can read."""
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A built-in tool's schema, leaner still (every request repeats it): nested models inlined
+    (no `$defs`/`$ref`, which some small servers' grammars mishandle), and `CHECKED` limits and
+    false or zero defaults (what an omitted argument means anyway) left out. Only for zen's own
+    schemas: inlining a hostile server's `$ref`s could grow without bound."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return walk(defs[ref.removeprefix("#/$defs/")])
+        return {
+            k: {name: walk(s) for name, s in v.items()} if k == "properties" else walk(v)
+            for k, v in node.items()
+            if k != "$defs" and k not in CHECKED and not (k == "default" and v in (False, 0))
+        }
+
+    return walk(schema)

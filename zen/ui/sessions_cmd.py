@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from zen.base import exits
 from zen.base.paths import expand_user
+from zen.base.preamble import asked
 from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
 from zen.stores.session_db import SessionError
@@ -199,7 +200,7 @@ def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterat
     for m in store.messages(info.id):
         role, content = m.get("role"), str(m.get("content") or "")
         if role == "user":
-            yield f"{indent}› {_first(content, 200)}"
+            yield f"{indent}› {_first(asked(content), 200)}"
         elif role == "assistant":
             if content.strip():
                 yield f"{indent}{_agent(info)}: {_first(content, 400)}"

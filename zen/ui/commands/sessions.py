@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zen.base.preamble import asked
 from zen.base.text import clip
 from zen.settings.prompts import load_prompt
 from zen.ui.commands.notes import offered_notes
@@ -89,7 +90,8 @@ def resumed(ctx: CommandContext) -> None:
     for role, mark in (("user", "› "), ("assistant", "")):
         message = last.get(role)
         if message:
-            text = " ".join(str(message["content"]).split())
+            content = str(message["content"])
+            text = " ".join((asked(content) if role == "user" else content).split())
             ctx.out.info(mark + (clip(text, 160)), "dim")
 
 

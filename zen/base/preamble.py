@@ -1,0 +1,31 @@
+"""The run's facts framed before an agent's first message, and the user's own words back out.
+
+The facts that differ between runs (environment, project instructions, git, project notes)
+go in the first user message, not the system prompt, so the system prompt and the tool
+schemas (which chat templates render after it) form a prefix that every run shares and a
+server's prefix cache reuses. Titles, recaps, `sessions show` and rewind labels show what
+the user asked: `asked()` takes the frame off. The facts come from the repository, so a
+closing tag inside them is escaped: the first closing tag is always the frame's own.
+"""
+
+from __future__ import annotations
+
+OPEN = "<context>\n"
+CLOSE = "\n</context>\n\n"
+_ESCAPED = "</context\u200b>"
+
+
+def frame(facts: str, text: str) -> str:
+    """`text` preceded by `facts` in a context block (`text` alone when there are none)."""
+    if not facts:
+        return text
+    return OPEN + facts.replace("</context>", _ESCAPED) + CLOSE + text
+
+
+def asked(content: str) -> str:
+    """A user message without the context block zen put before it."""
+    if content.startswith(OPEN):
+        end = content.find(CLOSE)
+        if end >= 0:
+            return content[end + len(CLOSE) :]
+    return content
