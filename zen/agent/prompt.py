@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zen.base.paths import expand_user
@@ -41,14 +41,16 @@ class PromptFacts:
     shell: str
     project: str = ""
     git: str = ""
+    os: str = field(default_factory=lambda: f"{platform.system()} {platform.release()}")
+    date: str = field(default_factory=lambda: datetime.date.today().isoformat())
 
     def environment(self) -> str:
         return render(
             load_prompt("environment"),
-            os=f"{platform.system()} {platform.release()}",
+            os=self.os,
             shell=self.shell,
             workspace=str(self.workspace),
-            date=datetime.date.today().isoformat(),
+            date=self.date,
         )
 
     def context(self, notes: str = "") -> str:
