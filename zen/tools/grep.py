@@ -54,7 +54,7 @@ def find_rg() -> str | None:
 class GrepParams(Params):
     pattern: str
     path: str | None = None
-    glob: str | None = Field(None, description="file filter, e.g. *.py")
+    glob: str | None = None
     ignore_case: bool = False
     context: int = Field(0, description="lines around matches")
 
