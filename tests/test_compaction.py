@@ -121,6 +121,9 @@ async def test_threshold_compacts_into_the_memo(fake_llm, tmp_path: Path) -> Non
     note = restart_message(after)
     assert CONSTRAINT in note
     assert "continue" in note and "compacted" in note
+    # the same system prompt (the cached prefix); the run's facts open the restart message again
+    assert after["messages"][0] == fake.requests[0]["messages"][0]
+    assert after["messages"][1]["content"].startswith("<context>\nEnvironment: ")
     assert "Now look at big.txt first." in note  # the newest user messages, verbatim
     # the first message is represented in task:constraints, so it is not kept whole
     assert f"<user-message>\n{FIRST}" not in note

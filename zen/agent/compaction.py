@@ -425,8 +425,8 @@ def tail(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 def user_texts(messages: list[dict[str, Any]]) -> list[str]:
     """Every message the user gave this conversation, including those a compaction kept."""
     texts: list[str] = []
-    for message in messages[1:]:
-        if message.get("role") != "user" or from_zen(message.get("content")):
+    for i, message in enumerate(messages):
+        if i == 0 or message.get("role") != "user" or from_zen(message.get("content")):
             continue  # the text protocol's results are zen's words, not the user's
         if is_restart(message):
             texts.extend(_unescape(m) for m in _KEPT.findall(asked(message["content"])))
@@ -434,7 +434,7 @@ def user_texts(messages: list[dict[str, Any]]) -> list[str]:
         content = message.get("content")
         if isinstance(content, list):
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-        texts.append(asked(str(content or "")))
+        texts.append(asked(str(content or "")) if i == 1 else str(content or ""))  # zen's frame
     return texts
 
 
