@@ -100,7 +100,7 @@ def test_notes_and_facts_never_show_as_the_task(
 
     listed = run_zen("sessions", "list").out
     top = listed.splitlines()[0]
-    assert "what does a.py do?" in top and "<" not in top and "turn " in top
+    assert "what does a.py do?" in top and "<" not in top and " 1 task " in top
     shown = run_zen("sessions", "show", top.split()[0]).out
     assert "› what does a.py do?" in shown
     assert "<notes>" not in shown and "Environment:" not in shown

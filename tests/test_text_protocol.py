@@ -20,6 +20,7 @@ from zen.agent.compaction import user_texts
 from zen.agent.conversation import Conversation
 from zen.agent.session import Session
 from zen.base import events as ev
+from zen.base.preamble import asked
 from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
@@ -52,7 +53,7 @@ def test_an_edit_block_is_applied_with_the_file_in_context(fake_llm, run_zen, pr
     assert "tools" not in first and "tools" not in second  # nothing on the wire to call
     assert "<<<<<<< SEARCH" in system(first) and "read-file" not in system(first)
     (task,) = users(first)
-    assert task.startswith("make add in calc.py subtract\n\n")
+    assert asked(task).startswith("make add in calc.py subtract\n\n")
     assert f'<file path="calc.py">\n{CALC.rstrip()}\n</file>' in task
     result = users(second)[-1]
     assert result.startswith("[zen] results of your blocks:\n1. calc.py: +1 -1")
@@ -166,6 +167,7 @@ def test_auto_switches_to_edit_blocks_after_an_answer_without_a_call(
     assert "<<<<<<< SEARCH" not in system(first) and "<<<<<<< SEARCH" in system(second)
     again = users(second)[-1]
     assert "Tools are off" in again and "make add in calc.py subtract" in again
+    assert "Environment:" not in again  # the task again, without the facts framed before it
     assert '<file path="calc.py">' in again
     assert "switching to edit blocks" in done.err
 
