@@ -20,6 +20,8 @@ BUDGET = 8
 INTERRUPTED = 130
 MCP_FAILED = 9
 """`zen mcp list`: at least one MCP server could not start."""
+DOCTOR = 10
+"""`zen doctor`: at least one check says FAIL."""
 TERMINATED = 143
 """SIGTERM (`timeout`, `kill`, `docker stop`): stopped like Ctrl-C, 128 + 15."""
 HANGUP = 129

@@ -68,6 +68,10 @@ def _run(argv: list[str]) -> int:
         from zen.cli.subcommands import config_command
 
         return config_command(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from zen.cli.doctor import doctor_command
+
+        return doctor_command(argv[1:])
     if argv[:1] == ["bench"]:
         from zen.bench.command import bench_command
 

@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
         "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
         "`zen rewind --list` the checkpoints, `zen acp` serves editors (Agent Client Protocol), "
-        "`zen bench` measures how often zen gets tasks done on your endpoint.",
+        "`zen bench` measures how often zen gets tasks done on your endpoint, "
+        "`zen doctor` checks what zen needs (endpoint, key, model, MCP, trust).",
     )
     p.add_argument(
         "-p",

@@ -1,0 +1,121 @@
+"""`zen doctor` through the real CLI against the fake server: one line per item, exit 0 only
+when all is well, a key never shown, a bad config named by file and key, a deadline kept."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from zen.base import exits
+
+KEY = "sk-doctortest-secret-ZQXJ9876"
+ITEMS = ("config", "endpoint", "key", "model", "context window", "mcp", "acp", "trust")
+
+
+def lines(out: str) -> dict[str, str]:
+    """item -> `mark text`, from `mark item: text` lines."""
+    found = {}
+    for line in out.splitlines():
+        mark, _, rest = line.partition(" ")
+        item, _, said = rest.strip().partition(": ")
+        found[item] = f"{mark} {said}"
+    return found
+
+
+def test_all_well_is_exit_0_with_every_line(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm([], models=("fake-model", "other"), context_window=32_000)
+    done = run_zen(
+        "doctor", "--base-url", fake.base_url, "--model", "fake-model", env={"ZEN_API_KEY": KEY}
+    )
+    assert done.code == exits.DONE, done.out + done.err
+    got = lines(done.out)
+    assert set(ITEMS) <= set(got), done.out
+    assert got["endpoint"].startswith(f"ok {fake.base_url} reachable")
+    assert got["key"] == "ok found (environment ZEN_API_KEY)"
+    assert got["model"] == "ok fake-model (the server lists it)"
+    assert got["context window"] == "ok 32,000 tokens (server)"
+    assert KEY not in done.out + done.err and "9876" not in done.out + done.err
+    assert not fake.requests  # GETs only: not a token spent
+    assert any(p.endswith("/models") for p in fake.paths)
+
+
+def test_a_server_that_is_down_fails_the_endpoint_line(run_zen: Any) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = run_zen("doctor", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m")
+    assert done.code == exits.DOCTOR
+    assert lines(done.out)["endpoint"].startswith(f"FAIL http://127.0.0.1:{port}/v1 unreachable")
+    assert "Traceback" not in done.err
+
+
+def test_a_server_that_never_answers_is_given_up_quickly(run_zen: Any) -> None:
+    with socket.socket() as s:  # accepts connections (the backlog), never answers
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        started = time.monotonic()
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        done = run_zen("doctor", "--base-url", url, "--model", "m", timeout=30)
+    assert done.code == exits.DOCTOR
+    assert "unreachable: no answer within" in lines(done.out)["endpoint"]
+    assert time.monotonic() - started < 15
+
+
+def test_a_key_in_the_config_is_never_printed(fake_llm: Any, run_zen: Any, home: Path) -> None:
+    fake = fake_llm([])
+    (home / ".zen").mkdir()
+    config = home / ".zen" / "config.yaml"
+    config.write_text(f"base_url: {fake.base_url}\nmodel: fake-model\napi_key: {KEY}\n")
+    done = run_zen("doctor")
+    assert done.code == exits.DONE, done.out
+    assert KEY not in done.out + done.err and "9876" not in done.out + done.err
+    assert lines(done.out)["key"] == f"ok found ({config}: api_key)"
+    assert str(config) in lines(done.out)["config"]
+
+
+def test_an_unlisted_model_fails(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm([], models=("a", "b"))
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "c")
+    assert done.code == exits.DOCTOR
+    assert lines(done.out)["model"] == "FAIL c is not among the server's models: a, b"
+
+
+def test_a_malformed_config_names_file_and_key(run_zen: Any, home: Path) -> None:
+    (home / ".zen").mkdir()
+    config = home / ".zen" / "config.yaml"
+    config.write_text("modle: x\n")
+    done = run_zen("doctor")
+    assert done.code == exits.DOCTOR
+    assert f"FAIL config: {config}: modle: unknown key (did you mean model?)" in done.out
+    assert {"acp", "trust"} <= set(lines(done.out))  # the checks that need no config still run
+
+
+def test_mcp_servers_are_counted_not_started(
+    fake_llm: Any, run_zen: Any, home: Path, tmp_path: Path
+) -> None:
+    fake = fake_llm([])
+    marker = tmp_path / "started"
+    (home / ".zen").mkdir()
+    (home / ".zen" / "config.yaml").write_text(
+        f"base_url: {fake.base_url}\nmodel: fake-model\n"
+        f"mcp_servers:\n  probe:\n    command: touch\n    args: ['{marker}']\n"
+    )
+    done = run_zen("doctor")
+    assert done.code == exits.DONE, done.out
+    assert (
+        lines(done.out)["mcp"]
+        == "ok 1 server (probe) configured, not started (zen mcp list starts them)"
+    )
+    assert not marker.exists()
+
+
+def test_an_untrusted_folder_says_what_it_ignores(
+    fake_llm: Any, run_zen: Any, project: Path
+) -> None:
+    fake = fake_llm([])
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "fake-model")
+    assert lines(done.out)["trust"].startswith("note untrusted: .mcp.json ignored")
+    assert done.code == exits.DONE
