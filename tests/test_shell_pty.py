@@ -919,3 +919,18 @@ def test_rewind_labels_a_message_by_what_was_typed(shell: Any) -> None:
     assert any(row.startswith("  1. fix it please") for row in rows), rows
     assert not any("1. <shell-command>" in row for row in rows)
     assert zen.exit() == 0
+
+
+def test_the_first_status_line_shows_the_window(tmp_path: Path) -> None:
+    """Issue 29.7: a window the config and provider table do not give was learned only past
+    2,000 tokens, so a session's first status lines said `context 1.6k`, later ones `/128k`."""
+    project, home = tmp_path / "p", tmp_path / "h"
+    project.mkdir()
+    home.mkdir()
+    with FakeLLM([text("hi")], context_window=32_000) as fake:
+        zen = Zen(fake, project, home)
+        try:
+            out = zen.task("hello")
+        finally:
+            zen.exit()
+    assert re.search(r"context [0-9.]+k?/32\.0k", out), out

@@ -86,6 +86,13 @@ class Conversation:
         known = agent.context.window.known
         return agent.context_tokens(), known.tokens if known else None
 
+    async def learn_window(self) -> None:
+        """After a run: the top agent's window, asked of its server once (2 s deadline) when
+        neither config nor provider table gives it, so the first status line shows it too."""
+        agent = self.top
+        if agent is not None and agent.context is not None and len(agent.messages) >= 2:
+            await agent.context.window.get()
+
     async def context_split(self) -> ContextSplit:
         """What the top agent's next request holds, by part (for `/context`)."""
         agent = self.agent()

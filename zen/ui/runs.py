@@ -99,12 +99,15 @@ async def run_task(shell: RunHost, line: str) -> None:
     started = time.monotonic()
     task = await supervise(shell, session.run(message, shell.out, shell.approver))
     report(shell, task)
+    seconds = time.monotonic() - started
+    if not task.cancelled():  # Ctrl-C: no wait for the server after it
+        await session.conversation.learn_window()
     spent = _spent(before, _usage_snapshot(session))
     estimated = {role for role, u in session.models.usage.items() if u.estimated}
     shell.out.status(
         status_line(
             spent,
-            time.monotonic() - started,
+            seconds,
             estimated,
             cost=session.models.run_cost,
             context=session.conversation.context_now(),
