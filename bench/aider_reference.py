@@ -97,7 +97,7 @@ def run_task(task: Path, aider: str, base_url: str, model: str, deadline: float)
         "task": task.name,
         "mode": "aider",
         "solved": check.returncode == 0,
-        "why": check.stdout.strip()[-300:],
+        "why": (check.stdout + check.stderr).strip()[-300:],
         "ended": ended,
         "seconds": round(seconds, 1),
         "server_prompt_tokens": spent("prompt_tokens_total"),
@@ -115,7 +115,7 @@ def main() -> None:
     p.add_argument("-k", dest="only", action="append", default=[], help="task name substring")
     p.add_argument("--timeout", type=float, default=600)
     args = p.parse_args()
-    tasks = sorted(t for t in args.tasks.iterdir() if (t / "instruction.md").is_file())
+    tasks = sorted(t.resolve() for t in args.tasks.iterdir() if (t / "instruction.md").is_file())
     if args.only:
         tasks = [t for t in tasks if any(k in t.name for k in args.only)]
     rows = []
