@@ -434,7 +434,10 @@ async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live
     assert await wait_gone(pid)
     await wait_state(live.manager, "fake", "exited")
     exited = next(s for s in live.manager.status() if s.name == "fake")
-    assert exited.error == "server exited without saying why" and exited.tools == []
+    # The server's start-up warnings reach zen's stderr reader on a thread of their own: on a
+    # loaded machine they may be read after the start was marked, and then count as its reason.
+    assert exited.error is not None and exited.error.startswith("server exited")
+    assert exited.tools == []
     again = await call(live.manager, "mcp__fake__echo", live.root, text="still here")
     assert (again.ok, again.output) == (True, "still here")
     new_pid = int((await call(live.manager, "mcp__fake__pid", live.root)).output)
