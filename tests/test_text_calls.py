@@ -149,3 +149,16 @@ def test_bounded_on_hostile_input() -> None:
     deep = '{"name": "bash", "arguments": ' + "[" * 100_000 + "]" * 100_000 + "}"
     assert parse_text_calls(deep, TOOLS) is None
     assert parse_text_calls("{{" * 50_000, TOOLS) is None
+
+
+def test_a_result_the_model_invented_after_its_call_is_ignored() -> None:
+    """Qwen2.5-Coder-1.5B on llama.cpp: a call, then its own made-up `<tool_response>`."""
+    invented = (
+        '{"name": "read-file", "arguments": {"path": "a.py"}}\n\n'
+        "<tool_response>\nNew content of a.py:\nx = 5\n</tool_response>"
+    )
+    assert calls(invented) == [("read-file", {"path": "a.py"})]
+    assert calls(invented + "\n\nDone: x is now 5.") == [("read-file", {"path": "a.py"})]
+    quoted = 'A call looks like {"name": "read-file", "arguments": {"path": "a.py"}}\n'
+    assert calls(quoted + "<tool_response>x</tool_response>") is None
+    assert calls("<tool_response>\nx = 5\n</tool_response>") is None

@@ -59,7 +59,7 @@ def parse_text_calls(text: str, tools: list[dict[str, Any]]) -> list[TextCall] |
     if not tools or len(text) > MAX_TEXT:
         return None
     params = _parameters(tools)
-    body = _without_think(text.strip())
+    body = _before_invented_results(_without_think(text.strip()))
     try:
         calls = list(_segments(body, params)) if body else []
     except (_NotCalls, RecursionError):
@@ -85,6 +85,15 @@ def _without_think(body: str) -> str:
         if end >= 0:
             return body[end + len("</think>") :].strip()
     return body
+
+
+def _before_invented_results(body: str) -> str:
+    """What comes before the first `<tool_response>`: a small model that writes a call often
+    goes on to invent its result in the template's own tags (Qwen2.5-Coder-1.5B did). Nothing
+    it wrote there was seen; the call before it is still a call attempt, and prose before it
+    still makes the reply text."""
+    cut = body.find("<tool_response>")
+    return body[:cut].strip() if cut >= 0 else body
 
 
 def _segments(body: str, params: dict[str, dict[str, Any]]) -> Iterator[TextCall]:
