@@ -9,6 +9,7 @@ from zen.tools.files.edit_blocks import (
     Malformed,
     Replace,
     WholeFile,
+    lone_fence,
     lost_definitions,
     omissions,
     parse,
@@ -160,3 +161,14 @@ def test_a_fence_under_prose_naming_one_shown_file_is_that_file() -> None:
 def test_the_prompts_placeholder_copied_leaves_the_path_to_the_applier() -> None:
     assert parse("<path of the file>\n```\nx = 1\n```") == [WholeFile("", "x = 1\n")]
     assert parse("<b>note</b>\n```\nx = 1\n```") == []  # markup is not the placeholder
+
+
+def test_a_lone_bare_fence_is_offered_to_the_applier_and_nothing_else_is() -> None:
+    assert lone_fence("Sure:\n```python\nx = 5\n```\nDone.") == "x = 5\n"
+    assert lone_fence("```\nx = 5\n```") == "x = 5\n"
+    assert lone_fence("```bash\nls\n```") is None  # a command
+    assert lone_fence("```\na\n```\n```\nb\n```") is None  # two blocks: no guess
+    assert lone_fence("```python calc.py\nx\n```") is None  # named: parse() has it
+    assert lone_fence("```\nx = 5\n") is None  # never closed
+    assert lone_fence("```\n\n```") is None
+    assert lone_fence("no code at all") is None

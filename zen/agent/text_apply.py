@@ -49,6 +49,9 @@ UNNAMED = (
     "Error: a fenced block has no file path; write the file's real path alone on the line "
     "above the fence"
 )
+ALIKE = 0.6
+"""How alike (difflib's ratio of lines) an unnamed whole file and a shown file without
+definitions must be for the block to be that file: a one-line change of 5 lines is 0.8."""
 CLOSEST_UP_TO = 200_000
 """Characters of a file searched for the lines closest to a SEARCH text that did not match."""
 
@@ -143,17 +146,7 @@ class Applier:
         return _replace(t, text, block)
 
     def _owner(self, content: str) -> str | None:
-        """The one shown file a whole file without a path can only be: it keeps every
-        function and class of that file and shares one (a file lost by none is not it)."""
-        found = []
-        for name in tc.attached_names(self.agent.messages):
-            seen = tc.read_seen(self.agent.ctx, self.agent.ctx.workspace.root / name)
-            if seen is None:
-                continue
-            defined = set(lost_definitions(seen.text, ""))
-            if defined and not lost_definitions(seen.text, content):
-                found.append(name)
-        return found[0] if len(found) == 1 else None
+        return owner(self.agent, content)
 
     def _unseen(self, t: Target) -> str | None:
         """Why the model cannot edit `t` from what it saw; its current text goes along."""
@@ -167,6 +160,26 @@ class Applier:
         self._show(seen)
         self._attach.append(seen)
         return f"Error: {t.shown} {why}; its current text is below: write your block against it"
+
+
+def owner(agent: TextAgent, content: str) -> str | None:
+    """The one shown file a whole file without a path can only be: it loses no function or
+    class of that file, and shares one with it or most of its lines (a quoted snippet does
+    neither). Reads files: call it off the event loop."""
+    found = []
+    for name in tc.attached_names(agent.messages):
+        seen = tc.read_seen(agent.ctx, agent.ctx.workspace.root / name)
+        if seen is None or lost_definitions(seen.text, content):
+            continue
+        if lost_definitions(seen.text, "") or _alike(seen.text, content):
+            found.append(name)
+    return found[0] if len(found) == 1 else None
+
+
+def _alike(old: str, new: str) -> bool:
+    """Most lines of `old` are in `new` and most of `new` is from `old`."""
+    a, b = old.splitlines(), new.splitlines()
+    return bool(a) and difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
 
 
 def _create(t: Target, block: Replace | WholeFile) -> Plan:

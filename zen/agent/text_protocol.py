@@ -23,13 +23,13 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from zen.agent import text_context as tc
-from zen.agent.text_apply import Applier, TextAgent
+from zen.agent.text_apply import Applier, TextAgent, owner
 from zen.base import events as ev
 from zen.base.preamble import asked
 from zen.llm.types import AssistantTurn
 from zen.settings.prompts import load_prompt, render
 from zen.tools.base import RunContext, ToolContext
-from zen.tools.files.edit_blocks import Block, Malformed, parse
+from zen.tools.files.edit_blocks import Block, Malformed, WholeFile, lone_fence, parse
 from zen.tools.files.text import off_loop
 
 Setting = Literal["native", "text", "auto"]
@@ -115,6 +115,7 @@ class TextProtocol:
             self._switch(agent, run.emit)
             switched = True
         blocks = parse(reply.content, frozenset(tc.attached_names(agent.messages)))
+        blocks = blocks or await _lone_file(agent, reply.content)
         if switched and not blocks:
             await self._ask_again(agent)
             return True
@@ -170,6 +171,14 @@ class TextProtocol:
         tail = ALL_DONE if all(ok for ok, _ in results) else SOME_FAILED
         head = f"{NOTE}results of your blocks:\n{body}"
         return "\n\n".join(filter(None, [head, applier.attached(), tail]))
+
+
+async def _lone_file(agent: TextAgent, content: str) -> list[Block]:
+    """An answer that is one bare fenced block: the whole new text of the one shown file it
+    can only be, or nothing (a snippet quoted in an answer stays an answer)."""
+    body = lone_fence(content)
+    path = None if body is None else await off_loop(owner, agent, body)
+    return [] if path is None or body is None else [WholeFile(path, body)]
 
 
 def _tried(content: str) -> bool:

@@ -4,8 +4,9 @@ The text protocol (for models that cannot drive tools) asks for aider-like block
 only reads them, touching nothing, so every rule is a unit test. Small models slip in small
 ways, forgiven here: a missing or extra fence, the path in backticks, bold or after `#`, a
 trailing colon, 5 to 9 marker characters, trailing whitespace. What is never guessed: a fenced
-block without a path line is not a file (a snippet must not replace one), and a block cut off
-before its end is reported, not applied.
+block without a path line is not a file (a snippet must not replace one; `lone_fence` offers an
+answer's only block to the applier, which takes it only for the one shown file it can be), and
+a block cut off before its end is reported, not applied.
 """
 
 from __future__ import annotations
@@ -93,6 +94,27 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
                 blocks.append(found)
                 last_path = found.path if isinstance(found, WholeFile) else last_path
     return blocks
+
+
+def lone_fence(text: str) -> str | None:
+    """The body of an answer's only fenced block when it is not a command: small models
+    often answer an edit with the whole new file and nothing else. Whose file it is, if
+    anyone's, is for the applier to judge (a quoted snippet must not replace a file)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    found: list[str] = []
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        end = _closing(lines, i + 1, fence.group(1)) if fence else None
+        if fence is None or end is None:
+            i += 1
+            continue
+        words = fence.group(2).split()
+        if words and (words[0].lower() in SHELLS or len(words) > 1):
+            return None
+        found.append(_joined(lines[i + 1 : end]))
+        i = end + 1
+    return found[0] if len(found) == 1 and found[0].strip() else None
 
 
 def _search_replace(lines: list[str], head: int, path: str | None) -> tuple[Block, int]:
