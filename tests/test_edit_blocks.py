@@ -172,3 +172,5 @@ def test_a_lone_bare_fence_is_offered_to_the_applier_and_nothing_else_is() -> No
     assert lone_fence("```\nx = 5\n") is None  # never closed
     assert lone_fence("```\n\n```") is None
     assert lone_fence("no code at all") is None
+    broken = "```\n<path of the file>\n=======\ndef f():\n    pass\n>>>>>>> REPLACE\n```"
+    assert lone_fence(broken) is None  # Qwen2.5-Coder-1.5B: half an edit block, not a file

@@ -2,9 +2,10 @@
 
 A model without tools cannot read: the files it needs come with the task. Those are the files
 the task names (a path, or a file name found in the workspace), else the few files a cheap
-search ranks first (the task's words, rarer words weigh more). Everything is bounded: files
-walked, bytes read per file, characters shown in all, since small models hold 4-32k tokens.
-Paths come from untrusted text, so each is resolved inside the workspace like a file tool's.
+search ranks first (the task's words, rarer words weigh more), and the files those import.
+Everything is bounded: files walked, bytes read per file, characters shown in all, since
+small models hold 4-32k tokens. Paths come from untrusted text, so each is resolved inside
+the workspace like a file tool's.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zen.agent.text_imports import imported
 from zen.stores.read_tracker import stamp
 from zen.tools.base import ToolContext
 from zen.tools.files.regular import FileError, Target
@@ -107,6 +109,7 @@ def relevant(task: str, workspace: Workspace, skip: set[Path]) -> tuple[list[Pat
     files = _walk(workspace)
     named = _named(task, workspace, files)
     chosen = named or _searched(task, files)
+    chosen += imported(chosen, workspace, {path for path, _ in files})
     paths = [p for p in dict.fromkeys(chosen) if p not in skip]
     fits: list[Path] = []
     too_big: list[Path] = []

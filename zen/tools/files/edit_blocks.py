@@ -112,7 +112,10 @@ def lone_fence(text: str) -> str | None:
         words = fence.group(2).split()
         if words and (words[0].lower() in SHELLS or len(words) > 1):
             return None
-        found.append(_joined(lines[i + 1 : end]))
+        body = lines[i + 1 : end]
+        if any(HEAD.match(x) or DIVIDER.match(x) or UPDATED.match(x) for x in body):
+            return None  # a broken edit block, not a file
+        found.append(_joined(body))
         i = end + 1
     return found[0] if len(found) == 1 and found[0].strip() else None
 
