@@ -174,3 +174,15 @@ def test_a_lone_bare_fence_is_offered_to_the_applier_and_nothing_else_is() -> No
     assert lone_fence("no code at all") is None
     broken = "```\n<path of the file>\n=======\ndef f():\n    pass\n>>>>>>> REPLACE\n```"
     assert lone_fence(broken) is None  # Qwen2.5-Coder-1.5B: half an edit block, not a file
+
+
+def test_a_file_echoed_in_the_form_zen_shows_it_is_that_file() -> None:
+    """Qwen2.5-Coder-1.5B answered follow-the-chain with the attachment form, fenced."""
+    echoed = '<file path="style.py">\ndef f():\n    return "!"\n</file>'
+    assert parse(echoed) == [WholeFile("style.py", 'def f():\n    return "!"\n')]
+    assert parse(f"Here:\n```\n{echoed}\n```\nDone.") == parse(echoed)
+    assert parse(f'<file path="a.py">\n```python\nx = 1\n```\n</file>') == [
+        WholeFile("a.py", "x = 1\n")
+    ]
+    assert parse('<file path="a.py">\nx = 1\n') == []  # never closed: nothing
+    assert parse('```\n<file path="a.py">\nx\n</file>\ny\n```') == []  # more than the file

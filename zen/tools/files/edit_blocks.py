@@ -18,6 +18,9 @@ HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 UPDATED = re.compile(r"^\s*>{5,9}\s*REPLACE\b.*$")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`]*?)\s*$")
+OPEN_FILE = re.compile(r'^\s*<file path="([^"\n]{1,255})">\s*$')
+CLOSE_FILE = re.compile(r"^\s*</file>\s*$")
+"""The form zen shows files in; models echo it back around a file's new text."""
 SHELLS = frozenset({"bash", "sh", "shell", "zsh"})
 _PATH_PREFIX = re.compile(r"^(?:#+|[-*]|\d+\.)?\s*(?:(?:file(?:name)?|path)\s*:\s*)?", re.I)
 _LOOKBACK = 3
@@ -79,7 +82,9 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
             continue
         fence = FENCE.match(line)
         if fence is None:
-            i += 1
+            found, i = _echoed(lines, i)
+            if found is not None:
+                blocks.append(found)
             continue
         mark, bare = fence.group(1), not fence.group(2)
         if bare and (wrapper or _after_replace(lines, i)):
@@ -159,7 +164,11 @@ def _fenced(
             problem = f"{path}: the file's block has no closing {mark} (cut off?)"
             return Malformed(problem), len(lines)
         return None, start + 1
-    body = _joined(lines[start + 1 : end])
+    inner = lines[start + 1 : end]
+    echoed, _ = _echoed(inner, 0) if inner else (None, 0)
+    if echoed is not None and _closing_file(inner, 1) == len(inner) - 1:
+        return echoed, end + 1  # zen's `<file path="…">` form, fenced
+    body = _joined(inner)
     if path is not None:
         return WholeFile(path, body), end + 1
     if words and words[0].lower() in SHELLS and body.strip():
@@ -171,6 +180,23 @@ def _fenced(
             return Malformed(problem), end + 1
         return Command(body.strip()), end + 1
     return None, end + 1
+
+
+def _echoed(lines: list[str], i: int) -> tuple[Block | None, int]:
+    """A file in the form zen shows it (`<file path="x">` … `</file>`, a fence inside
+    forgiven) at line `i`, and the index after it; else (None, i + 1)."""
+    opened = OPEN_FILE.match(lines[i])
+    end = _closing_file(lines, i + 1) if opened else None
+    if opened is None or end is None:
+        return None, i + 1
+    body = lines[i + 1 : end]
+    if len(body) >= 2 and FENCE.match(body[0]) and FENCE.match(body[-1]):
+        body = body[1:-1]
+    return WholeFile(opened.group(1), _joined(body)), end + 1
+
+
+def _closing_file(lines: list[str], start: int) -> int | None:
+    return next((j for j in range(start, len(lines)) if CLOSE_FILE.match(lines[j])), None)
 
 
 def _after_replace(lines: list[str], i: int) -> bool:
