@@ -181,8 +181,15 @@ def test_a_file_echoed_in_the_form_zen_shows_it_is_that_file() -> None:
     echoed = '<file path="style.py">\ndef f():\n    return "!"\n</file>'
     assert parse(echoed) == [WholeFile("style.py", 'def f():\n    return "!"\n')]
     assert parse(f"Here:\n```\n{echoed}\n```\nDone.") == parse(echoed)
-    assert parse(f'<file path="a.py">\n```python\nx = 1\n```\n</file>') == [
+    assert parse('<file path="a.py">\n```python\nx = 1\n```\n</file>') == [
         WholeFile("a.py", "x = 1\n")
     ]
     assert parse('<file path="a.py">\nx = 1\n') == []  # never closed: nothing
     assert parse('```\n<file path="a.py">\nx\n</file>\ny\n```') == []  # more than the file
+
+
+def test_a_path_in_angle_brackets_heading_a_fence_is_its_file() -> None:
+    """Qwen2.5-Coder-1.5B answered add-cli-flag with ```, then `<count.py>`, then the file."""
+    assert parse("```\n<count.py>\nx = 1\n```") == [WholeFile("count.py", "x = 1\n")]
+    assert parse("```\n<b>\nx = 1\n```") == []  # markup, not a path
+    assert parse("```html\n<div>\n</div>\n```") == []

@@ -168,6 +168,8 @@ def _fenced(
     echoed, _ = _echoed(inner, 0) if inner else (None, 0)
     if echoed is not None and _closing_file(inner, 1) == len(inner) - 1:
         return echoed, end + 1  # zen's `<file path="…">` form, fenced
+    if path is None and inner and _angled(inner[0]):
+        path, inner = _angled(inner[0]), inner[1:]  # ```\n<count.py>\n…: Qwen2.5-Coder-1.5B
     body = _joined(inner)
     if path is not None:
         return WholeFile(path, body), end + 1
@@ -193,6 +195,12 @@ def _echoed(lines: list[str], i: int) -> tuple[Block | None, int]:
     if len(body) >= 2 and FENCE.match(body[0]) and FENCE.match(body[-1]):
         body = body[1:-1]
     return WholeFile(opened.group(1), _joined(body)), end + 1
+
+
+def _angled(line: str) -> str | None:
+    """`<count.py>` on a fence's first line: the path, in the prompt's `<path of the file>`."""
+    found = re.fullmatch(r"\s*<([^<>\s]{1,255})>\s*", line)
+    return _path_line(found.group(1)) if found else None
 
 
 def _closing_file(lines: list[str], start: int) -> int | None:
