@@ -185,7 +185,8 @@ def test_a_file_echoed_in_the_form_zen_shows_it_is_that_file() -> None:
         WholeFile("a.py", "x = 1\n")
     ]
     assert parse('<file path="a.py">\nx = 1\n') == []  # never closed: nothing
-    assert parse('```\n<file path="a.py">\nx\n</file>\ny\n```') == []  # more than the file
+    two = '```\n<file path="a.py">\nx\n</file>\n<file path="b.py">\ny\n</file>\n```'
+    assert parse(two) == [WholeFile("a.py", "x\n"), WholeFile("b.py", "y\n")]  # rename task
 
 
 def test_a_path_in_angle_brackets_heading_a_fence_is_its_file() -> None:

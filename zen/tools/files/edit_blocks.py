@@ -90,7 +90,7 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
         if bare and (wrapper or _after_replace(lines, i)):
             wrapper = None  # closes the fence around SEARCH/REPLACE blocks (or a stray one)
             i += 1
-        elif _holds_search(lines, i + 1, mark):
+        elif _wraps_blocks(lines, i + 1, mark):
             wrapper = mark
             i += 1
         else:
@@ -165,9 +165,6 @@ def _fenced(
             return Malformed(problem), len(lines)
         return None, start + 1
     inner = lines[start + 1 : end]
-    echoed, _ = _echoed(inner, 0) if inner else (None, 0)
-    if echoed is not None and _closing_file(inner, 1) == len(inner) - 1:
-        return echoed, end + 1  # zen's `<file path="…">` form, fenced
     if path is None and inner and _angled(inner[0]):
         path, inner = _angled(inner[0]), inner[1:]  # ```\n<count.py>\n…: Qwen2.5-Coder-1.5B
     body = _joined(inner)
@@ -249,11 +246,13 @@ def _closing(lines: list[str], start: int, mark: str) -> int | None:
     return None
 
 
-def _holds_search(lines: list[str], start: int, mark: str) -> bool:
-    """A fence that wraps SEARCH/REPLACE blocks is transparent: the markers come first."""
+def _wraps_blocks(lines: list[str], start: int, mark: str) -> bool:
+    """A fence that wraps SEARCH/REPLACE blocks, or files in zen's `<file path>` form, is
+    transparent: the blocks inside are read as if it were not there."""
     end = _closing(lines, start, mark)
     stop = len(lines) if end is None else end
-    return any(HEAD.match(line) for line in lines[start:stop])
+    first = next((line for line in lines[start:stop] if line.strip()), "")
+    return bool(OPEN_FILE.match(first)) or any(HEAD.match(line) for line in lines[start:stop])
 
 
 def _path_above(lines: list[str], head: int) -> str | None:
