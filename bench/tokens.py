@@ -32,6 +32,7 @@ from typing import Any
 
 from bench.token_script import MODELS, ROLE_OF, SHAPES, Script, Shape, change, edited, files, module
 from tests.fakes.server import FakeLLM, Reply
+from zen.agent.read_stubs import stubbed
 from zen.agent.session import Session
 from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest
@@ -86,28 +87,6 @@ class Counter:
         for c in getattr(reply, "calls", []):
             size += len(c.name) + len(c.arguments)
         self.roles[ROLE_OF[body["model"]]].output += size // CHARS_PER_TOKEN
-
-
-def stubbed(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`messages` with each read-file result whose file has a `file:*` note written later
-    replaced by a one-line stub naming the note (issue 18's item 4, measured, not built)."""
-    calls = {
-        c["id"]: json.loads(c["function"]["arguments"]) | {"tool": c["function"]["name"]}
-        for m in messages
-        for c in m.get("tool_calls") or []
-    }
-    noted = {
-        args["key"][len("file:") :]
-        for args in calls.values()
-        if args["tool"] == "memo" and str(args.get("key", "")).startswith("file:")
-    }
-    out = []
-    for m in messages:
-        args = calls.get(m.get("tool_call_id", ""), {})
-        if args.get("tool") == "read-file" and args.get("path") in noted:
-            m = {**m, "content": f"[read-file {args['path']}: see memo file:{args['path']}]"}
-        out.append(m)
-    return out
 
 
 def cost(roles: dict[str, Tally], cache: float, cheap: float) -> float:

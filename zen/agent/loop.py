@@ -13,6 +13,7 @@ from typing import Any, Literal
 from zen.agent import compaction
 from zen.agent.compaction import ChatModel
 from zen.agent.context import messages_tokens, outgrown, tools_tokens
+from zen.agent.read_stubs import stubbed
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
 from zen.agent.text_protocol import TextProtocol
 from zen.agent.text_turns import recovered
@@ -78,6 +79,7 @@ class Agent:
         loop_limit: int = 3,
         text: TextProtocol | None = None,
         preamble: str = "",
+        stub_reads: bool = False,
     ) -> None:
         self.name = name
         self.client = client
@@ -110,6 +112,8 @@ class Agent:
         """The user's instructions as the last compaction recorded them (task:constraints)."""
         self.text = text
         """Edit blocks instead of tool calls (`tool_protocol: text | auto`); None: native."""
+        self.stub_reads = stub_reads
+        """A file's raw reads become a stub once this agent noted it (scouts: `read_stubs`)."""
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
@@ -232,6 +236,8 @@ class Agent:
     async def _request(self, run: RunContext) -> AssistantTurn:
         """One model turn; compacts first when the window is full, and once more (then
         retries once) when the server says the conversation is too long."""
+        if self.stub_reads:
+            self.messages[:] = stubbed(self.messages, lambda k: self.ctx.memo.read(k) is not None)
         if self.context is not None:
             await self._compact_if_full(run)
         try:
