@@ -3,6 +3,7 @@ server, the override, the escalation from small to large, and hostile task text.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -12,6 +13,9 @@ import pytest
 
 from tests.fakes.server import Reply, call, text, tool_calls
 from zen.agent.triage import decide, inside, triage
+from zen.bench.child import Outcome
+from zen.bench.rows import make_row
+from zen.bench.verify import Verdict
 from zen.tools.workspace import Workspace
 
 GREET = "def greet(name):\n    return f'Hi {name}'\n"
@@ -101,8 +105,6 @@ def test_only_files_inside_the_workspace_are_named(tmp_path: Path) -> None:
     os.symlink(tmp_path / "secret.py", root / "sub" / "deep.py")
     ws = Workspace(root)
     task = f"fix ok.py, link.py, deep.py, ../secret.py and {tmp_path / 'secret.py'}"
-    import asyncio
-
     decision = asyncio.run(triage(task, ws))
     assert decision.files == ("ok.py",)
     assert inside(ws, ["../secret.py", "link.py", str(tmp_path / "secret.py"), "sub"]) == []
@@ -230,3 +232,12 @@ def test_hostile_names_reach_neither_coder_nor_terminal(
     line = next(x for x in done.err.splitlines() if x.startswith("triage:"))
     assert line.startswith("triage: small (greet.py)")
     assert "\x1b" not in done.err and "\x07" not in done.err
+
+
+def test_bench_rows_keep_only_known_triage_paths() -> None:
+    verdict = Verdict("passed", "")
+    row = make_row("t", "delegated", 0, Outcome({"triage": "small", "stop": "done"}), verdict)
+    assert (row["triage"], row["triage_escalated"]) == ("small", False)
+    odd = Outcome({"triage": "\x1b[2Jlarge", "triage_escalated": "yes"})
+    row = make_row("t", "delegated", 0, odd, verdict)
+    assert (row["triage"], row["triage_escalated"]) == (None, False)

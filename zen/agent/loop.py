@@ -112,8 +112,7 @@ class Agent:
         """The user's instructions as the last compaction recorded them (task:constraints)."""
         self.text = text
         """Edit blocks instead of tool calls (`tool_protocol: text | auto`); None: native."""
-        self.stub_reads = stub_reads
-        """A file's raw reads become a stub once this agent noted it (scouts: `read_stubs`)."""
+        self.stub_reads = stub_reads  # scouts: a noted file's reads become stubs (read_stubs)
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""

@@ -54,8 +54,9 @@ if TYPE_CHECKING:
 class Session:
     """Besides its parts: `workspace`; `mcp`, the running MCP servers when any are configured;
     `checkpoints`, the workspace's snapshots when on; `memo` and `todo`, shared by its agents;
-    `always`, the tools the user allowed for the rest of the session; the modes; and
-    `current_run`, the checkpoints of the run in progress, or of the last one."""
+    `always`, the tools the user allowed for the rest of the session; the modes; `triage`, dual
+    mode's triage of the current (or last) task; and `current_run`, the checkpoints of the run
+    in progress, or of the last one."""
 
     def __init__(
         self,
@@ -76,12 +77,10 @@ class Session:
         self.prompt_hooks = PromptHooks(self.hooks)
         self.memo, self.todo = MemoStore(), TodoStore()
         self.always: set[str] = set()
-        self.mode = config.agent_mode
-        self.collaboration = config.collaboration
+        self.mode, self.collaboration = config.agent_mode, config.collaboration
         self.work_mode = config.work_mode
         self.current_run: RunCheckpoints | None = None
         self.triage: Decision | None = None
-        """Dual mode's triage of the current (or last) task; None in single mode."""
         self.coder_ledger = CoderLedger()
         self._checkpoint_warned = [False]
         self._emit: ev.Emit = ev.ignore
