@@ -241,3 +241,35 @@ def test_bench_rows_keep_only_known_triage_paths() -> None:
     odd = Outcome({"triage": "\x1b[2Jlarge", "triage_escalated": "yes"})
     row = make_row("t", "delegated", 0, odd, verdict)
     assert (row["triage"], row["triage_escalated"]) == (None, False)
+
+
+def test_the_shell_shows_the_line_once_and_safe() -> None:
+    from tests.test_render import PIPE, renderer
+    from zen.agent.triage import Decision
+
+    log, sink = renderer(PIPE)
+    names = tuple(f"m{i}.py" for i in range(9))
+    log(Decision("large", names, "no file named\x1b[2J").event("orchestrator"))
+    out = sink.getvalue()
+    assert out.count("triage: large (m0.py, m1.py, m2.py, m3.py, m4.py, …)") == 1
+    assert "\x1b" not in out and "m5.py" not in out
+
+
+def test_controlled_small_path_has_the_orchestrator_apply(fake_llm, run_zen, project: Path) -> None:
+    (project / "greet.py").write_text(GREET)
+    roles = Roles(
+        orchestrator=[
+            tool_calls([call("read-file", {"path": "greet.py"})]),
+            tool_calls([RENAME]),
+            text("Applied the Coder's rename."),
+        ],
+        coder=[text("path: greet.py\n```python\ndef welcome(name): ...\n```\nRenamed.")],
+    )
+    fake = fake_llm(roles)
+    task = "rename greet to welcome in greet.py"
+    obj = result(
+        run_zen("-p", task, *args(fake, "--collab", "controlled", "--output-format", "json"))
+    )
+    assert roles.order == ["coder", "orchestrator", "orchestrator", "orchestrator"]
+    assert (obj["triage"], obj["triage_escalated"]) == ("small", False)
+    assert "def welcome(name):" in (project / "greet.py").read_text()

@@ -35,6 +35,10 @@ SMALL_FILES = 3
 """A change to more named files than this is gathered and planned first."""
 SMALL_CHARS = 600
 """A longer task says more than a one-step change needs: it is planned."""
+SCANNED = 4_000
+"""Characters of the task searched for file names (each one costs a path lookup)."""
+SHOWN = 5
+"""Files the decision line lists, at most."""
 QUESTION = re.compile(
     r"^(what|why|how|where|which|who|when|is|are|does|do|did|can|could|should|would|"
     r"explain|describe|tell|show|list|summari[sz]e)\b",
@@ -75,7 +79,8 @@ class Decision:
 
     def event(self, agent: str) -> ev.Triaged:
         """What the user is shown: one line, control characters stripped."""
-        files = f" ({', '.join(self.files)})" if self.files else ""
+        more = ", …" if len(self.files) > SHOWN else ""
+        files = f" ({', '.join(self.files[:SHOWN])}{more})" if self.files else ""
         escalated = self.escalated
         if escalated:
             line = "triage: small → large: the Coder did not finish; the Orchestrator plans it"
@@ -124,7 +129,7 @@ def inside(workspace: Workspace, paths: list[str]) -> list[str]:
 async def triage(task: str, workspace: Workspace, setting: str = "auto") -> Decision:
     """Decide `task`'s path; the workspace is walked (bounded) in a worker thread."""
     text = task.split('\n\n<file path="', 1)[0]  # attached files are not the user's words
-    named = await asyncio.to_thread(named_files, text, workspace)
+    named = await asyncio.to_thread(named_files, text[:SCANNED], workspace)
     return decide(text, inside(workspace, [str(p) for p in named]), setting)
 
 
@@ -150,8 +155,9 @@ async def run_triaged(
     call = ToolCall(f"triage-{run.id}", "send-to-coder", json.dumps(args))
     agent.add(AssistantTurn(tool_calls=[call]).to_message(agent.client.echo_reasoning))
     done = (await agent.run_calls([call], run)).get(call.id)
-    finished = done is not None and done.ok and bool(done.files_changed)
-    if finished and collaboration != "controlled":
+    controlled = collaboration == "controlled"  # its Coder answers with code, changes nothing
+    finished = done is not None and done.ok and (controlled or bool(done.files_changed))
+    if finished and not controlled:
         assert done is not None
         answer = done.output.rsplit("\nfiles changed: ", 1)[0]
         agent.add({"role": "assistant", "content": answer})
