@@ -90,6 +90,11 @@ def test_the_rule(task: str, files: list[str], path: str) -> None:
     assert decide(task, files).path == path
 
 
+def test_controlled_is_never_small_by_the_rule() -> None:
+    chosen = decide("rename greet in greet.py", ["greet.py"], collaboration="controlled")
+    assert chosen.path == "large"
+
+
 def test_the_setting_overrides_the_rule() -> None:
     chosen = decide("what does greet.py do?", ["greet.py"], "large")
     assert (chosen.path, chosen.forced) == ("large", True)
@@ -267,9 +272,8 @@ def test_controlled_small_path_has_the_orchestrator_apply(fake_llm, run_zen, pro
     )
     fake = fake_llm(roles)
     task = "rename greet to welcome in greet.py"
-    obj = result(
-        run_zen("-p", task, *args(fake, "--collab", "controlled", "--output-format", "json"))
-    )
+    flags = ("--collab", "controlled", "--triage", "small", "--output-format", "json")
+    obj = result(run_zen("-p", task, *args(fake, *flags)))
     assert roles.order == ["coder", "orchestrator", "orchestrator", "orchestrator"]
     assert (obj["triage"], obj["triage_escalated"]) == ("small", False)
     assert "def welcome(name):" in (project / "greet.py").read_text()

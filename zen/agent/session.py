@@ -156,7 +156,7 @@ class Session:
         self.triage = None
         if self.mode != "dual":
             return await agent.run(task, run)
-        self.triage = await triage(task, self.workspace, self.config.triage)
+        self.triage = await triage(task, self.workspace, self.config.triage, self.collaboration)
         run.emit(self.triage.event(agent.name))
         result, self.triage = await run_triaged(agent, task, run, self.triage, self.collaboration)
         return result
