@@ -1,7 +1,8 @@
 """Characters zen sends in its first request, per role and mode (issue 3's figure).
 
 Counts the system prompt, the tool schemas (compact JSON, as the SDK sends them), the run's facts
-that open the first message (environment and git facts; no project instructions) and the task:
+that open the first message (environment and git facts, and the Orchestrator's triage line; no
+project instructions) and the task:
 what every later request of that agent repeats. System prompt and tools are the same in every
 run, so a server's prefix cache reuses them; the facts and the task are what a new run adds. The
 `text` rows are the text protocol (`tool_protocol: text`): no tools; its first message also
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from zen.agent.context import estimate  # noqa: E402
 from zen.agent.roles import CODER  # noqa: E402
 from zen.agent.session import Session  # noqa: E402
+from zen.agent.triage import decide  # noqa: E402
 from zen.app import make_workspace  # noqa: E402
 from zen.settings.loading import load_config  # noqa: E402
 from zen.settings.prompts import load_prompt, render  # noqa: E402
@@ -64,7 +66,7 @@ def rows() -> list[Row]:
                 mode,
                 orch.messages[0]["content"],
                 orch.registry.schemas(),
-                facts,
+                facts + "\n" + decide(TASK, []).note(),  # the triage line joins the facts
                 TASK,
             )
         )

@@ -80,6 +80,8 @@ def test_solved_and_failed_tasks_as_json(
     failed = rows["b-fail", "single"]
     assert failed["solved"] is False and failed["check"] == "failed" and failed["turns"] == 1
     assert "orchestrator" in rows["a-solve", "delegated"]["tokens"]
+    assert rows["a-solve", "delegated"]["triage"] == "large"  # out.txt does not exist yet
+    assert solved["triage"] is None and solved["triage_escalated"] is False
     # every request carried the key; none of it reached the start folder or the real home
     assert all(h.get("authorization") == "Bearer sk-bench" for h in fake.request_headers)
     assert list(project.iterdir()) == [] and not (home / ".zen").exists()

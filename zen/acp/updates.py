@@ -182,6 +182,8 @@ class Updates:
             self.finished(event)
         elif isinstance(event, ev.Retrying) and event.agent == self.top:
             self.message("\n\n[the connection dropped; the answer starts again]\n\n")
+        elif isinstance(event, ev.Triaged):  # how zen runs the task: not part of the answer
+            self.thought(f"{event.text}\n")
         elif isinstance(event, ev.Notice):
             self.message(f"\n\nzen: {event.text}\n\n")
         elif isinstance(event, ev.Compacted):

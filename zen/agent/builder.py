@@ -257,6 +257,7 @@ class AgentBuilder:
                 context=self.context_policy(model),
                 preamble=self.facts.context(),
                 text=text,
+                stub_reads=role.stub_reads,
             )
 
         return make

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from zen.agent import compaction
 from zen.agent.compaction import ChatModel
 from zen.agent.context import messages_tokens, outgrown, tools_tokens
+from zen.agent.read_stubs import stubbed
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
 from zen.agent.text_protocol import TextProtocol
 from zen.agent.text_turns import recovered
@@ -78,6 +79,7 @@ class Agent:
         loop_limit: int = 3,
         text: TextProtocol | None = None,
         preamble: str = "",
+        stub_reads: bool = False,
     ) -> None:
         self.name = name
         self.client = client
@@ -110,6 +112,7 @@ class Agent:
         """The user's instructions as the last compaction recorded them (task:constraints)."""
         self.text = text
         """Edit blocks instead of tool calls (`tool_protocol: text | auto`); None: native."""
+        self.stub_reads = stub_reads  # scouts: a noted file's reads become stubs (read_stubs)
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
@@ -117,25 +120,35 @@ class Agent:
         if self.log is not None:
             self.log.append(message)
 
-    async def run(self, user_text: str, run: RunContext) -> RunResult:
+    async def run(self, user_text: str, run: RunContext, note: str = "") -> RunResult:
         """Run one task to its end; `run` carries what belongs to this run alone (its events'
-        destination, approver, delegations, checkpoints, id)."""
-        emit = run.emit
+        destination, approver, delegations, checkpoints, id); `note`: zen's line for this
+        task (dual mode's triage), framed before it with the facts."""
+        asked = await self.ask(user_text, note)
+        return await self.go_on(run, asked)
+
+    async def ask(self, user_text: str, note: str = "") -> int:
+        """The task's message joins the conversation; returns where it is."""
         asked = len(self.messages)
         if self.text is not None:
             user_text = await self.text.task_message(self, user_text)
-        if asked == 1:
-            user_text = frame(self.preamble, user_text)
-        self.add({"role": "user", "content": user_text})
+        facts = "\n".join(filter(None, [self.preamble if asked == 1 else "", note]))
+        self.add({"role": "user", "content": frame(facts, user_text)})
         self.files_changed = []
         self.runaways.new_run()
+        return asked
+
+    async def go_on(self, run: RunContext, asked: int | None = None) -> RunResult:
+        """Turns until the task ends, from the conversation as it stands (`asked`: where the
+        task's message is, taken back if its first request fails)."""
+        emit = run.emit
         continues = 0
         for turn in range(1, self.max_turns + 1):
             emit(ev.TurnStarted(agent=self.name, turn=turn))
             try:
                 reply = await self._request(run)
             except LLMError:
-                if len(self.messages) == asked + 1:
+                if asked is not None and len(self.messages) == asked + 1:
                     self._unask(asked)  # never answered: the retry must not hold it twice
                 raise
             reply = recovered(
@@ -159,7 +172,7 @@ class Agent:
             if cut:  # a call cut mid-arguments must not run half-formed
                 self._refuse_calls(reply.tool_calls, emit)
                 continue
-            await self._run_calls(reply.tool_calls, run)
+            await self.run_calls(reply.tool_calls, run)
             if self.runaways.ended:
                 return self._runaway_end("", turn)
         return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
@@ -222,6 +235,8 @@ class Agent:
     async def _request(self, run: RunContext) -> AssistantTurn:
         """One model turn; compacts first when the window is full, and once more (then
         retries once) when the server says the conversation is too long."""
+        if self.stub_reads:
+            self.messages[:] = stubbed(self.messages, lambda k: self.ctx.memo.read(k) is not None)
         if self.context is not None:
             await self._compact_if_full(run)
         try:
@@ -300,7 +315,7 @@ class Agent:
         if self.log is not None and self.log.last_seq >= 0:
             self.log.drop_from(self.log.last_seq)
 
-    async def _run_calls(self, calls: list[ToolCall], run: RunContext) -> None:
+    async def run_calls(self, calls: list[ToolCall], run: RunContext) -> dict[str, ToolResult]:
         """Run one turn's calls: consecutive read-only calls together, the rest in order.
 
         Results are appended in call order. If the run is cancelled midway, every call still
@@ -335,6 +350,7 @@ class Agent:
                 self.add({"role": "tool", "tool_call_id": call.id, "content": content})
             if frame is not None:
                 await frame.after()
+        return results
 
     def _refuse_calls(self, calls: list[ToolCall], emit: ev.Emit) -> None:
         emit(

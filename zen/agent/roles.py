@@ -40,6 +40,8 @@ class Role:
     """Its prompt has a layer per collaboration mode: `prompts/<prompt>-<mode>.md`."""
     planning: bool = False
     """It gets the planning layer when it holds the todo tool and the feature is on."""
+    stub_reads: bool = False
+    """Its raw reads become one-line stubs once it noted the file (`read_stubs`: scouts)."""
     top: bool = False
     """The agent the user talks to: work modes, skills and MCP tools apply, its end fires Stop
     hooks (a delegate's SubagentStop), and a compaction keeps its task state in the memo."""
@@ -110,7 +112,12 @@ CODER = Role(
 )
 SUBAGENTS: dict[str, Role] = {
     "explore": Role(
-        name="explore", prompt="explore", tools=READ, model="scout", max_turns=_delegate_turns
+        name="explore",
+        prompt="explore",
+        tools=READ,
+        model="scout",
+        max_turns=_delegate_turns,
+        stub_reads=True,
     ),
     "plan": Role(name="plan", prompt="plan", tools=READ, model="scout", max_turns=_delegate_turns),
     "code": Role(

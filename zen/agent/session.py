@@ -32,6 +32,7 @@ from zen.agent.roles import TOP
 from zen.agent.run_guards import PromptHooks, capped_waits, within_limits
 from zen.agent.session_models import ModelRoles
 from zen.agent.subagents import SubAgentRunner
+from zen.agent.triage import Decision, run_triaged, triage
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
@@ -53,8 +54,9 @@ if TYPE_CHECKING:
 class Session:
     """Besides its parts: `workspace`; `mcp`, the running MCP servers when any are configured;
     `checkpoints`, the workspace's snapshots when on; `memo` and `todo`, shared by its agents;
-    `always`, the tools the user allowed for the rest of the session; the modes; and
-    `current_run`, the checkpoints of the run in progress, or of the last one."""
+    `always`, the tools the user allowed for the rest of the session; the modes; `triage`, dual
+    mode's triage of the current (or last) task; and `current_run`, the checkpoints of the run
+    in progress, or of the last one."""
 
     def __init__(
         self,
@@ -75,10 +77,10 @@ class Session:
         self.prompt_hooks = PromptHooks(self.hooks)
         self.memo, self.todo = MemoStore(), TodoStore()
         self.always: set[str] = set()
-        self.mode = config.agent_mode
-        self.collaboration = config.collaboration
+        self.mode, self.collaboration = config.agent_mode, config.collaboration
         self.work_mode = config.work_mode
         self.current_run: RunCheckpoints | None = None
+        self.triage: Decision | None = None
         self.coder_ledger = CoderLedger()
         self._checkpoint_warned = [False]
         self._emit: ev.Emit = ev.ignore
@@ -143,11 +145,21 @@ class Session:
         frame = self.current_run
         conversation.turns.append(Turn(len(conversation.history), frame.run if frame else "", task))
         try:
-            result = await within_limits(agent.run(task, run), self.models)
+            result = await within_limits(self._triaged(agent, task, run), self.models)
             result.checkpoint = self.run_checkpoint
             return result
         finally:
             conversation.history = agent.messages[1:]
+
+    async def _triaged(self, agent: Agent, task: str, run: RunContext) -> RunResult:
+        """Dual mode: the task's triage, shown, then the path it chose."""
+        self.triage = None
+        if self.mode != "dual":
+            return await agent.run(task, run)
+        self.triage = await triage(task, self.workspace, self.config.triage, self.collaboration)
+        run.emit(self.triage.event(agent.name))
+        result, self.triage = await run_triaged(agent, task, run, self.triage, self.collaboration)
+        return result
 
     def _run_context(self, asked: str, emit: ev.Emit, approver: Approver) -> RunContext:
         """A new run of the top agent: its id, checkpoints (when on) and delegations."""

@@ -122,6 +122,11 @@ def relevant(task: str, workspace: Workspace, skip: set[Path]) -> tuple[list[Pat
     return fits, [workspace.show(p) for p in too_big]
 
 
+def named_files(task: str, workspace: Workspace) -> list[Path]:
+    """The files `task` names (dual mode's triage). Runs in a worker thread: it walks."""
+    return _named(task, workspace, _walk(workspace))
+
+
 def attached_paths(text: str, workspace: Workspace) -> set[Path]:
     """Files already attached to a message (`@file` in the shell): shown, not again."""
     found = set()

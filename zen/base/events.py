@@ -162,6 +162,16 @@ class Notice(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Triaged(Notice):
+    """Dual mode's triage of a task (`text` is its one line): `path` is `question`, `small`
+    or `large`; `escalated`: the small path failed and the task went to the large one."""
+
+    path: str
+    files: tuple[str, ...] = ()
+    escalated: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class Error(Event):
     message: str
 

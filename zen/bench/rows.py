@@ -22,6 +22,8 @@ ENDED = {
     "max_turns": "max_turns",
     "max_budget": "budget",
 }
+TRIAGE = ("question", "small", "large")
+"""Dual mode's triage paths; anything else the child said is dropped (None)."""
 NO_CALLS = {"native": 0, "recovered": 0, "malformed": 0}
 
 
@@ -42,6 +44,7 @@ def make_row(
         error = terminal_safe(str(result.get("result") or ""))[:300] or outcome.last_error_line
         error = error or "zen gave no result"
     calls = result.get("tool_calls")
+    triage = result.get("triage")
     return {
         "task": task,
         "mode": mode,
@@ -56,6 +59,8 @@ def make_row(
         "total_tokens": _totals(tokens),
         "seconds": round(outcome.seconds, 1),
         "cost_usd": result.get("cost_usd") if isinstance(result.get("cost_usd"), float) else None,
+        "triage": triage if triage in TRIAGE else None,
+        "triage_escalated": result.get("triage_escalated") is True,
         "tool_calls": {k: _int(calls.get(k)) for k in NO_CALLS}
         if isinstance(calls, dict)
         else dict(NO_CALLS),

@@ -96,6 +96,11 @@ def add_mode_flags(p: argparse.ArgumentParser) -> None:
         choices=["delegated", "autonomous", "controlled"],
         help="how the Orchestrator and Coder share the work (implies --dual)",
     )
+    p.add_argument(
+        "--triage",
+        choices=["auto", "question", "small", "large"],
+        help="dual mode: how much orchestration the task gets (auto: zen decides)",
+    )
 
 
 def add_model_flags(p: argparse.ArgumentParser) -> None:
@@ -216,6 +221,7 @@ def add_session_flags(p: argparse.ArgumentParser) -> None:
 CLI_KEYS = (
     "agent_mode",
     "collaboration",
+    "triage",
     "model",
     "provider",
     "base_url",

@@ -18,6 +18,7 @@ from zen.settings.providers import PROVIDERS
 Level = Literal["auto", "confirm", "deny"]
 AgentMode = Literal["single", "dual"]
 Collaboration = Literal["delegated", "autonomous", "controlled"]
+Triage = Literal["auto", "question", "small", "large"]
 OnOff = Literal["on", "off"]
 ToolProtocol = Literal["native", "text", "auto"]
 """How a model acts: tool calls (native), edit blocks in its text (text), or native until it
@@ -239,6 +240,8 @@ class Config(_Endpoint):
     agent_mode: AgentMode = "single"
     collaboration: Collaboration = "delegated"
     work_mode: str | None = None
+    triage: Triage = "auto"
+    """Dual mode: how much orchestration a task gets; auto: zen's rule decides per task."""
     """bug-fix, develop, explain (read-only), optimize, or a mode in ~/.zen/modes/."""
     dual_agent: DualAgent = Field(default_factory=DualAgent)
     features: Features = Field(default_factory=Features)

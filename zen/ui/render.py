@@ -158,6 +158,7 @@ class LogRenderer:
         ev.Waiting: _waiting,
         ev.TurnEnded: _turn_ended,
         ev.Notice: _notice,
+        ev.Triaged: _notice,
         ev.Compacting: _compacting,
         ev.Compacted: _compacted,
         ev.Error: _error,

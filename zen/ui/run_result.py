@@ -42,6 +42,7 @@ def result_object(
     progress = progress or Progress()
     usage = {role: u.to_json() for role, u in session.models.usage.items()} if session else {}
     cost = session.models.cost_usd if session else None
+    triaged = session.triage if session else None
     return {
         "type": "result",
         "result": error if error else (result.text if result else ""),
@@ -55,6 +56,8 @@ def result_object(
         "permission_denials": denials or [],
         "tool_calls": tool_calls or {"native": 0, "recovered": 0, "malformed": 0},
         "checkpoint": session.run_checkpoint if session else None,
+        "triage": triaged.path if triaged else None,
+        "triage_escalated": bool(triaged and triaged.escalated),
         "session_id": (session.record.id if session else None) or progress.session_id,
     }
 

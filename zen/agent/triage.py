@@ -1,0 +1,178 @@
+"""Dual mode's triage: how much orchestration a task needs, decided by a rule before any request.
+
+A rule, not a model call: it costs nothing, gives the same answer every time and can be shown
+before the run starts. It reads the task's words and the workspace:
+
+- `question`: the task asks (ends with `?` or opens with a question word) and no edit verb
+  appears: the Orchestrator answers it itself after a few reads;
+- `small`: an edit the task pins to 1-3 files it names (existing, inside the workspace), in a
+  short text: zen sends it to the Coder at once, those files named, no scouting round;
+- `large`: everything else: scouts gather notes, the Orchestrator delegates in steps.
+
+The task text is untrusted: a named path counts only when it resolves (symlinks too) to a
+regular file inside the workspace root, and what the decision line shows is terminal-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from zen.agent.loop import Agent, RunResult
+from zen.agent.text_context import named_files
+from zen.base import events as ev
+from zen.base.terminal_safe import terminal_safe
+from zen.llm.types import AssistantTurn, ToolCall
+from zen.tools.base import RunContext
+from zen.tools.workspace import PathError, Workspace
+
+TriagePath = Literal["question", "small", "large"]
+PATHS: dict[str, TriagePath] = {"question": "question", "small": "small", "large": "large"}
+SMALL_FILES = 3
+"""A change to more named files than this is gathered and planned first."""
+SMALL_CHARS = 600
+"""A longer task says more than a one-step change needs: it is planned."""
+SCANNED = 4_000
+"""Characters of the task searched for file names (each one costs a path lookup)."""
+SHOWN = 5
+"""Files the decision line lists, at most."""
+QUESTION = re.compile(
+    r"^(what|why|how|where|which|who|when|is|are|does|do|did|can|could|should|would|"
+    r"explain|describe|tell|show|list|summari[sz]e)\b",
+    re.I,
+)
+EDIT = re.compile(
+    r"\b(add|fix|change|rename|remove|delete|implement|refactor|write|create|update|replace|"
+    r"make|move|raise|lower|set|edit|modify|convert|introduce|drop|extract|split|merge|port)\b",
+    re.I,
+)
+LINES = {
+    "question": "zen's triage: a question. Answer it yourself after a few reads; "
+    "delegate only if it needs changes.",
+    "small": "zen's triage: a small change to {files}. Send it to the Coder at once with "
+    "those files named; no scouting.",
+    "sent": "zen's triage: a small change to {files}, sent to the Coder at once. If it did "
+    "not finish, gather with scouts, then delegate in steps.",
+    "large": "zen's triage: a large change. Gather with scouts, then delegate in steps.",
+}
+
+
+@dataclass(frozen=True)
+class Decision:
+    path: TriagePath
+    files: tuple[str, ...] = ()
+    """Files the task names, workspace-relative, that exist inside the workspace."""
+    reason: str = ""
+    forced: bool = False
+    """The user chose the path (`triage` setting), not the rule."""
+    escalated: bool = False
+    """The small path failed: the Orchestrator went on with the large one."""
+
+    def note(self, sent: bool = False) -> str:
+        """The Orchestrator's one line for this task (framed before it, like the facts);
+        `sent`: zen sent the task to the Coder itself."""
+        line = LINES["sent" if sent else self.path]
+        return line.format(files=", ".join(self.files) or "the files it names")
+
+    def event(self, agent: str) -> ev.Triaged:
+        """What the user is shown: one line, control characters stripped."""
+        more = ", …" if len(self.files) > SHOWN else ""
+        files = f" ({', '.join(self.files[:SHOWN])}{more})" if self.files else ""
+        escalated = self.escalated
+        if escalated:
+            line = "triage: small → large: the Coder did not finish; the Orchestrator plans it"
+        else:
+            line = f"triage: {self.path}{files}: {self.reason}"
+        return ev.Triaged(
+            agent=agent,
+            text=terminal_safe(line),
+            path="large" if escalated else self.path,
+            files=self.files,
+            escalated=escalated,
+        )
+
+
+def decide(
+    task: str, files: list[str], setting: str = "auto", collaboration: str = "delegated"
+) -> Decision:
+    """The rule, on the task's words and the files it names (see the module's docstring).
+    In `controlled` the Orchestrator applies the Coder's code itself, and scouts' notes spare
+    it whole files: no `small` (bench/tokens.py: 1.05x single against 1.08x, 0.73x against
+    1.05x with cheap scouts and Coder)."""
+    words = task.strip()
+    edits = bool(EDIT.search(words))
+    asks = words.endswith("?") or bool(QUESTION.match(words))
+    named = tuple(files)
+    chosen = PATHS.get(setting)
+    if chosen is not None:
+        return Decision(chosen, named, "chosen by the triage setting", forced=True)
+    if asks and not edits:
+        return Decision("question", named, "a question, answered without delegating")
+    small = 0 < len(named) <= SMALL_FILES and len(words) <= SMALL_CHARS
+    if edits and small and collaboration != "controlled":
+        return Decision("small", named, "the task names its files: straight to the Coder")
+    why = "no file named" if not named else "more than a one-step change"
+    return Decision("large", named, f"{why}: scouts gather, then delegation in steps")
+
+
+def inside(workspace: Workspace, paths: list[str]) -> list[str]:
+    """`paths` that resolve to regular files under the workspace root (not an extra root, not
+    through a symlink out), as workspace-relative paths."""
+    found = []
+    for rel in paths:
+        try:
+            real = workspace.resolve(rel)
+        except PathError:
+            continue
+        if real.is_relative_to(workspace.root) and real.is_file():
+            found.append(real.relative_to(workspace.root).as_posix())
+    return list(dict.fromkeys(found))
+
+
+async def triage(
+    task: str, workspace: Workspace, setting: str = "auto", collaboration: str = "delegated"
+) -> Decision:
+    """Decide `task`'s path; the workspace is walked (bounded) in a worker thread."""
+    text = task.split('\n\n<file path="', 1)[0]  # attached files are not the user's words
+    named = await asyncio.to_thread(named_files, text[:SCANNED], workspace)
+    return decide(text, inside(workspace, [str(p) for p in named]), setting, collaboration)
+
+
+async def run_triaged(
+    agent: Agent, task: str, run: RunContext, decision: Decision, collaboration: str
+) -> tuple[RunResult, Decision]:
+    """Run the Orchestrator on `task` by its triage. A small change with named files goes to
+    the Coder at once, as a `send-to-coder` call zen makes in the Orchestrator's conversation
+    (no request before it); done, the Coder's report is the answer. When the Coder did not
+    finish (or in `controlled`, where its code must be applied) the Orchestrator goes on.
+    Returns the result and the decision as it ended (escalated or not)."""
+    direct = (
+        decision.path == "small"
+        and decision.files
+        and agent.text is None
+        and run.delegate is not None
+        and "send-to-coder" in agent.registry.tools
+    )
+    if not direct:
+        return await agent.run(task, run, note=decision.note()), decision
+    await agent.ask(task, decision.note(sent=True))
+    args = {"task": task.strip(), "context": "[files] " + " ".join(decision.files)}
+    call = ToolCall(f"triage-{run.id}", "send-to-coder", json.dumps(args))
+    agent.add(AssistantTurn(tool_calls=[call]).to_message(agent.client.echo_reasoning))
+    done = (await agent.run_calls([call], run)).get(call.id)
+    controlled = collaboration == "controlled"  # its Coder answers with code, changes nothing
+    finished = done is not None and done.ok and (controlled or bool(done.files_changed))
+    if finished and not controlled:
+        assert done is not None
+        answer = done.output.rsplit("\nfiles changed: ", 1)[0]
+        agent.add({"role": "assistant", "content": answer})
+        run.emit(ev.TextDelta(agent=agent.name, text=answer))
+        run.emit(ev.TurnEnded(agent=agent.name, turn=1, text=answer, tool_calls=0))
+        return RunResult(answer, 1, list(agent.files_changed)), decision
+    if not finished:
+        decision = replace(decision, escalated=True)
+        run.emit(decision.event(agent.name))
+    return await agent.go_on(run), decision
