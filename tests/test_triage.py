@@ -277,3 +277,17 @@ def test_controlled_small_path_has_the_orchestrator_apply(fake_llm, run_zen, pro
     assert roles.order == ["coder", "orchestrator", "orchestrator", "orchestrator"]
     assert (obj["triage"], obj["triage_escalated"]) == ("small", False)
     assert "def welcome(name):" in (project / "greet.py").read_text()
+
+
+def test_a_work_mode_without_a_coder_is_not_triaged(fake_llm, run_zen, project: Path) -> None:
+    """`explain` has no send-to-coder: a named-file change is not sent to a Coder it lacks."""
+    (project / "greet.py").write_text(GREET)
+    roles = Roles(orchestrator=[], coder=[text("greet.py greets.")])  # no send-to-coder offered
+    fake = fake_llm(roles)
+    done = run_zen(
+        "-p", "rename greet to welcome in greet.py", *args(fake, "--work-mode", "explain")
+    )
+    assert done.code == 0, done.err
+    assert done.out.strip() == "greet.py greets." and len(fake.requests) == 1
+    assert "triage" not in done.err
+    assert "zen's triage" not in first_user(roles.requests["coder"][0])

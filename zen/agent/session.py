@@ -152,9 +152,10 @@ class Session:
             conversation.history = agent.messages[1:]
 
     async def _triaged(self, agent: Agent, task: str, run: RunContext) -> RunResult:
-        """Dual mode: the task's triage, shown, then the path it chose."""
+        """Dual mode: the task's triage, shown, then the path it chose (not in a work mode
+        without a Coder, such as `explain`: there is nothing to choose)."""
         self.triage = None
-        if self.mode != "dual":
+        if self.mode != "dual" or "send-to-coder" not in agent.registry.tools:
             return await agent.run(task, run)
         self.triage = await triage(task, self.workspace, self.config.triage, self.collaboration)
         run.emit(self.triage.event(agent.name))
