@@ -6,6 +6,8 @@ when it can only be the one shown file, and stays an answer when it is a quoted 
 
 from __future__ import annotations
 
+import json
+
 from tests.fakes.server import text
 from tests.test_text_protocol import CALC, args_for, users
 
@@ -48,3 +50,14 @@ def test_a_bare_fence_two_shown_files_could_be_is_not_guessed(fake_llm, run_zen,
     assert done.code == 0, done.err
     assert len(fake.requests) == 1
     assert (project / "a.py").read_text() == CONFIG == (project / "b.py").read_text()
+
+
+def test_applied_blocks_count_as_calls_from_text(fake_llm, run_zen, project) -> None:
+    (project / "config.py").write_text(CONFIG)
+    new = CONFIG.replace("RETRIES = 3", "RETRIES = 5")
+    fake = fake_llm([text(f"```\n{new}```"), text("Done.")])
+    done = run_zen(
+        "-p", "In config.py, set RETRIES to 5.", "--yes", "--output-format", "json", *args_for(fake)
+    )
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["tool_calls"] == {"native": 0, "recovered": 1, "malformed": 0}

@@ -120,7 +120,7 @@ class Applier:
     async def _call(self, tool: str, args: dict[str, Any]) -> ToolResult:
         self._n += 1
         self.acted += 1
-        call = ToolCall(f"text-{self._n}", tool, json.dumps(args))
+        call = ToolCall(f"text-{self._n}", tool, json.dumps(args), origin="text")
         return await self.agent.run_call(call, self.run)
 
     def _plan(self, block: Replace | WholeFile) -> Plan:
