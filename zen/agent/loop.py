@@ -7,10 +7,11 @@ list byte for byte and only adds to the end, so providers' prefix caches hit on 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from zen.agent import compaction
+from zen.agent.calls import Calls
 from zen.agent.compaction import ChatModel
 from zen.agent.context import messages_tokens, outgrown, tools_tokens
 from zen.agent.read_stubs import stubbed
@@ -24,7 +25,7 @@ from zen.llm.repetition import REPETITION
 from zen.llm.types import AssistantTurn, LLMError, ToolCall
 from zen.stores.session_log import SessionLog
 from zen.tools.base import RunContext, ToolContext, ToolResult
-from zen.tools.registry import ToolRegistry, parse_arguments
+from zen.tools.registry import ToolRegistry
 
 STOP_HOOK_LIMIT = 3
 """A Stop hook may send the agent back to work this many times in one run."""
@@ -32,10 +33,6 @@ INTERRUPTED = "\n\n[interrupted by the user]"
 """Ends a partial answer kept in the history: the model sees what it had said, and that it
 was cut off."""
 CUT_MARK = "[answer cut at max_tokens]"
-CUT_CALL = (
-    "Not run: your output was cut at max_tokens before this call was complete. Make smaller "
-    "steps: write or edit a large file in several calls, or send less in one call."
-)
 
 
 class TimeLimit(LLMError):
@@ -97,8 +94,6 @@ class Agent:
         """Where each appended message is saved as it is appended (None: not saved)."""
         self.files_changed: list[str] = []
         """Files this run changed so far: kept as it goes, so a failed run still tells."""
-        self._started: set[str] = set()
-        """Calls of the current turn that began to run (for the cancellation message)."""
         self.runaways = Runaways(loop_limit)
         self.context = context
         """How the conversation stays inside the window; None: it is never compacted."""
@@ -113,6 +108,7 @@ class Agent:
         self.text = text
         """Edit blocks instead of tool calls (`tool_protocol: text | auto`); None: native."""
         self.stub_reads = stub_reads  # scouts: a noted file's reads become stubs (read_stubs)
+        self.calls = Calls(self)
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
@@ -170,7 +166,7 @@ class Agent:
                     continue
                 return RunResult(reply.content, turn, list(self.files_changed))
             if cut:  # a call cut mid-arguments must not run half-formed
-                self._refuse_calls(reply.tool_calls, emit)
+                self.calls.refuse(reply.tool_calls, emit)
                 continue
             await self.run_calls(reply.tool_calls, run)
             if self.runaways.ended:
@@ -316,92 +312,9 @@ class Agent:
             self.log.drop_from(self.log.last_seq)
 
     async def run_calls(self, calls: list[ToolCall], run: RunContext) -> dict[str, ToolResult]:
-        """Run one turn's calls: consecutive read-only calls together, the rest in order.
-
-        Results are appended in call order. If the run is cancelled midway, every call still
-        gets a result message, so the next request never carries a dangling tool call.
-        """
-        results: dict[str, ToolResult] = {}
-        self._started = set()
-        frame = run.frame
-        if frame is not None and not any(self.registry.may_change_files(c) for c in calls):
-            frame = None
-        try:
-            if frame is not None:  # inside the try: a Ctrl-C here still answers every call
-                await frame.before()
-            batch: list[ToolCall] = []
-            for call in calls:
-                if self.registry.is_read_only(call):
-                    batch.append(call)
-                    continue
-                await self._run_batch(batch, results, run)
-                batch = []
-                await self._run_batch([call], results, run)
-            await self._run_batch(batch, results, run)
-        finally:
-            for call in calls:
-                result = results.get(call.id)
-                if result:
-                    content = result.output
-                elif call.id in self._started:
-                    content = "Cancelled by the user while running; it may have partly run."
-                else:
-                    content = "Cancelled by the user before it ran."
-                self.add({"role": "tool", "tool_call_id": call.id, "content": content})
-            if frame is not None:
-                await frame.after()
-        return results
-
-    def _refuse_calls(self, calls: list[ToolCall], emit: ev.Emit) -> None:
-        emit(
-            ev.Notice(
-                agent=self.name,
-                text="output cut at max_tokens: its tool calls were not run",
-                level="warning",
-            )
-        )
-        for call in calls:
-            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": CUT_CALL})
-
-    async def _run_batch(
-        self, batch: list[ToolCall], results: dict[str, ToolResult], run: RunContext
-    ) -> None:
-        if not batch:
-            return
-        outcomes = await asyncio.gather(*(self.run_call(c, run) for c in batch))
-        results.update(zip((c.id for c in batch), outcomes, strict=True))
+        """Run one turn's calls (`Calls.run_all`)."""
+        return await self.calls.run_all(calls, run)
 
     async def run_call(self, call: ToolCall, run: RunContext) -> ToolResult:
         """One call through the registry, framed by its events (edit blocks come this way)."""
-        args = parse_arguments(call.arguments)
-        shown = args if isinstance(args, dict) else {}
-        detail = self.registry.detail(call.name, shown)
-        self._started.add(call.id)
-        run.emit(
-            ev.ToolCallRunning(
-                agent=self.name, call_id=call.id, name=call.name, args=shown, detail=detail
-            )
-        )
-        refusal = self.runaways.repeated_call(call, self.name, run.emit)
-        if refusal is not None:
-            result = ToolResult.error(refusal)
-        else:
-            ctx = replace(self.ctx, run=run, call_id=call.id)  # delegations link their record
-            result = await self.registry.call(call, ctx, run.approver)
-        self.files_changed.extend(f for f in result.files_changed if f not in self.files_changed)
-        run.emit(
-            ev.ToolCallFinished(
-                agent=self.name,
-                call_id=call.id,
-                name=call.name,
-                args=shown,
-                ok=result.ok,
-                summary=result.summary,
-                output=result.output,
-                diff=result.diff,
-                detail=detail,
-                malformed=result.malformed,
-                origin=call.origin,
-            )
-        )
-        return result
+        return await self.calls.run_one(call, run)
