@@ -10,10 +10,9 @@ from zen.tools.files.edit_blocks import (
     Replace,
     WholeFile,
     lone_fence,
-    lost_definitions,
-    omissions,
     parse,
 )
+from zen.tools.files.whole_file import lost_definitions, omissions
 
 BLOCK = "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"
 ONE = Replace("app.py", "old\n", "new\n")

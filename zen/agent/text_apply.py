@@ -26,12 +26,11 @@ from zen.tools.files.edit_blocks import (
     Malformed,
     Replace,
     WholeFile,
-    lost_definitions,
-    omissions,
 )
 from zen.tools.files.regular import FileError, Target
 from zen.tools.files.targets import writable_target
 from zen.tools.files.text import decode_strict, off_loop, read_existing
+from zen.tools.files.whole_file import lost_definitions, omissions
 from zen.tools.registry import ToolRegistry
 
 

@@ -14,6 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from zen.tools.files.block_paths import (
+    angled,
+    named_above,
+    path_before,
+    path_in_info,
+    path_line,
+    placeholder_above,
+)
+
 HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 UPDATED = re.compile(r"^\s*>{5,9}\s*REPLACE\b.*$")
@@ -22,7 +31,6 @@ OPEN_FILE = re.compile(r'^\s*<file path="([^"\n]{1,255})">\s*$')
 CLOSE_FILE = re.compile(r"^\s*</file>\s*$")
 """The form zen shows files in; models echo it back around a file's new text."""
 SHELLS = frozenset({"bash", "sh", "shell", "zsh"})
-_PATH_PREFIX = re.compile(r"^(?:#+|[-*]|\d+\.)?\s*(?:(?:file(?:name)?|path)\s*:\s*)?", re.I)
 _LOOKBACK = 3
 """Lines above a SEARCH marker searched for its path (a fence and a blank may sit between)."""
 
@@ -156,8 +164,8 @@ def _fenced(
     mark, info = fence.group(1), fence.group(2)
     end = _closing(lines, start + 1, mark)
     words = info.split()
-    path = _path_in_info(words) or _path_before(lines, start) or _named_above(lines, start, known)
-    if path is None and _placeholder_above(lines, start):
+    path = path_in_info(words) or path_before(lines, start) or named_above(lines, start, known)
+    if path is None and placeholder_above(lines, start):
         path = ""  # the prompt's `<path of the file>` copied: which file is for the applier
     if end is None:
         if path is not None:
@@ -165,8 +173,8 @@ def _fenced(
             return Malformed(problem), len(lines)
         return None, start + 1
     inner = lines[start + 1 : end]
-    if path is None and inner and _angled(inner[0]):
-        path, inner = _angled(inner[0]), inner[1:]  # ```\n<count.py>\n…: Qwen2.5-Coder-1.5B
+    if path is None and inner and angled(inner[0]):
+        path, inner = angled(inner[0]), inner[1:]  # ```\n<count.py>\n…: Qwen2.5-Coder-1.5B
     body = _joined(inner)
     if path is not None:
         return WholeFile(path, body), end + 1
@@ -174,7 +182,7 @@ def _fenced(
         if any(HEAD.match(x) or DIVIDER.match(x) or UPDATED.match(x) for x in body.split("\n")):
             problem = f"a ```{words[0]} block holds edit markers; it is for a command only"
             return Malformed(problem), end + 1
-        if _path_line(body.split("\n", 1)[0]) and "\n" in body.strip():
+        if path_line(body.split("\n", 1)[0]) and "\n" in body.strip():
             problem = f"a ```{words[0]} block starts with a file path; it is for a command only"
             return Malformed(problem), end + 1
         return Command(body.strip()), end + 1
@@ -194,12 +202,6 @@ def _echoed(lines: list[str], i: int) -> tuple[Block | None, int]:
     return WholeFile(opened.group(1), _joined(body)), end + 1
 
 
-def _angled(line: str) -> str | None:
-    """`<count.py>` on a fence's first line: the path, in the prompt's `<path of the file>`."""
-    found = re.fullmatch(r"\s*<([^<>\s]{1,255})>\s*", line)
-    return _path_line(found.group(1)) if found else None
-
-
 def _closing_file(lines: list[str], start: int) -> int | None:
     return next((j for j in range(start, len(lines)) if CLOSE_FILE.match(lines[j])), None)
 
@@ -210,31 +212,6 @@ def _after_replace(lines: list[str], i: int) -> bool:
         if lines[j].strip():
             return bool(UPDATED.match(lines[j]))
     return False
-
-
-def _named_above(lines: list[str], start: int, known: frozenset[str]) -> str | None:
-    """The one file the model was shown that the prose line above a fence names."""
-    above = next(
-        (lines[j] for j in range(start - 1, max(start - 3, -1), -1) if lines[j].strip()), ""
-    )
-    words = {w.strip(".,;:!?()[]'\"`*") for w in re.findall(r"[\w./\\`*-]+", above)}
-    named = words & known
-    return named.pop() if len(named) == 1 else None
-
-
-def _placeholder_above(lines: list[str], start: int) -> bool:
-    above = next(
-        (lines[j] for j in range(start - 1, max(start - 3, -1), -1) if lines[j].strip()), ""
-    )
-    return bool(re.fullmatch(r"\s*<[^<>]{1,40}>\s*:?\s*", above))
-
-
-def _path_before(lines: list[str], start: int) -> str | None:
-    """The path line just above a fence (one blank line between is forgiven)."""
-    for j in range(start - 1, max(start - 3, -1), -1):
-        if lines[j].strip():
-            return _path_line(lines[j])
-    return None
 
 
 def _closing(lines: list[str], start: int, mark: str) -> int | None:
@@ -261,46 +238,14 @@ def _path_above(lines: list[str], head: int) -> str | None:
         line = lines[i]
         fence = FENCE.match(line)
         if fence:
-            found = _path_in_info(fence.group(2).split())
+            found = path_in_info(fence.group(2).split())
             if found:
                 return found
             continue
         if not line.strip():
             continue
-        return _path_line(line)
+        return path_line(line)
     return None
-
-
-def _path_in_info(words: list[str]) -> str | None:
-    """```python app.py or ```app.py: a fence's info string naming the file."""
-    for word in reversed(words):
-        found = _path_line(word)
-        if found and ("." in found or "/" in found):
-            return found
-    return None
-
-
-def _path_line(line: str) -> str | None:
-    """The path a line consists of, forgiving markdown around it; None for prose."""
-    text = _PATH_PREFIX.sub("", line.strip(), count=1).strip()
-    text = text.strip("*_`'\"").rstrip(":").strip("*_`'\"").strip()
-    if not text or len(text) > 255 or any(c.isspace() for c in text):
-        return None
-    if (
-        text.endswith(".")
-        or "://" in text
-        or not re.search(r"\w", text)
-        or set(text) & set("<>|?*")
-    ):
-        return None
-    name = text.replace("\\", "/").rsplit("/", 1)[-1]
-    if "." in name.strip(".") or "/" in text.replace("\\", "/") or name in EXTENSIONLESS:
-        return text
-    return None
-
-
-EXTENSIONLESS = frozenset({"Makefile", "Dockerfile", "Procfile", "Gemfile", "Rakefile", "LICENSE"})
-"""File names without a dot that a path line may still be."""
 
 
 def _joined(lines: list[str]) -> str:
@@ -312,31 +257,3 @@ def _joined(lines: list[str]) -> str:
 
 def _where(path: str | None) -> str:
     return f"{path}: " if path else ""
-
-
-_OMISSION = re.compile(
-    r"^\s*(?:#|//|/\*|<!--|--|;|\*)?\s*(?:\.\.\.|…)?\s*\(?\s*"
-    r"(?:rest of|the rest|existing|remaining|other|previous|unchanged)\b.*"
-    r"\b(?:code|file|functions?|methods?|lines?|unchanged|same|here)\b",
-    re.I,
-)
-_DOTS = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)?\s*(?:\.\.\.|…)\s*(?:\*/|-->)?\s*$")
-_DEFINITION = re.compile(r"^(?:async\s+def|def|class|function|func|fn)\s+([A-Za-z_]\w*)", re.M)
-
-
-def omissions(old: str, new: str) -> list[str]:
-    """Lines of a whole-file block that stand for code left out (`# ... rest unchanged`), and
-    that the file does not already hold: writing them would delete that code."""
-    have = {line.strip() for line in old.splitlines()}
-    return [
-        line.strip()
-        for line in new.splitlines()
-        if (_OMISSION.match(line) or _DOTS.match(line)) and line.strip() not in have
-    ]
-
-
-def lost_definitions(old: str, new: str) -> list[str]:
-    """Top-level functions and classes of the file that a whole-file block no longer names at
-    all: a model that sends one function as "the file" would delete the others."""
-    kept = set(re.findall(r"[A-Za-z_]\w*", new))
-    return [name for name in dict.fromkeys(_DEFINITION.findall(old)) if name not in kept]
