@@ -122,3 +122,20 @@ def test_acp_help_names_the_modes(run_zen: Any) -> None:
     assert done.code == 0
     assert "--single" in done.out and "one agent" in done.out
     assert "--dual" in done.out and "Orchestrator" in done.out
+
+
+def test_the_child_watchers_unknown_pid_line_never_reaches_the_user() -> None:
+    """asyncio logs it when a child's status was collected first (seen at exit under load)."""
+    script = (
+        "import logging, sys\n"
+        "from zen.cli.entry import main\n"
+        "main(['--help'])\n"
+        "log = logging.getLogger('asyncio')\n"
+        "log.warning('Unknown child process pid %d, will report returncode 255', 42)\n"
+        "log.warning('Loop %r that handles pid %r is closed', None, 42)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert "Unknown child process" not in done.stderr
+    assert "that handles pid 42 is closed" in done.stderr  # other warnings still show

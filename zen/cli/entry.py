@@ -43,11 +43,23 @@ def _reader_gone() -> int:
     return exits.PIPE_CLOSED
 
 
+def _quiet_child_watcher() -> None:
+    """asyncio's child watcher says "Unknown child process pid N" when a child's exit status
+    was collected before it looked (rarely, at exit, under load): a line that tells the user
+    nothing, so it never reaches the terminal. zen's own waits never rely on that status."""
+    import logging
+
+    logging.getLogger("asyncio").addFilter(
+        lambda record: not str(record.msg).startswith("Unknown child process pid")
+    )
+
+
 def _run(argv: list[str]) -> int:
     if argv == ["--version"]:  # the common case, answered before argparse is even built
         print(f"zen {__version__}")
         return 0
     exact_output()
+    _quiet_child_watcher()
     if argv[:1] == ["mcp"]:
         from zen.cli.subcommands import mcp_command
 
