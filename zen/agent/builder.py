@@ -35,6 +35,7 @@ from zen.tools.base import Tool, ToolContext
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.hooks import Hooks
 from zen.tools.registry import ToolRegistry
+from zen.tools.sandbox.runner import Sandbox
 from zen.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -88,6 +89,9 @@ class AgentBuilder:
         self.todo = todo
         self.hooks = hooks
         self.checkpoints = checkpoints
+        config = models.config
+        self.sandbox = Sandbox(config.sandbox, config.sandbox_options)
+        """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
         """Skills and, once taken, the MCP tools: the top agent's only."""
@@ -129,6 +133,7 @@ class AgentBuilder:
             max_tool_output=config.max_tool_output,
             max_edit_bytes=config.max_edit_bytes,
             hidden_env=key_variables(config, os.environ),
+            sandbox=self.sandbox,
             hooks=self.hooks or None,
             before_change=self._copy_before_change if self.checkpoints is not None else None,
         )

@@ -14,8 +14,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from zen.settings.providers import PROVIDERS
+from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 
 Level = Literal["auto", "confirm", "deny"]
+PermissionLevel = Literal["auto", "confirm", "deny", "sandboxed"]
+"""`sandboxed` (bash only): auto when the command runs in the sandbox, else confirm."""
 AgentMode = Literal["single", "dual"]
 Collaboration = Literal["delegated", "autonomous", "controlled"]
 Triage = Literal["auto", "question", "small", "large"]
@@ -247,7 +250,9 @@ class Config(_Endpoint):
     features: Features = Field(default_factory=Features)
     checkpoints: Checkpoints = Field(default_factory=Checkpoints)
     memo: MemoSettings = Field(default_factory=MemoSettings)
-    permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
+    permissions: dict[PermissionKey, PermissionLevel] = Field(default_factory=dict)
+    sandbox: SandboxMode = "auto"
+    sandbox_options: SandboxOptions = Field(default_factory=SandboxOptions)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
     hooks: dict[str, Any] = Field(default_factory=dict)
@@ -299,6 +304,14 @@ class Config(_Endpoint):
         roles = [getattr(self.dual_agent, role).api_key for role in DUAL_ROLES]
         env = [value for name, value in self._env.items() if name.endswith("_API_KEY")]
         return [key for key in (self.api_key, *roles, *env) if key]
+
+    @field_validator("permissions")
+    @classmethod
+    def _sandboxed_is_bash(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, level in value.items():
+            if level == "sandboxed" and key != "bash":
+                raise ValueError(f"{key}: only bash can be `sandboxed`")
+        return value
 
     @property
     def project_trusted(self) -> bool:

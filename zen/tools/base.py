@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from zen.stores.read_tracker import ReadTracker
     from zen.stores.todo import TodoStore
     from zen.tools.hooks import Hooks
+    from zen.tools.sandbox.runner import Sandbox
     from zen.tools.workspace import Workspace
 
 
@@ -65,6 +66,8 @@ class ApprovalRequest:
     args: dict[str, Any]
     preview: str
     """What will happen: the command, or a diff of the edit."""
+    personal: bool = False
+    """Only a person may say yes (a command leaving the sandbox): no `--yes`, no `always`."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,16 @@ class Approval:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+NOBODY_TO_ASK = (
+    "running a command outside the sandbox needs a person's yes, and nobody is here to give "
+    "it (no flag or rule can): run it inside the sandbox, or tell the user what to run"
+)
 
 
 async def refuse_all(request: ApprovalRequest) -> Approval:
     """The approver of a run nobody watches (`zen -p` without `--yes`)."""
+    if request.personal:
+        return Approval("no", NOBODY_TO_ASK)
     return Approval(
         "no",
         f"{request.tool} needs confirmation and nobody is there to give it; "
@@ -178,6 +187,8 @@ class ToolContext:
     before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
     """Called with (tool, arguments) before a call that may change files runs: checkpoints
     without git copy the file a file tool is about to write."""
+    sandbox: Sandbox | None = None
+    """Where bash commands run (the session's, shared, switched by `/sandbox`); None: plain."""
     hooks: Hooks | None = None
     """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
     run: RunContext = field(default_factory=RunContext)
@@ -222,6 +233,14 @@ class Tool(ABC):
     def must_confirm(self, params: Any, ctx: ToolContext) -> bool:
         """Whether this call asks the user even where permissions say `auto` (a write into the
         git hooks folder): a few targets are too dangerous for a blanket rule."""
+        return False
+
+    def sandboxed(self, params: Any, ctx: ToolContext) -> bool:
+        """This call runs in the sandbox, so the `sandboxed` permission approves it."""
+        return False
+
+    def person_only(self, params: Any, ctx: ToolContext) -> bool:
+        """Only a person may approve this call: no rule, hook or `--yes`."""
         return False
 
     def key_arg(self, args: dict[str, Any]) -> str:
