@@ -35,8 +35,11 @@ def probe(path: str | None = None) -> Probe:
 
 
 def _probe(path: str | None) -> Probe:
+    if sys.platform == "darwin":
+        found = shutil.which("sandbox-exec", path=path)
+        return Probe(found) if found else Probe(None, "sandbox-exec is not on PATH")
     if not sys.platform.startswith("linux"):
-        return Probe(None, f"no sandbox for {sys.platform} commands yet (docs/sandbox.md)")
+        return Probe(None, f"no sandbox for {sys.platform} commands (docs/sandbox.md)")
     program = shutil.which("bwrap", path=path)
     if program is None:
         return Probe(

@@ -20,6 +20,7 @@ from zen.base.paths import expand_user
 from zen.settings.sandbox_options import SECRET_ENV, SandboxMode, SandboxOptions, secret_paths
 from zen.tools.sandbox import guard
 from zen.tools.sandbox.bwrap import Plan, bwrap_argv
+from zen.tools.sandbox.macos import seatbelt_profile
 from zen.tools.sandbox.probe import probe
 
 ON_REFUSAL = "sandbox is on, so nothing ran: {problem} (or set `sandbox: auto`/`off`)"
@@ -108,6 +109,10 @@ class Sandbox:
         )
         env = {**self.env(environ), "TMPDIR": str(tmpdir)}
         before = guard.record(root)
+        if Path(program).name == "sandbox-exec":
+            secrets = [Path(os.path.realpath(p)) for p in secret_paths(self.options.hidden)]
+            profile = seatbelt_profile(plan, secrets)
+            return Prepared([program, "-p", profile, *command], env, tmpdir, root, before)
         return Prepared(bwrap_argv(program, plan, command), env, tmpdir, root, before)
 
 
