@@ -22,7 +22,8 @@ from tests.fakes.server import call, text, tool_calls
 from zen.tools.sandbox.probe import probe
 
 _found = probe()
-pytestmark = pytest.mark.skipif(
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's")
+needs_bwrap = pytest.mark.skipif(
     _found.program is None, reason=f"no working sandbox here: {_found.problem}"
 )
 
@@ -50,6 +51,7 @@ def config(home: Path, body: str) -> None:
     (home / ".zen" / "config.yaml").write_text(body)
 
 
+@needs_bwrap
 def test_writes_only_inside_the_workspace_and_checkpoints_see_them(
     fake_llm, run_zen, project: Path, tmp_path: Path
 ) -> None:
@@ -62,6 +64,7 @@ def test_writes_only_inside_the_workspace_and_checkpoints_see_them(
     assert json.loads(done.out)["files_changed"] == ["made.txt"]
 
 
+@needs_bwrap
 def test_escapes_fail(fake_llm, run_zen, project: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
@@ -76,6 +79,7 @@ def test_escapes_fail(fake_llm, run_zen, project: Path, tmp_path: Path) -> None:
     assert "NoNewPrivs:\t1" in told and "CapEff:\t0000000000000000" in told
 
 
+@needs_bwrap
 def test_workspace_configuration_stays_as_it_was(fake_llm, run_zen, project: Path) -> None:
     hooks = project / ".git" / "hooks"
     hooks.mkdir(parents=True)
@@ -98,6 +102,7 @@ def test_workspace_configuration_stays_as_it_was(fake_llm, run_zen, project: Pat
     assert "the sandbox undid changes to" in told
 
 
+@needs_bwrap
 def test_secrets_are_hidden(fake_llm, run_zen, home: Path) -> None:
     (home / ".ssh").mkdir()
     (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY\n")
@@ -134,6 +139,7 @@ def listener() -> Iterator[int]:
     server.close()
 
 
+@needs_bwrap
 @pytest.mark.parametrize("network", ["off", "on"])
 def test_network_only_when_allowed(
     fake_llm, run_zen, home: Path, listener: int, network: str
@@ -155,6 +161,7 @@ def _marked(tag: str) -> list[int]:
     return found
 
 
+@needs_bwrap
 def test_deadline_kills_the_command_and_its_children(fake_llm, run_zen) -> None:
     cmd = "(setsid sleep 301.25 &); sleep 301.5"
     started = time.monotonic()
@@ -174,6 +181,7 @@ def test_on_without_bwrap_runs_nothing(fake_llm, run_zen, project: Path) -> None
     assert told.startswith("[sandbox unavailable, so this ran unsandboxed: bwrap")
 
 
+@needs_bwrap
 def test_leaving_the_sandbox_needs_a_person(fake_llm, run_zen, project: Path) -> None:
     params = {"unsandboxed": "needs the network"}
     done, told = bash(fake_llm, run_zen, "touch made", "--yes", env=env(), params=params)
@@ -183,6 +191,7 @@ def test_leaving_the_sandbox_needs_a_person(fake_llm, run_zen, project: Path) ->
     assert "sandbox is on: nothing runs outside it" in told and not (project / "made").exists()
 
 
+@needs_bwrap
 def test_sandboxed_permission_approves_only_sandboxed_commands(
     fake_llm, run_zen, home: Path, project: Path
 ) -> None:
@@ -210,6 +219,7 @@ def test_hostile_allow_list_entries_are_config_errors(
     assert done.code == 2 and says in done.err, done.err
 
 
+@needs_bwrap
 def test_missing_allowed_path_is_one_line_and_nothing_runs(
     fake_llm, run_zen, home: Path, project: Path, tmp_path: Path
 ) -> None:
@@ -219,6 +229,7 @@ def test_missing_allowed_path_is_one_line_and_nothing_runs(
     assert not (project / "made").exists()
 
 
+@needs_bwrap
 def test_doctor_has_a_sandbox_line(run_zen) -> None:
     done = run_zen("doctor", env=env())
     assert "sandbox: auto: bubblewrap" in done.out + done.err

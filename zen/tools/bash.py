@@ -106,8 +106,9 @@ class Bash(Tool):
         problem = box.problem()
         if problem and box.mode == "on":
             return ToolResult.error(ON_REFUSAL.format(problem=problem))
-        if problem:
-            note = "" if box.told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
+        if problem:  # said once; never on Windows, which has no sandbox to miss
+            told = box.told or _WINDOWS
+            note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
             box.told = True
             return await _plain(command, ctx, timeout, note)
         return await sandboxed_run(box, [*_shell(), command], ctx, timeout)
