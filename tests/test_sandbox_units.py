@@ -114,3 +114,16 @@ def test_options_accept_plain_entries() -> None:
         {"writable": ["~/.cache", "/opt/x"], "network": True, "hidden": ["~/.vault"]}
     )
     assert options.network == "on"
+
+
+def test_guard_skips_hidden_paths_and_stops_at_its_limits(tmp_path: Path) -> None:
+    """A home used as workspace: its ~/.zen is hidden (so skipped, however big it is)."""
+    (tmp_path / ".zen" / "snapshots").mkdir(parents=True)
+    (tmp_path / ".envrc").write_text("x")
+    snap = guard.record(tmp_path, skip=[tmp_path / ".zen"])
+    assert list(snap) == [".envrc"]
+    many = tmp_path / ".claude"
+    many.mkdir()
+    for n in range(guard.MAX_ENTRIES + 10):
+        (many / str(n)).touch()
+    assert len(guard.record(tmp_path)) <= guard.MAX_ENTRIES

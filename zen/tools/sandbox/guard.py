@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 PROTECTED = (
@@ -31,7 +32,9 @@ PROTECTED = (
     ".zshenv",
 )
 MAX_BYTES = 4_000_000
-"""Bytes recorded at most; past it a path's changes are refused by the bind alone."""
+MAX_ENTRIES = 5_000
+"""Bytes and entries recorded at most; past them a path's changes are refused by the bind
+alone (a home used as workspace has its `~/.zen` hidden, and skipped: `record`'s `skip`)."""
 
 Snapshot = dict[str, "tuple[int, bytes]"]
 """Relative path → (mode, bytes; a symlink's target); a missing key: the path did not exist."""
@@ -42,18 +45,20 @@ def existing(root: Path) -> list[Path]:
     return [root / rel for rel in PROTECTED if _exists(root / rel)]
 
 
-def record(root: Path) -> Snapshot:
-    """The protected paths' contents, as far as MAX_BYTES goes."""
+def record(root: Path, skip: Sequence[Path] = ()) -> Snapshot:
+    """The protected paths' contents, as far as the limits go; `skip`: paths the command
+    cannot see anyway (hidden secrets)."""
     snap: Snapshot = {}
-    budget = [MAX_BYTES]
+    budget = [MAX_BYTES, MAX_ENTRIES]
     for rel in PROTECTED:
-        _record(root, Path(rel), snap, budget)
+        if root / rel not in skip:
+            _record(root, Path(rel), snap, budget)
     return snap
 
 
-def restore(root: Path, before: Snapshot) -> list[str]:
+def restore(root: Path, before: Snapshot, skip: Sequence[Path] = ()) -> list[str]:
     """Undo every change to the protected paths since `before`; what was undone."""
-    after = record(root)
+    after = record(root, skip)
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     for rel in changed:
         _remove(root / rel)
@@ -65,20 +70,26 @@ def restore(root: Path, before: Snapshot) -> list[str]:
 
 def _record(root: Path, rel: Path, snap: Snapshot, budget: list[int]) -> None:
     path = root / rel
+    budget[1] -= 1
+    if budget[1] < 0:
+        return
     try:
         info = path.lstat()
     except OSError:
         return
     key = rel.as_posix()
-    if stat.S_ISDIR(info.st_mode):
-        snap[key] = (info.st_mode, b"")
-        for child in sorted(os.listdir(path)):
-            _record(root, rel / child, snap, budget)
-    elif stat.S_ISLNK(info.st_mode):
-        snap[key] = (info.st_mode, os.fsencode(os.readlink(path)))
-    elif stat.S_ISREG(info.st_mode) and info.st_size <= budget[0]:
-        budget[0] -= info.st_size
-        snap[key] = (info.st_mode, path.read_bytes())
+    try:
+        if stat.S_ISDIR(info.st_mode):
+            snap[key] = (info.st_mode, b"")
+            for child in sorted(os.listdir(path)):
+                _record(root, rel / child, snap, budget)
+        elif stat.S_ISLNK(info.st_mode):
+            snap[key] = (info.st_mode, os.fsencode(os.readlink(path)))
+        elif stat.S_ISREG(info.st_mode) and info.st_size <= budget[0]:
+            budget[0] -= info.st_size
+            snap[key] = (info.st_mode, path.read_bytes())
+    except OSError:  # unreadable: the read-only bind alone protects it
+        pass
 
 
 def _remove(path: Path) -> None:

@@ -38,12 +38,15 @@ class Prepared:
     tmpdir: Path
     root: Path
     before: guard.Snapshot
+    hidden: list[Path]
 
     def finish(self) -> list[str]:
         """Undo changes to the workspace's configuration, drop the temp folder; what was
         undone."""
         try:
-            return guard.restore(self.root, self.before)
+            return guard.restore(self.root, self.before, self.hidden)
+        except OSError as exc:
+            return [f"(some could not be undone: {exc})"]
         finally:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
 
@@ -98,22 +101,24 @@ class Sandbox:
         """Everything to run `command` in the sandbox (call only when `active()`)."""
         program = probe(self.path).program
         assert program is not None
+        hidden = _hidden(self.options.hidden)
         tmpdir = Path(tempfile.mkdtemp(prefix="zen-sandbox-"))
         plan = Plan(
             root=root,
             tmpdir=tmpdir,
             writable=[expand_user(text) for text in self.options.writable],
             read_only=guard.existing(root),
-            hidden=_hidden(self.options.hidden),
+            hidden=hidden,
             network=self.options.network == "on",
         )
         env = {**self.env(environ), "TMPDIR": str(tmpdir)}
-        before = guard.record(root)
+        before = guard.record(root, hidden)
         if Path(program).name == "sandbox-exec":
             secrets = [Path(os.path.realpath(p)) for p in secret_paths(self.options.hidden)]
-            profile = seatbelt_profile(plan, secrets)
-            return Prepared([program, "-p", profile, *command], env, tmpdir, root, before)
-        return Prepared(bwrap_argv(program, plan, command), env, tmpdir, root, before)
+            argv = [program, "-p", seatbelt_profile(plan, secrets), *command]
+        else:
+            argv = bwrap_argv(program, plan, command)
+        return Prepared(argv, env, tmpdir, root, before, hidden)
 
 
 def _hidden(extra: Sequence[str]) -> list[Path]:
