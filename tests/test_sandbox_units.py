@@ -69,6 +69,8 @@ def test_environment_scrub() -> None:
         "LANG": "C.UTF-8",
     }
     assert box.env(environ) == {"PATH": "/bin", "HOME": "/h", "LANG": "C.UTF-8"}
+    kept = Sandbox("auto", SandboxOptions(), keep=frozenset({"OPENAI_API_KEY"}))  # inherits
+    assert "OPENAI_API_KEY" in kept.env(environ) and "GITHUB_TOKEN" not in kept.env(environ)
 
 
 def test_guard_puts_back_changed_and_removes_planted(tmp_path: Path) -> None:

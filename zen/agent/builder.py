@@ -25,7 +25,7 @@ from zen.agent.session_models import ModelRoles
 from zen.agent.text_protocol import TextProtocol
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
-from zen.settings.loading import key_variables
+from zen.settings.loading import inherited_keys, key_variables
 from zen.settings.schema import Config
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -90,7 +90,8 @@ class AgentBuilder:
         self.hooks = hooks
         self.checkpoints = checkpoints
         config = models.config
-        self.sandbox = Sandbox(config.sandbox, config.sandbox_options)
+        keep = inherited_keys(config, os.environ)
+        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep=keep)
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)

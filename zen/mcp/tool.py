@@ -20,7 +20,8 @@ from pydantic import BaseModel, ConfigDict
 
 from zen.base.text import clip
 from zen.settings.schema import PermissionLevel
-from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult, clean_schema
+from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
+from zen.tools.schemas import clean_schema
 
 PREFIX = "mcp__"
 MAX_NAME = 64

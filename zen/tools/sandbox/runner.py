@@ -54,9 +54,17 @@ class Prepared:
 class Sandbox:
     """The mode and rules every bash call of a session shares."""
 
-    def __init__(self, mode: SandboxMode, options: SandboxOptions, path: str | None = None) -> None:
+    def __init__(
+        self,
+        mode: SandboxMode,
+        options: SandboxOptions,
+        path: str | None = None,
+        keep: frozenset[str] = frozenset(),
+    ) -> None:
         self.mode: SandboxMode = mode
         self.options = options
+        self.keep = keep
+        """Variables passed in even if they look secret (`bash_inherits_keys`' keys)."""
         self.path = path
         """PATH to find bwrap on (None: the process's)."""
         self.told = False
@@ -89,12 +97,12 @@ class Sandbox:
         return f"{self.mode}: bubblewrap, writes only in the workspace and a temp folder, {net}"
 
     def env(self, environ: Mapping[str, str]) -> dict[str, str]:
-        """`environ` without secrets (SECRET_ENV and `hidden_env` patterns)."""
+        """`environ` without secrets (SECRET_ENV and `hidden_env` patterns) but `keep`."""
         patterns = [p.upper() for p in (*SECRET_ENV, *self.options.hidden_env)]
         return {
             name: value
             for name, value in environ.items()
-            if not any(fnmatch.fnmatchcase(name.upper(), p) for p in patterns)
+            if name in self.keep or not any(fnmatch.fnmatchcase(name.upper(), p) for p in patterns)
         }
 
     def prepare(self, root: Path, command: Sequence[str], environ: Mapping[str, str]) -> Prepared:
