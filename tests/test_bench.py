@@ -288,3 +288,24 @@ def test_the_tool_protocol_reaches_the_child_and_the_header(tmp_path: Path) -> N
     point = endpoint.resolve(tmp_path, over, dual=False)
     assert "tool_protocol: text" in point.config_yaml
     assert point.header["sampling"]["tool_protocol"] == "text"
+
+
+def test_the_sandbox_settings_reach_the_child(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tasks run in the sandbox where it works, with the user's rules (`~` made absolute: the
+    child's home is another)."""
+    import yaml
+
+    from zen.bench import endpoint
+
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".zen").mkdir()
+    (home / ".zen" / "config.yaml").write_text(
+        "sandbox: on\nsandbox_options: {network: on, writable: ['~/cache']}\n"
+    )
+    over = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    data = yaml.safe_load(endpoint.resolve(tmp_path, over, dual=False).config_yaml)
+    assert data["sandbox"] == "on"
+    assert data["sandbox_options"]["network"] == "on"
+    assert data["sandbox_options"]["writable"] == [str(home / "cache")]

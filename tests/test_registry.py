@@ -128,3 +128,31 @@ async def test_nobody_is_asked_to_approve_a_call_that_cannot_succeed(ctx: ToolCo
 def test_schemas_are_built_once() -> None:
     reg = registry()
     assert reg.schemas() is reg.schemas()
+
+
+async def test_sandboxed_level_and_leaving_the_sandbox(ctx: ToolContext) -> None:
+    """`bash: sandboxed` approves a command only when it runs sandboxed; a request to leave
+    the sandbox asks a person whatever the permissions say, marked `personal`."""
+    from dataclasses import replace
+
+    from zen.settings.sandbox_options import SandboxOptions
+    from zen.tools.sandbox.probe import probe
+    from zen.tools.sandbox.runner import Sandbox
+
+    missing = replace(ctx, sandbox=Sandbox("auto", SandboxOptions(), path="/nonexistent-bin"))
+    asked = Approver("no")
+    await run(registry(bash="sandboxed"), missing, "bash", '{"command": "true"}', asked)
+    assert len(asked.asked) == 1 and not asked.asked[0].personal
+    if probe().program is None:
+        pytest.skip(f"no working sandbox here: {probe().problem}")
+    boxed = replace(ctx, sandbox=Sandbox("auto", SandboxOptions()))
+    asked = Approver("no")
+    result = await run(registry(bash="sandboxed"), boxed, "bash", '{"command": "true"}', asked)
+    assert result.ok and asked.asked == []
+    leave = '{"command": "true", "unsandboxed": "needs the network"}'
+    await run(registry(bash="auto"), boxed, "bash", leave, asked)
+    (request,) = asked.asked
+    assert request.personal and "(outside the sandbox: needs the network)" in request.preview
+    on = replace(ctx, sandbox=Sandbox("on", SandboxOptions()))
+    result = await run(registry(bash="auto"), on, "bash", leave, asked)
+    assert "nothing runs outside it" in result.output and len(asked.asked) == 1

@@ -97,3 +97,37 @@ def _title(zen: Any) -> str:
     scr = pyte.Screen(100, 30)
     pyte.ByteStream(scr).feed(zen.raw.getvalue())
     return scr.title
+
+
+def test_leaving_the_sandbox_is_asked_even_under_yes(shell: Any, project: Path) -> None:
+    """`/yes` and an `always` answer approve sandboxed commands, never one leaving the
+    sandbox; `/sandbox` shows and switches the mode; `!cmd`, typed by a person, runs outside
+    it with `auto`, inside with `on`."""
+    from zen.tools.sandbox.probe import probe
+
+    if probe().program is None:
+        pytest.skip(f"no working sandbox here: {probe().problem}")
+    outside = {"command": "touch outside-made", "unsandboxed": "needs my ssh key"}
+    zen, fake = shell(
+        [
+            tool_calls([call("bash", {"command": "touch inside-made"})]),
+            tool_calls([call("bash", outside)]),
+            text("Both asked."),
+        ]
+    )
+    assert "auto: bubblewrap" in zen.task("/sandbox")
+    zen.task("/yes", state="single·yes")
+    zen.type("go\r")
+    zen.expect("(outside the sandbox: needs my ssh key)")
+    zen.expect("allow?")
+    zen.type("a\r")
+    zen.expect("Both asked.")
+    zen.prompt("single·yes")
+    assert (project / "inside-made").exists() and (project / "outside-made").exists()
+    zen.task(f"!touch {project.parent / 'bang-auto'}", state="single·yes")  # typed: outside
+    assert "on: bubblewrap" in zen.task("/sandbox on", state="single·yes")
+    assert "Read-only" in zen.task(f"!touch {project.parent / 'bang-on'}", state="single·yes")
+    assert (project.parent / "bang-auto").exists() and not (project.parent / "bang-on").exists()
+    assert "off: commands run unsandboxed" in zen.task("/sandbox off", state="single·yes")
+    assert "/sandbox auto, /sandbox on" in zen.task("/sandbox maybe", state="single·yes")
+    assert zen.exit() == 0

@@ -98,6 +98,8 @@ def test_signal_during_bash_leaves_nothing_running(
             "-p",
             "run it",
             "--yes",
+            "--sandbox",  # the shell writes its pids: in a sandbox, its own namespace's
+            "off",
             "--output-format",
             output_format,
             "--base-url",

@@ -411,7 +411,8 @@ def test_a_cloned_repository_does_nothing_until_trusted(
     bash = tool_calls([call("bash", {"command": f"touch {tmp_path / 'bash-ran'}"})])
     foreign = fake_llm([bash, text("done"), bash, text("done")])
     (home / ".zen").mkdir()
-    (home / ".zen" / "config.yaml").write_text(f"base_url: '{mine.base_url}'\n")
+    # bash writes next to the workspace: no sandbox (this test is about trust)
+    (home / ".zen" / "config.yaml").write_text(f"base_url: '{mine.base_url}'\nsandbox: off\n")
     _clone(project, marker, foreign.base_url, outside, named_key=False)
     env = {"ZEN_API_KEY": USER_KEY, "FOREIGN_KEY": FOREIGN_KEY}
 

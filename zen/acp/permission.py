@@ -40,7 +40,7 @@ class EditorApprover:
         self.updates = updates
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        if request.tool in self.session.always:
+        if request.tool in self.session.always and not request.personal:
             return Approval("yes")
         updates = self.updates
         acp_id = updates.find_call(request.agent, request.tool, request.args)
@@ -76,6 +76,8 @@ class EditorApprover:
             return Approval(
                 "no", f"the editor answered with an unknown option {outcome.option_id!r}"
             )
+        if decision == "always" and request.personal:
+            decision = "yes"  # leaving the sandbox is asked every time
         if decision == "always":
             self.session.always.add(request.tool)
         if decision == "no":

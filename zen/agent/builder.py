@@ -25,7 +25,7 @@ from zen.agent.session_models import ModelRoles
 from zen.agent.text_protocol import TextProtocol
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
-from zen.settings.loading import key_variables
+from zen.settings.loading import inherited_keys, key_variables
 from zen.settings.schema import Config
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
@@ -35,6 +35,7 @@ from zen.tools.base import Tool, ToolContext
 from zen.tools.catalog import builtin_tools, shell_name
 from zen.tools.hooks import Hooks
 from zen.tools.registry import ToolRegistry
+from zen.tools.sandbox.runner import Sandbox
 from zen.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -88,6 +89,10 @@ class AgentBuilder:
         self.todo = todo
         self.hooks = hooks
         self.checkpoints = checkpoints
+        config = models.config
+        keep = inherited_keys(config, os.environ)
+        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep=keep)
+        """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
         """Skills and, once taken, the MCP tools: the top agent's only."""
@@ -129,6 +134,7 @@ class AgentBuilder:
             max_tool_output=config.max_tool_output,
             max_edit_bytes=config.max_edit_bytes,
             hidden_env=key_variables(config, os.environ),
+            sandbox=self.sandbox,
             hooks=self.hooks or None,
             before_change=self._copy_before_change if self.checkpoints is not None else None,
         )

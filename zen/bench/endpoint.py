@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from zen.base.paths import expand_user
 from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
 from zen.settings.providers import PROVIDERS
@@ -26,7 +27,7 @@ from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
 KEPT = (
     "compact_at", "retries", "connect_timeout", "first_byte_timeout", "idle_timeout",
     "timeout", "max_turns", "coder_max_turns", "parallel_agents_max", "max_tool_output",
-    "repeat_limit", "loop_limit",
+    "repeat_limit", "loop_limit", "sandbox",
 )  # fmt: skip
 """Top-level settings a child keeps from the user's config (besides models and prices)."""
 DROPPED_ENV = ("ZEN_", "OPENAI_", *(p.key_env for p in PROVIDERS.values() if p.key_env))
@@ -56,6 +57,7 @@ def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
     data["pricing"] = {k: v.model_dump(exclude_none=True) for k, v in config.pricing.items()}
     data["features"] = config.features.model_dump()
     data.update({key: getattr(config, key) for key in KEPT})
+    data["sandbox_options"] = _sandbox_options(config)
     main = settings["main"]
     return Endpoint(
         config_yaml=yaml.safe_dump(_escaped(data), sort_keys=False),
@@ -147,3 +149,11 @@ def describe(header: dict[str, Any]) -> str:
     """One line for stderr: what is being measured."""
     sampling = json.dumps({k: v for k, v in header["sampling"].items() if v is not None})
     return f"{header['model']} at {header['base_url']} (zen {header['zen_version']}, {sampling})"
+
+
+def _sandbox_options(config: Config) -> dict[str, Any]:
+    """The user's sandbox rules for the child, `~` expanded here: the child's home is another."""
+    options = config.sandbox_options.model_dump()
+    for key in ("writable", "hidden"):
+        options[key] = [str(expand_user(text)) for text in options[key]]
+    return options

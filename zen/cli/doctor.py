@@ -48,6 +48,7 @@ def doctor_command(argv: list[str]) -> int:
     if config is not None:
         lines += model_lines(config)
         lines.append(mcp_line(config, root))
+        lines.append(sandbox_line(config))
     lines.append(acp_line())
     lines.append(trust_line(state, args.trust))
     return show(lines, secrets(config))
@@ -160,6 +161,17 @@ def mcp_line(config: Any, root: Path) -> Line:
     except ImportError as e:
         return (FAIL, "mcp", f"{named} configured, but the mcp SDK does not import: {e}")
     return (OK, "mcp", f"{named} configured, not started (zen mcp list starts them)")
+
+
+def sandbox_line(config: Any) -> Line:
+    """Where bash runs: probes bwrap (one tiny sandbox, 5 s at most)."""
+    from zen.tools.sandbox.runner import Sandbox
+
+    box = Sandbox(config.sandbox, config.sandbox_options)
+    level = FAIL if box.mode == "on" and box.problem() else OK
+    if box.mode == "auto" and box.problem():
+        level = NOTE
+    return (level, "sandbox", box.status())
 
 
 def acp_line() -> Line:

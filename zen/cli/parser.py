@@ -134,6 +134,11 @@ def add_workspace_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("-C", dest="directory", metavar="DIR", help="work in DIR (the workspace)")
     p.add_argument("--yes", action="store_true", help="approve every confirm-level tool call")
     p.add_argument(
+        "--sandbox",
+        choices=["auto", "on", "off"],
+        help="run bash in a sandbox: where available (auto), always (on), never (off)",
+    )
+    p.add_argument(
         "--trust",
         action="store_true",
         help="load this folder's own settings (.zen/config.yaml, .mcp.json) for "
@@ -235,6 +240,7 @@ CLI_KEYS = (
     "connect_timeout",
     "work_mode",
     "tool_protocol",
+    "sandbox",
 )
 
 

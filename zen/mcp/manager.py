@@ -26,7 +26,7 @@ from zen.mcp.failures import one_line, sdk_problem
 from zen.mcp.servers import Kind, collect_servers, mcp_enabled
 from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
-from zen.settings.schema import Config, Level, McpServer
+from zen.settings.schema import Config, McpServer, PermissionLevel
 from zen.tools.base import Tool
 
 log = logging.getLogger("zen.mcp")
@@ -56,7 +56,7 @@ class McpManager:
         servers: Mapping[str, McpServer],
         workspace: Path,
         log_path: Path,
-        permissions: Mapping[str, Level] | None = None,
+        permissions: Mapping[str, PermissionLevel] | None = None,
     ) -> None:
         self._connections = {
             name: Connection(name, spec, workspace) for name, spec in servers.items()

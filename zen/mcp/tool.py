@@ -19,7 +19,9 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from zen.base.text import clip
-from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult, clean_schema
+from zen.settings.schema import PermissionLevel
+from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
+from zen.tools.schemas import clean_schema
 
 PREFIX = "mcp__"
 MAX_NAME = 64
@@ -88,7 +90,7 @@ def _digest(*parts: str) -> str:
 
 
 def mcp_level(
-    permissions: Mapping[str, Level], server: str, name: str, approved: bool = False
+    permissions: Mapping[str, PermissionLevel], server: str, name: str, approved: bool = False
 ) -> Level:
     """A tool's permission: its full name, else `mcp__<server>__*` / `mcp__<server>`, else
     `mcp__*`, else `auto` when the server's entry approves the tool (`autoApprove`), else
@@ -98,8 +100,9 @@ def mcp_level(
         keys += [f"{PREFIX}{srv}__*", f"{PREFIX}{srv}"]
     keys.append(f"{PREFIX}*")
     for key in keys:
-        if key in permissions:
-            return permissions[key]
+        level = permissions.get(key)
+        if level is not None:
+            return "confirm" if level == "sandboxed" else level  # (bash only: never here)
     return "auto" if approved else DEFAULT_LEVEL
 
 

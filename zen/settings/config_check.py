@@ -32,6 +32,8 @@ NAME = "checked-configs"
 _VAR = re.compile(rb"\$\{?([A-Za-z_]\w*)")
 _CODE = (
     "settings/schema.py",
+    "settings/permissions.py",
+    "settings/sandbox_options.py",
     "settings/layers.py",
     "settings/loading.py",
     "settings/model_roles.py",

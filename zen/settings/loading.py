@@ -33,8 +33,16 @@ def key_variables(config: Config, environ: Mapping[str, str]) -> frozenset[str]:
     """The environment variables that hold zen's own API keys, which bash does not inherit
     (unless `bash_inherits_keys`): ZEN_API_KEY, every provider's key variable, and any
     variable whose value is a key this config uses."""
-    if config.bash_inherits_keys:
-        return frozenset()
+    return frozenset() if config.bash_inherits_keys else _key_names(config, environ)
+
+
+def inherited_keys(config: Config, environ: Mapping[str, str]) -> frozenset[str]:
+    """The same variables when `bash_inherits_keys` gives them back (the sandbox, which
+    withholds every `*_API_KEY*`, then keeps these); else none."""
+    return _key_names(config, environ) if config.bash_inherits_keys else frozenset()
+
+
+def _key_names(config: Config, environ: Mapping[str, str]) -> frozenset[str]:
     keys = set(config.known_keys())
     named = {"ZEN_API_KEY", "OPENAI_API_KEY", *_FALLBACK_VARS} - {"OPENAI_BASE_URL"}
     return frozenset(named | {name for name, value in environ.items() if value in keys})

@@ -6,16 +6,17 @@ did-you-mean, not a silent default); `ConfigError` is the one-line message the C
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from difflib import get_close_matches
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from zen.settings.permissions import BUILTIN_TOOLS as BUILTIN_TOOLS  # re-exported
+from zen.settings.permissions import Level as Level
+from zen.settings.permissions import PermissionKey, PermissionLevel
 from zen.settings.providers import PROVIDERS
+from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 
-Level = Literal["auto", "confirm", "deny"]
 AgentMode = Literal["single", "dual"]
 Collaboration = Literal["delegated", "autonomous", "controlled"]
 Triage = Literal["auto", "question", "small", "large"]
@@ -27,40 +28,6 @@ shows it cannot call tools (auto)."""
 
 class ConfigError(Exception):
     """One clear line for the user; the CLI prints it and exits 2."""
-
-
-BUILTIN_TOOLS = (
-    "read-file",
-    "write-file",
-    "edit-file",
-    "glob",
-    "grep",
-    "bash",
-    "memo",
-    "todo",
-    "send-to-coder",
-    "revert-coder",
-    "spawn-agents",
-    "git",
-)
-"""The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
-_MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
-
-
-def _permission_key(key: str) -> str:
-    """Fail closed: a misspelt key (`Bash`, `"bash "`, `bsh`) would be silently ignored and
-    leave the tool at its default, so it is an error with a did-you-mean."""
-    if key in BUILTIN_TOOLS or _MCP_KEY.fullmatch(key):
-        return key
-    close = get_close_matches(key.strip().lower(), BUILTIN_TOOLS, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    raise ValueError(
-        f"unknown tool {key!r}{hint}; use a built-in tool name ({', '.join(BUILTIN_TOOLS)}) "
-        "or mcp__*, mcp__<server>, mcp__<server>__<tool>"
-    )
-
-
-PermissionKey = Annotated[str, AfterValidator(_permission_key)]
 
 
 class _Strict(BaseModel):
@@ -247,7 +214,9 @@ class Config(_Endpoint):
     features: Features = Field(default_factory=Features)
     checkpoints: Checkpoints = Field(default_factory=Checkpoints)
     memo: MemoSettings = Field(default_factory=MemoSettings)
-    permissions: dict[PermissionKey, Level] = Field(default_factory=dict)
+    permissions: dict[PermissionKey, PermissionLevel] = Field(default_factory=dict)
+    sandbox: SandboxMode = "auto"
+    sandbox_options: SandboxOptions = Field(default_factory=SandboxOptions)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)
     prompts: list[str] = Field(default_factory=list)
     hooks: dict[str, Any] = Field(default_factory=dict)
@@ -299,6 +268,14 @@ class Config(_Endpoint):
         roles = [getattr(self.dual_agent, role).api_key for role in DUAL_ROLES]
         env = [value for name, value in self._env.items() if name.endswith("_API_KEY")]
         return [key for key in (self.api_key, *roles, *env) if key]
+
+    @field_validator("permissions")
+    @classmethod
+    def _sandboxed_is_bash(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, level in value.items():
+            if level == "sandboxed" and key != "bash":
+                raise ValueError(f"{key}: only bash can be `sandboxed`")
+        return value
 
     @property
     def project_trusted(self) -> bool:

@@ -19,12 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from zen.base.events import Emit, ignore
 from zen.settings.prompts import tool_description
 from zen.settings.schema import Level
+from zen.tools.schemas import clean_schema, lean_schema
 
 if TYPE_CHECKING:
     from zen.stores.memo import MemoStore
     from zen.stores.read_tracker import ReadTracker
     from zen.stores.todo import TodoStore
     from zen.tools.hooks import Hooks
+    from zen.tools.sandbox.runner import Sandbox
     from zen.tools.workspace import Workspace
 
 
@@ -65,6 +67,8 @@ class ApprovalRequest:
     args: dict[str, Any]
     preview: str
     """What will happen: the command, or a diff of the edit."""
+    personal: bool = False
+    """Only a person may say yes (a command leaving the sandbox): no `--yes`, no `always`."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +78,16 @@ class Approval:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+NOBODY_TO_ASK = (
+    "running a command outside the sandbox needs a person's yes, and nobody is here to give "
+    "it (no flag or rule can): run it inside the sandbox, or tell the user what to run"
+)
 
 
 async def refuse_all(request: ApprovalRequest) -> Approval:
     """The approver of a run nobody watches (`zen -p` without `--yes`)."""
+    if request.personal:
+        return Approval("no", NOBODY_TO_ASK)
     return Approval(
         "no",
         f"{request.tool} needs confirmation and nobody is there to give it; "
@@ -178,6 +188,8 @@ class ToolContext:
     before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
     """Called with (tool, arguments) before a call that may change files runs: checkpoints
     without git copy the file a file tool is about to write."""
+    sandbox: Sandbox | None = None
+    """Where bash commands run (the session's, shared, switched by `/sandbox`); None: plain."""
     hooks: Hooks | None = None
     """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
     run: RunContext = field(default_factory=RunContext)
@@ -224,6 +236,14 @@ class Tool(ABC):
         git hooks folder): a few targets are too dangerous for a blanket rule."""
         return False
 
+    def sandboxed(self, params: Any, ctx: ToolContext) -> bool:
+        """This call runs in the sandbox, so the `sandboxed` permission approves it."""
+        return False
+
+    def person_only(self, params: Any, ctx: ToolContext) -> bool:
+        """Only a person may approve this call: no rule, hook or `--yes`."""
+        return False
+
     def key_arg(self, args: dict[str, Any]) -> str:
         """What a one-line log shows of this call (`*.py in src`, `app.py`, the command)."""
         if args.get("pattern") and args.get("path"):
@@ -243,54 +263,3 @@ class Tool(ABC):
 
     @abstractmethod
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult: ...
-
-
-def clean_schema(schema: Any) -> Any:
-    """Pydantic's schema minus what the model does not need: fewer prompt tokens, same meaning.
-
-    Drops `title`s, `additionalProperties: false` (the registry rejects unknown keys anyway)
-    and `default: null`, and turns `anyOf: [X, null]` (an optional field) into plain X.
-    """
-    if isinstance(schema, list):
-        return [clean_schema(v) for v in schema]
-    if not isinstance(schema, dict):
-        return schema
-    options = schema.get("anyOf")
-    if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
-        (kept,) = [o for o in options if o != {"type": "null"}]
-        schema = {**{k: v for k, v in schema.items() if k != "anyOf"}, **kept}
-    return {
-        k: clean_schema(v)
-        for k, v in schema.items()
-        if not (k == "title" and isinstance(v, str))
-        and not (k == "additionalProperties" and v is False)
-        and not (k == "default" and v is None)
-    }
-
-
-CHECKED = frozenset({"minimum", "minLength", "minItems"})
-"""Limits the registry checks on every call: a model that misses one gets an error it can read."""
-
-
-def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A built-in tool's schema, leaner still (every request repeats it): nested models inlined
-    (no `$defs`/`$ref`, which some small servers' grammars mishandle), and `CHECKED` limits and
-    false or zero defaults (what an omitted argument means anyway) left out. Only for zen's own
-    schemas: inlining a hostile server's `$ref`s could grow without bound."""
-    defs = schema.get("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            return walk(defs[ref.removeprefix("#/$defs/")])
-        return {
-            k: {name: walk(s) for name, s in v.items()} if k == "properties" else walk(v)
-            for k, v in node.items()
-            if k != "$defs" and k not in CHECKED and not (k == "default" and v in (False, 0))
-        }
-
-    return walk(schema)

@@ -26,6 +26,7 @@ from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import Finished, Output, run_child
 from zen.tools.process import Killed
+from zen.tools.sandbox.runner import ON_REFUSAL, OUTSIDE_REFUSED, Sandbox
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -56,6 +57,7 @@ def shell_description() -> str:
 class BashParams(Params):
     command: str
     timeout: int = Field(DEFAULT_TIMEOUT, description=f"seconds, max {MAX_TIMEOUT}")
+    unsandboxed: str | None = Field(None, description="why it must run outside the sandbox")
 
 
 class Bash(Tool):
@@ -68,7 +70,22 @@ class Bash(Tool):
         text = super().description
         return f"{text} {load_prompt('tools/bash-cmd')}" if _WINDOWS else text
 
-    async def preview(self, params: BashParams, ctx: ToolContext) -> str:
+    def sandboxed(self, params: BashParams, ctx: ToolContext) -> bool:
+        """It will run in the sandbox (`permissions: {bash: sandboxed}` approves it)."""
+        box = ctx.sandbox
+        return box is not None and not self.person_only(params, ctx) and box.active()
+
+    def person_only(self, params: BashParams, ctx: ToolContext) -> bool:
+        """A request to leave a working `auto` sandbox: only a person may allow it."""
+        box = ctx.sandbox
+        return bool(params.unsandboxed) and box is not None and box.mode == "auto" and box.active()
+
+    async def preview(self, params: BashParams, ctx: ToolContext) -> str | ToolResult:
+        box = ctx.sandbox
+        if params.unsandboxed and box is not None and box.mode == "on":
+            return ToolResult.error(OUTSIDE_REFUSED)
+        if self.person_only(params, ctx):
+            return f"{params.command}\n(outside the sandbox: {params.unsandboxed})"
         return params.command
 
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
@@ -80,13 +97,63 @@ class Bash(Tool):
             if "\n" in command or "\r" in command:
                 return ToolResult.error(MULTI_LINE)
         timeout = max(1, min(params.timeout, MAX_TIMEOUT))
-        try:
-            done = await _run(command, ctx, timeout)
-        except OSError as exc:
-            return ToolResult.error(f"cannot start {shell_description()}: {exc}")
-        return _result(
-            _text(done.out), done.code, done.timed_out, timeout, done.lingered, done.killed
+        box = ctx.sandbox
+        outside = bool(params.unsandboxed) and box is not None and box.mode == "auto"
+        if box is None or box.mode == "off" or outside:
+            return await _plain(command, ctx, timeout, "")
+        if params.unsandboxed:
+            return ToolResult.error(OUTSIDE_REFUSED)
+        problem = box.problem()
+        if problem and box.mode == "on":
+            return ToolResult.error(ON_REFUSAL.format(problem=problem))
+        if problem:  # said once; never on Windows, which has no sandbox to miss
+            told = box.told or _WINDOWS
+            note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
+            box.told = True
+            return await _plain(command, ctx, timeout, note)
+        return await sandboxed_run(box, [*_shell(), command], ctx, timeout)
+
+
+async def _plain(command: str, ctx: ToolContext, timeout: int, note: str) -> ToolResult:
+    try:
+        done = await _run(command, ctx, timeout)
+    except OSError as exc:
+        return ToolResult.error(f"cannot start {shell_description()}: {exc}")
+    result = finished(done, timeout)
+    if note:
+        result.output = f"{note}\n{result.output}"
+    return result
+
+
+async def sandboxed_run(
+    box: Sandbox, argv: list[str], ctx: ToolContext, timeout: int
+) -> ToolResult:
+    """Run `argv` in the sandbox; changes to the workspace's configuration are undone after
+    it, and the result says which."""
+    options = child_options(ctx, timeout)
+    try:
+        ready = box.prepare(ctx.workspace.root, argv, options.pop("env"))
+    except OSError as exc:
+        return ToolResult.error(f"cannot prepare the sandbox: {exc}")
+    try:
+        done = await run_child(ready.argv, env=ready.env, **options)
+    except OSError as exc:
+        return ToolResult.error(f"cannot start the sandbox: {exc}")
+    finally:
+        undone = ready.finish()
+    result = finished(done, timeout)
+    if undone:
+        result.ok = False
+        result.output += (
+            f"\n[the sandbox undid changes to {', '.join(undone[:10])}: the workspace's zen, git "
+            "and shell configuration is read-only inside it]"
         )
+    return result
+
+
+def finished(done: Finished, timeout: int) -> ToolResult:
+    """The model's result for a finished command."""
+    return _result(_text(done.out), done.code, done.timed_out, timeout, done.lingered, done.killed)
 
 
 def _result(
@@ -119,20 +186,25 @@ _BACKGROUND = (
 output pipe even when redirected, so only a job in a console of its own lets the call end."""
 
 
-async def _run(command: str, ctx: ToolContext, timeout: int) -> Finished:
-    """The command under the one rule for children (`child.py`), output merged, its head and
-    tail kept; background jobs with their output elsewhere may keep running. zen's own API
-    keys are not in its environment (`ToolContext.hidden_env`)."""
-    env = {k: v for k, v in os.environ.items() if k not in ctx.hidden_env}
-    options: dict[str, Any] = {
+def child_options(ctx: ToolContext, timeout: int) -> dict[str, Any]:
+    """`run_child`'s options for a command: output merged, its head and tail kept; background
+    jobs with their output elsewhere may keep running. zen's own API keys are not in its
+    environment (`ToolContext.hidden_env`)."""
+    return {
         "cwd": ctx.workspace.root,
-        "env": env,
+        "env": {k: v for k, v in os.environ.items() if k not in ctx.hidden_env},
         "timeout": timeout,
         "limit": max(1000, ctx.max_tool_output - 200),
         "merge": True,
         "tail": True,
         "keep_background": True,
     }
+
+
+async def _run(command: str, ctx: ToolContext, timeout: int) -> Finished:
+    """The command under the one rule for children (`child.py`)."""
+    options = child_options(ctx, timeout)
+    env = options["env"]
     if _WINDOWS:
         env.setdefault("PYTHONIOENCODING", "utf-8")  # else a piped Python child writes cp1252
         return await run_child(_UTF8_CONSOLE + command, **options)

@@ -224,7 +224,7 @@ async def _exited(proc: asyncio.subprocess.Process) -> None:
     delay = 0.002
     while proc.returncode is None:
         await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
+        delay = min(delay * 2, 0.01)
 
 
 async def settle(proc: asyncio.subprocess.Process, within: float = SETTLE) -> None:

@@ -8,13 +8,15 @@ It turns the model's raw call into a validated one or into an error result the m
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from zen.llm.sse import scrub
 from zen.llm.types import ToolCall
-from zen.tools.base import ApprovalRequest, Approver, Level, Tool, ToolContext, ToolResult
+from zen.settings.schema import PermissionLevel
+from zen.tools.base import ApprovalRequest, Approver, Tool, ToolContext, ToolResult
 from zen.tools.hooks import Hooks, Permission, claude_input, zen_input
 from zen.tools.workspace import printable
 
@@ -51,7 +53,9 @@ def cap(text: str, limit: int) -> str:
 
 
 class ToolRegistry:
-    def __init__(self, tools: list[Tool], permissions: dict[str, Level] | None = None) -> None:
+    def __init__(
+        self, tools: list[Tool], permissions: Mapping[str, PermissionLevel] | None = None
+    ) -> None:
         self.tools = {t.name: t for t in tools}
         self.permissions = dict(permissions or {})
         # Built once: every request must repeat the tool list byte for byte (prefix caching).
@@ -145,17 +149,21 @@ class ToolRegistry:
     ) -> ToolResult | None:
         """None when the call may run; else the result that stands in for it. A PreToolUse
         hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""
-        level = self.permissions.get(tool.name, tool.level_for(params, ctx))
-        if level == "auto" and tool.must_confirm(params, ctx):
+        level = self.permissions.get(tool.name) or tool.level_for(params, ctx)
+        if level == "sandboxed":
+            level = "auto" if tool.sandboxed(params, ctx) else "confirm"
+        personal = tool.person_only(params, ctx)
+        if level == "auto" and (personal or tool.must_confirm(params, ctx)):
             level = "confirm"
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
-        if forced == "allow" or (level == "auto" and forced != "ask"):
+        if not personal and (forced == "allow" or (level == "auto" and forced != "ask")):
             return None
         preview = await tool.preview(params, ctx)
         if isinstance(preview, ToolResult):
             return preview  # it cannot succeed: nobody is asked
-        approval = await approver(ApprovalRequest(ctx.agent, tool.name, args, preview))
+        request = ApprovalRequest(ctx.agent, tool.name, args, preview, personal=personal)
+        approval = await approver(request)
         if approval.decision != "no":
             return None
         reason = approval.feedback.strip() or "no reason given"

@@ -49,10 +49,10 @@ class ShellApprover:
         return self.yes_all or tool in self.always
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        if self.approved(request.tool):
+        if self.approved(request.tool) and not request.personal:
             return Approval("yes")
         async with self._lock:
-            if self.approved(request.tool):  # answered `a` while this one waited
+            if self.approved(request.tool) and not request.personal:  # answered `a` meanwhile
                 return Approval("yes")
             self.out.live.pause()
             try:
@@ -85,6 +85,8 @@ class ShellApprover:
             answer = ANSWERS.get((await self.ask(question)).strip().lower())
             if answer == "yes":
                 return Approval("yes")
+            if answer == "always" and request.personal:
+                return Approval("yes")  # leaving the sandbox is asked every time
             if answer == "always":
                 self.always.add(request.tool)
                 return Approval("always")

@@ -35,8 +35,9 @@ DENIED_HINT = (
 )
 
 
-async def approve_all(_request: ApprovalRequest) -> Approval:
-    return Approval("yes")
+async def approve_all(request: ApprovalRequest) -> Approval:
+    """`--yes`: every call, except one only a person may approve (leaving the sandbox)."""
+    return await refuse_all(request) if request.personal else Approval("yes")
 
 
 @dataclass

@@ -172,7 +172,10 @@ async def run_bang(shell: RunHost, command: str) -> None:
     tool = shell.session.builder.tools["bash"]
     out = shell.out
     out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-    params = tool.Params.model_validate({"command": command})
+    args = {"command": command}
+    if shell.session.builder.sandbox.mode == "auto":  # a person typed it: as in their terminal
+        args["unsandboxed"] = "typed by the user"
+    params = tool.Params.model_validate(args)
     result = await tool.execute(params, shell.session.builder.context("user"))
     lines, more = output_tail(result.output, BANG_LINES)
     if more:

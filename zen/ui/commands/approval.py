@@ -1,7 +1,8 @@
-"""/yes: approve every tool call from now on, or ask again."""
+"""/yes: approve every tool call from now on, or ask again; /sandbox: where bash runs."""
 
 from __future__ import annotations
 
+from zen.settings.sandbox_options import SandboxMode
 from zen.ui.commands.registry import CommandContext, command
 
 
@@ -13,3 +14,17 @@ def _yes(ctx: CommandContext, arg: str) -> None:
         ctx.out.info("confirm-level tools will ask again", "dim")
     else:
         ctx.out.info("every tool call is approved without asking (/yes off to undo)", "yellow")
+
+
+@command("sandbox", "show where bash runs, or switch: /sandbox auto|on|off", "[auto|on|off]")
+def _sandbox(ctx: CommandContext, arg: str) -> None:
+    box = ctx.session.builder.sandbox
+    modes: dict[str, SandboxMode] = {"auto": "auto", "on": "on", "off": "off"}
+    mode = arg.strip().lower()
+    if mode and mode not in modes:
+        ctx.out.info("  /sandbox auto, /sandbox on or /sandbox off", "dim")
+        return
+    if mode:
+        box.mode = modes[mode]
+        box.told = False
+    ctx.out.info(f"sandbox {box.status()}", "yellow" if box.mode == "off" else "dim")
