@@ -291,3 +291,16 @@ def test_a_work_mode_without_a_coder_is_not_triaged(fake_llm, run_zen, project: 
     assert done.out.strip() == "greet.py greets." and len(fake.requests) == 1
     assert "triage" not in done.err
     assert "zen's triage" not in first_user(roles.requests["coder"][0])
+
+
+def test_the_small_path_holds_with_tool_protocol_auto(fake_llm, run_zen, project: Path) -> None:
+    """`auto` keeps tools until the model shows it cannot call them: zen still makes the call
+    (a local model's Orchestrator once reverted the Coder's right change on its own turn)."""
+    (project / "greet.py").write_text(GREET)
+    roles = Roles(orchestrator=[], coder=list(CODER_DONE))
+    fake = fake_llm(roles)
+    task = "rename greet to welcome in greet.py"
+    done = run_zen("-p", task, *args(fake, "--tool-protocol", "auto"))
+    assert done.code == 0, done.err
+    assert roles.order == ["coder"] * 3
+    assert "def welcome(name):" in (project / "greet.py").read_text()

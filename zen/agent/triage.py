@@ -152,7 +152,7 @@ async def run_triaged(
     direct = (
         decision.path == "small"
         and decision.files
-        and agent.text is None
+        and (agent.text is None or not agent.text.active)  # tools on (`auto` not switched)
         and run.delegate is not None
         and "send-to-coder" in agent.registry.tools
     )
