@@ -84,6 +84,14 @@ CODER_DONE = [
         ("rename greet to welcome everywhere", [], "large"),
         ("update a.py b.py c.py d.py", ["a.py", "b.py", "c.py", "d.py"], "large"),
         ("fix greet.py " + "and more " * 80, ["greet.py"], "large"),
+        # zen bench's answer-question: the guard is no edit
+        (
+            "On which port does server.py listen? Answer with the number. Do not change any file.",
+            ["server.py"],
+            "question",
+        ),
+        ("Don't edit: what does greet.py return?", ["greet.py"], "question"),
+        ("Add a test; do not modify greet.py", ["greet.py"], "small"),
     ],
 )
 def test_the_rule(task: str, files: list[str], path: str) -> None:

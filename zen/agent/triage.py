@@ -44,11 +44,14 @@ QUESTION = re.compile(
     r"explain|describe|tell|show|list|summari[sz]e)\b",
     re.I,
 )
-EDIT = re.compile(
-    r"\b(add|fix|change|rename|remove|delete|implement|refactor|write|create|update|replace|"
-    r"make|move|raise|lower|set|edit|modify|convert|introduce|drop|extract|split|merge|port)\b",
-    re.I,
+_VERBS = (
+    r"(add|fix|change|rename|remove|delete|implement|refactor|write|create|update|replace|"
+    r"make|move|raise|lower|set|edit|modify|convert|introduce|drop|extract|split|merge)"
 )
+EDIT = re.compile(rf"\b{_VERBS}\b", re.I)
+NOT_EDIT = re.compile(rf"\b(do not|don't|never|without)\s+(\w+\s+)?{_VERBS}\w*", re.I)
+""""Do not change any file": a question's guard, not an edit."""
+ASKED = re.compile(r"\?(\s|$)")
 LINES = {
     "question": "zen's triage: a question. Answer it yourself after a few reads; "
     "delegate only if it needs changes.",
@@ -103,8 +106,8 @@ def decide(
     it whole files: no `small` (bench/tokens.py: 1.05x single against 1.08x, 0.73x against
     1.05x with cheap scouts and Coder)."""
     words = task.strip()
-    edits = bool(EDIT.search(words))
-    asks = words.endswith("?") or bool(QUESTION.match(words))
+    edits = bool(EDIT.search(NOT_EDIT.sub("", words)))
+    asks = bool(ASKED.search(words) or QUESTION.match(words))
     named = tuple(files)
     chosen = PATHS.get(setting)
     if chosen is not None:
