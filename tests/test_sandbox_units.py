@@ -3,6 +3,7 @@ guard that undoes changes to the workspace's configuration, and the settings' ch
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,24 @@ def test_guard_skips_hidden_paths_and_stops_at_its_limits(tmp_path: Path) -> Non
     for n in range(guard.MAX_ENTRIES + 10):
         (many / str(n)).touch()
     assert len(guard.record(tmp_path)) <= guard.MAX_ENTRIES
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_guard_never_reads_deletes_or_writes_through_a_swapped_in_symlink(tmp_path: Path) -> None:
+    """`mv .git x && ln -s ../other/.git .git`: undoing must not touch the other repository."""
+    root, other = tmp_path / "ws", tmp_path / "other"
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".git" / "hooks" / "pre-commit").write_text("mine\n")
+    (other / ".git" / "hooks").mkdir(parents=True)
+    (other / ".git" / "hooks" / "pre-commit").write_text("theirs\n")
+    (other / ".git" / "hooks" / "post-merge").write_text("theirs too\n")
+    (other / ".git" / "config").write_text("[core]\n")
+    before = guard.record(root)
+    (root / ".git").rename(root / "moved")
+    (root / ".git").symlink_to(other / ".git")
+    guard.restore(root, before)
+    assert (other / ".git" / "hooks" / "pre-commit").read_text() == "theirs\n"
+    assert (other / ".git" / "hooks" / "post-merge").read_text() == "theirs too\n"
+    assert (other / ".git" / "config").read_text() == "[core]\n"
+    assert not (root / ".git").is_symlink()
+    assert (root / ".git" / "hooks" / "pre-commit").read_text() == "mine\n"

@@ -61,14 +61,18 @@ def restore(root: Path, before: Snapshot, skip: Sequence[Path] = ()) -> list[str
     after = record(root, skip)
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     for rel in changed:
+        _unlink_parents(root, Path(rel))
         _remove(root / rel)
     for rel in sorted(changed):
         if rel in before:
+            _unlink_parents(root, Path(rel))
             _put(root, rel, before)
     return [rel for rel in changed if not any(rel.startswith(c + "/") for c in changed)]
 
 
 def _record(root: Path, rel: Path, snap: Snapshot, budget: list[int]) -> None:
+    if _linked_parent(root, rel) is not None:
+        return  # through a symlink (`.git` swapped for one): not the workspace's, never read
     path = root / rel
     budget[1] -= 1
     if budget[1] < 0:
@@ -114,6 +118,22 @@ def _put(root: Path, rel: str, before: Snapshot) -> None:
         path.write_bytes(data)
     if not stat.S_ISLNK(mode):
         path.chmod(stat.S_IMODE(mode))
+
+
+def _linked_parent(root: Path, rel: Path) -> Path | None:
+    """The first folder on the way from `root` to `rel` that is a symlink or no folder."""
+    for depth in range(1, len(rel.parts)):
+        part = root.joinpath(*rel.parts[:depth])
+        if part.is_symlink() or (part.exists() and not part.is_dir()):
+            return part
+    return None
+
+
+def _unlink_parents(root: Path, rel: Path) -> None:
+    """Remove a symlink (or file) a command put where a protected path's folder was, so
+    undoing never writes or deletes through it outside the workspace."""
+    while (part := _linked_parent(root, rel)) is not None:
+        part.unlink()
 
 
 def _exists(path: Path) -> bool:
