@@ -9,6 +9,7 @@ sequence that moves the cursor.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -934,3 +935,18 @@ def test_the_first_status_line_shows_the_window(tmp_path: Path) -> None:
         finally:
             zen.exit()
     assert re.search(r"context [0-9.]+k?/32\.0k", out), out
+
+
+def test_triage_is_shown_and_switched_in_the_shell(shell: Any, project: Path) -> None:
+    """/triage large: a task naming its file is still scouted (the Orchestrator asked)."""
+    (project / "greet.py").write_text("def greet():\n    return 'hi'\n")
+    D = "dual·delegated"
+    zen, fake = shell([text("Planned it.")], "--dual", state=D)
+    assert "unknown triage 'sideways'" in zen.task("/triage sideways", D)
+    assert "triage: auto" in zen.task("/triage", D)
+    assert "triage: large" in zen.task("/triage large", D)
+    out = zen.task("rename greet to welcome in greet.py", D)
+    assert "triage: large (greet.py): chosen by the triage setting" in out
+    assert "a large change" in json.dumps(fake.requests[0]["messages"])
+    assert "the last task: large" in zen.task("/triage", D)
+    assert zen.exit() == 0

@@ -36,7 +36,7 @@ from zen.agent.triage import Decision, run_triaged, triage
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
-from zen.settings.schema import DUAL_ROLES, AgentMode, Collaboration, Config
+from zen.settings.schema import DUAL_ROLES, AgentMode, Collaboration, Config, Triage
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.session_rows import SessionInfo
@@ -81,6 +81,8 @@ class Session:
         self.work_mode = config.work_mode
         self.current_run: RunCheckpoints | None = None
         self.triage: Decision | None = None
+        self.triage_setting: Triage = config.triage
+        """auto (the rule) or the path every dual task takes (`--triage`, `/triage`)."""
         self.coder_ledger = CoderLedger()
         self._checkpoint_warned = [False]
         self._emit: ev.Emit = ev.ignore
@@ -157,7 +159,7 @@ class Session:
         self.triage = None
         if self.mode != "dual" or "send-to-coder" not in agent.registry.tools:
             return await agent.run(task, run)
-        self.triage = await triage(task, self.workspace, self.config.triage, self.collaboration)
+        self.triage = await triage(task, self.workspace, self.triage_setting, self.collaboration)
         run.emit(self.triage.event(agent.name))
         result, self.triage = await run_triaged(agent, task, run, self.triage, self.collaboration)
         return result

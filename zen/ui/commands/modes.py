@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from zen.settings.schema import Collaboration
+from zen.settings.schema import Collaboration, Triage
 from zen.ui.commands.registry import CommandContext, command
 
 COLLABORATIONS: tuple[str, ...] = get_args(Collaboration)
@@ -96,3 +96,20 @@ def _model(ctx: CommandContext, arg: str) -> None:
         how = " (its own)" if own else (" (follows main)" if name != "main" else "")
         top = " ← top agent" if name == session.role else ""
         ctx.out.info(f"{endpoint_line(name, settings)}{how}{top}", "" if words else "dim")
+
+
+TRIAGES: tuple[Triage, ...] = ("auto", "question", "small", "large")
+
+
+@command("triage", "how dual mode sizes a task: auto, or always question|small|large", "[MODE]")
+def _triage(ctx: CommandContext, arg: str) -> None:
+    choice = arg.strip().lower()
+    if choice and choice not in TRIAGES:
+        ctx.out.info(f"unknown triage {arg!r}: choose {', '.join(TRIAGES)}", "yellow")
+        return
+    if choice:
+        ctx.session.triage_setting = next(t for t in TRIAGES if t == choice)
+    last = ctx.session.triage
+    told = f"; the last task: {last.path}" if last is not None and not choice else ""
+    note = "" if ctx.session.mode == "dual" else " (takes effect in dual mode: /dual)"
+    ctx.out.info(f"triage: {ctx.session.triage_setting}{told}{note}", "dim")
