@@ -10,9 +10,9 @@ import pytest
 
 from zen.base.bom import decode_text
 from zen.mcp.servers import read_mcp_json
-from zen.settings import trust
 from zen.settings.extensions import load_skills
 from zen.settings.loading import load_config
+from zen.settings.trust_describe import describe
 from zen.tools.hooks import load_hooks
 
 ENCODINGS = ["utf-8-sig", "utf-16", "utf-16-be-bom"]
@@ -44,7 +44,7 @@ def test_mcp_json_with_a_bom_is_read_and_described(tmp_path: Path, encoding: str
     warnings: list[str] = []
     servers = read_mcp_json(tmp_path / ".mcp.json", warnings.append)
     assert list(servers) == ["time"] and warnings == []
-    described = " ".join(trust.describe(tmp_path))
+    described = " ".join(describe(tmp_path))
     assert "uvx" in described and "not a list" not in described
 
 
@@ -53,7 +53,7 @@ def test_config_yaml_with_a_bom_is_read(tmp_path: Path, encoding: str) -> None:
     (tmp_path / ".zen").mkdir()
     (tmp_path / ".zen" / "config.yaml").write_bytes(encode("max_turns: 7\n", encoding))
     assert load_config(tmp_path, env={}, trusted=True).max_turns == 7
-    assert "unreadable" not in " ".join(trust.describe(tmp_path))
+    assert "unreadable" not in " ".join(describe(tmp_path))
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

@@ -163,7 +163,9 @@ def trust_command(argv: list[str]) -> int:
         print(safe(f"trusted {state.workspace}" + ("" if answer else _NONE_YET)))
         return exits.DONE
     print(safe(f"trusted {state.workspace}; its settings:"))
-    for line in trust.describe(state.workspace):
+    from zen.settings.trust_describe import describe
+
+    for line in describe(state.workspace):
         print(safe(f"  - {line}"))
     return exits.DONE
 
@@ -176,7 +178,7 @@ def _ask(state: Any) -> bool | None:
     (the answer); a script (no terminal, None) trusts as told, then sees the same lines."""
     if not state.inputs or state.trusted or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None
-    from zen.settings import trust
+    from zen.settings.trust_describe import describe
     from zen.ui.trust_question import ask_trust
 
-    return ask_trust(state, trust.describe(state.workspace), "[t]rust  [n]o › ") == "trust"
+    return ask_trust(state, describe(state.workspace), "[t]rust  [n]o › ") == "trust"

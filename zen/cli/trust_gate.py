@@ -19,6 +19,7 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
     warning line. Never a prompt in `-p`."""
     from zen.base.warn import warn_stderr
     from zen.settings import trust
+    from zen.settings.trust_describe import describe
 
     state = trust.check(root)
     if flag or state.trusted:
@@ -26,7 +27,7 @@ def decide_trust(root: Path, *, flag: bool, ask: bool, shown: str | None) -> boo
     if ask:
         from zen.ui.trust_question import ask_trust
 
-        answer = ask_trust(state, trust.describe(root))
+        answer = ask_trust(state, describe(root))
         if answer == "trust":
             try:
                 trust.trust(state)
