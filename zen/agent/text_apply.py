@@ -126,7 +126,7 @@ class Applier:
         """What a block needs: a call, or the line saying why not. Runs in a worker thread."""
         ctx = self.agent.ctx
         if isinstance(block, WholeFile) and not block.path:
-            path = self._owner(block.content)
+            path = owner(self.agent, block.content)
             if path is None:
                 return False, UNNAMED
             block = WholeFile(path, block.content)
@@ -143,9 +143,6 @@ class Applier:
         if isinstance(block, WholeFile):
             return _whole(t, text, block)
         return _replace(t, text, block)
-
-    def _owner(self, content: str) -> str | None:
-        return owner(self.agent, content)
 
     def _unseen(self, t: Target) -> str | None:
         """Why the model cannot edit `t` from what it saw; its current text goes along."""
