@@ -1,7 +1,8 @@
 """The shell's one question about a folder's own settings, asked before anything runs.
 
 Plain `print` and `input()`: it comes before the shell (and prompt-toolkit) start, and must
-work on any terminal. The lines come from `zen.settings.trust_describe.describe`, already made printable.
+work on any terminal. The lines come from `zen.settings.trust_describe.describe`, already
+made printable.
 """
 
 from __future__ import annotations
