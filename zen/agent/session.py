@@ -81,8 +81,7 @@ class Session:
         self.work_mode = config.work_mode
         self.current_run: RunCheckpoints | None = None
         self.triage: Decision | None = None
-        self.triage_setting: Triage = config.triage
-        """auto (the rule) or the path every dual task takes (`--triage`, `/triage`)."""
+        self.triage_setting: Triage = config.triage  # auto, or every task's path (/triage)
         self.coder_ledger = CoderLedger()
         self._checkpoint_warned = [False]
         self._emit: ev.Emit = ev.ignore
