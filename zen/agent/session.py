@@ -82,8 +82,7 @@ class Session:
         self.current_run: RunCheckpoints | None = None
         self.triage: Decision | None = None
         self.triage_setting: Triage = config.triage  # auto, or every task's path (/triage)
-        self.coder_ledger = CoderLedger()
-        self._checkpoint_warned = [False]
+        self.coder_ledger, self._checkpoint_warned = CoderLedger(), [False]
         self._emit: ev.Emit = ev.ignore
         self.models = ModelRoles(config)
         self.record = Record(
