@@ -32,6 +32,9 @@ T = TypeVar("T")
 # send SIGINT need the default back. Tests of the ignored case set it in the child themselves.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# The same for SIGHUP under `nohup`: the SIGHUP tests need its default back.
+if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _under_wine() -> bool:

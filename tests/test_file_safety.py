@@ -157,8 +157,9 @@ async def test_reading_a_big_file_leaves_the_loop_free(ctx: ToolContext) -> None
     assert result.ok and result.summary == "read lines 1-2000 of 3000000"
     # On the loop, the ticker could run only at the read's own few awaits; in a worker thread
     # the loop is free all the while (the ticker gets the GIL every switch interval, 5 ms, and
-    # then turns dozens to hundreds of times: 34 seen under Wine), however loaded the machine.
-    assert seen >= 20, seen
+    # then turns dozens to hundreds of times: 34 seen under Wine; 15 on a fast, quiet machine,
+    # where the read itself is short), however loaded the machine.
+    assert seen >= 10, seen
 
 
 # -- size limits ----------------------------------------------------------------------------
