@@ -103,10 +103,10 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(shell: Any, project: Path) 
     """`/yes` and an `always` answer approve sandboxed commands, never one leaving the
     sandbox; `/sandbox` shows and switches the mode; `!cmd`, typed by a person, runs outside
     it with `auto`, inside with `on`."""
-    from zen.tools.sandbox.probe import probe
+    from zen.tools.sandbox.runner import probe_now
 
-    if probe().program is None:
-        pytest.skip(f"no working sandbox here: {probe().problem}")
+    if (found := probe_now()).program is None:
+        pytest.skip(f"no working sandbox here: {found.problem}")
     outside = {"command": "touch outside-made", "unsandboxed": "needs my ssh key"}
     zen, fake = shell(
         [

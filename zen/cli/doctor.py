@@ -164,12 +164,17 @@ def mcp_line(config: Any, root: Path) -> Line:
 
 
 def sandbox_line(config: Any) -> Line:
-    """Where bash runs: probes bwrap (one tiny sandbox, 5 s at most)."""
+    """Where bash runs: probes bwrap (one tiny sandbox, 10 s at most)."""
+    import asyncio
+
     from zen.tools.sandbox.runner import Sandbox
 
     box = Sandbox(config.sandbox, config.sandbox_options)
-    level = FAIL if box.mode == "on" and box.problem() else OK
-    if box.mode == "auto" and box.problem():
+    if box.mode != "off":
+        asyncio.run(box.settle(10.0))
+    broken = box.found() is None or bool(box.problem())
+    level = FAIL if box.mode == "on" and broken else OK
+    if box.mode == "auto" and broken:
         level = NOTE
     return (level, "sandbox", box.status())
 
