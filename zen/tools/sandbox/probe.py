@@ -21,6 +21,7 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +51,10 @@ class Probe:
     """Its tmpfs mounts can be size-limited (bwrap ≥ 0.7.0, not setuid)."""
 
 
-def locate(configured: str | None = None) -> tuple[str | None, str]:
-    """(the program, "") or (None, why not)."""
+def locate(configured: str | None = None, reach: Sequence[Path] = ()) -> tuple[str | None, str]:
+    """(the program, "") or (None, why not). `reach`: folders sandboxed commands can write or
+    a user can fill (the workspace, `writable`, the homes): no program is taken from them, which
+    is what stops a fake when zen runs as root, who owns everything."""
     if sys.platform == "darwin":
         name, folders = "sandbox-exec", ("/usr/bin",)
     elif sys.platform.startswith("linux"):
@@ -59,24 +62,28 @@ def locate(configured: str | None = None) -> tuple[str | None, str]:
     else:
         return None, f"no sandbox for {sys.platform} commands (docs/sandbox.md)"
     if configured:
-        why = untrusted(configured)
+        why = untrusted(configured, reach)
         return (configured, "") if not why else (None, f"sandbox_options.program: {why}")
     for folder in folders:
         path = os.path.join(folder, name)
         if os.path.exists(path):
-            why = untrusted(path)
+            why = untrusted(path, reach)
             return (path, "") if not why else (None, why)
     where = ", ".join(folders)
     return None, f"{name} is not installed in {where}: install it (apt-get install bubblewrap)"
 
 
-def untrusted(path: str) -> str:
+def untrusted(path: str, reach: Sequence[Path] = ()) -> str:
     """Why `path` may have been planted ("" if only root can have put it there): it and every
     folder above it (links followed) must be owned by root and writable by nobody else (a
-    sticky folder, like /tmp, only lets its owners rename what they own)."""
+    sticky folder, like /tmp, only lets its owners rename what they own), and it must lie
+    outside `reach`."""
     if not os.path.isabs(path):
         return f"{path} is not an absolute path"
     real = os.path.realpath(path)
+    for place in reach:
+        if Path(real).is_relative_to(os.path.realpath(place)):
+            return f"{path} lies in {place}, where commands or you write: it may be a fake"
     try:
         info = os.stat(real)
     except OSError as exc:

@@ -102,9 +102,15 @@ class Sandbox:
     """The mode and rules every bash call of a session shares."""
 
     def __init__(
-        self, mode: SandboxMode, options: SandboxOptions, keep: frozenset[str] = frozenset()
+        self,
+        mode: SandboxMode,
+        options: SandboxOptions,
+        keep: frozenset[str] = frozenset(),
+        root: Path | None = None,
     ) -> None:
         self.mode: SandboxMode = mode
+        self.root = root
+        """The workspace: no sandbox program is taken from it (nor from `writable`, homes)."""
         self.options = options
         self.keep = keep
         """Variables passed in even if they look secret (`bash_inherits_keys`' keys)."""
@@ -115,10 +121,15 @@ class Sandbox:
 
     def found(self) -> Probe | None:
         """What the probe said, None while it has not answered."""
-        program, why = locate(self.options.program)
+        program, why = self._locate()
         if program is None:
             return Probe(None, why)
         return _known.get(program)
+
+    def _locate(self) -> tuple[str | None, str]:
+        reach = [expand_user(text) for text in self.options.writable]
+        reach += [*home.homes(os.environ), *([self.root] if self.root else [])]
+        return locate(self.options.program, reach)
 
     async def settle(self, timeout: float) -> Probe | None:
         """Probe at first use, waiting at most `timeout`; None: no answer yet (nothing is
@@ -126,7 +137,7 @@ class Sandbox:
         known = self.found()
         if known is not None:
             return known
-        program, _ = locate(self.options.program)
+        program, _ = self._locate()
         assert program is not None
         loop = asyncio.get_running_loop()
         task = self._probing
