@@ -180,9 +180,15 @@ def test_on_without_bwrap_runs_nothing(fake_llm, run_zen, home: Path, project: P
     done, told = bash(fake_llm, run_zen, "echo > made", "--yes", "--sandbox", "on", env=env())
     assert not (project / "made").exists()
     assert "sandbox is on, so nothing ran: sandbox_options.program: /nonexistent/bwrap" in told
-    done, told = bash(fake_llm, run_zen, "echo > made", "--yes", env=env())
-    assert (project / "made").exists()
-    assert told.startswith("[sandbox unavailable, so this ran unsandboxed: sandbox_options.")
+    script = [tool_calls([call("bash", {"command": f"echo > made{n}"})]) for n in range(2)]
+    fake = fake_llm([*script, text("done")])
+    done = run_zen("-p", "go", "--yes", "--base-url", fake.base_url, "--model", "m", env=env())
+    told = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
+    assert (project / "made0").exists() and (project / "made1").exists()
+    assert told[0].startswith("[sandbox unavailable, so this ran unsandboxed: sandbox_options.")
+    assert not told[1].startswith("[sandbox")
+    # the user is told too, once, on stderr (a typed event the front-end renders)
+    assert done.err.count("sandbox unavailable, so commands run unsandboxed") == 1, done.err
 
 
 @needs_bwrap

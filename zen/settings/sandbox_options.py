@@ -218,8 +218,10 @@ class SandboxOptions(BaseModel):
         secrets = secret_paths(self.hidden)
         for text in self.writable:
             path = Path(os.path.normpath(checked_path(text)))
-            for secret in [*secrets, Path.home()]:
-                if path == secret or path.is_relative_to(secret) or _home(secret, path):
+            if Path.home().is_relative_to(path):
+                raise ValueError(f"writable path {text!r} would expose the secrets of your home")
+            for secret in secrets:
+                if path == secret or path.is_relative_to(secret):
                     raise ValueError(f"writable path {text!r} would expose the secret {secret}")
         for text in self.readable:
             path = Path(os.path.normpath(checked_path(text)))
@@ -246,11 +248,6 @@ def secret_paths(extra: list[str] | tuple[str, ...] = ()) -> list[Path]:
     if home not in paths:
         paths.append(home)
     return paths
-
-
-def _home(secret: Path, path: Path) -> bool:
-    """`secret` is home itself and `path` holds it."""
-    return secret == Path.home() and secret.is_relative_to(path)
 
 
 USER_ONLY = ("program", "env", "readable")
