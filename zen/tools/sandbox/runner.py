@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
+import functools
 import os
 import platform
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -188,15 +190,16 @@ class Sandbox:
         pattern never passes SECRET_ENV; `keep` passes."""
         own = [p.upper() for p in self.options.env]
         exact = {p for p in own if not any(c in p for c in "*?[")}
-        passed = [p.upper() for p in PASSED_ENV] + own
-        never = [p.upper() for p in self.options.hidden_env]
+        passed = _pattern([*PASSED_ENV, *own])
+        never = _pattern(self.options.hidden_env)
+        secret = _pattern(SECRET_ENV)
         out: dict[str, str] = {}
         for name, value in environ.items():
             up = name.upper()
             if name not in self.keep:
-                if _matches(up, never) or not _matches(up, passed):
+                if never.match(up) or not passed.match(up):
                     continue
-                if up not in exact and _matches(up, [p.upper() for p in SECRET_ENV]):
+                if up not in exact and secret.match(up):
                     continue
             out[name] = value
         return out
@@ -279,8 +282,16 @@ def _keep(program: str, task: asyncio.Task[Probe | None]) -> None:
         _known[program] = answer
 
 
-def _matches(name: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+@functools.lru_cache(maxsize=16)
+def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    if not patterns:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(fnmatch.translate(p.upper()) for p in patterns))
+
+
+def _pattern(patterns: Sequence[str]) -> re.Pattern[str]:
+    """One regular expression for fnmatch `patterns`, matched against upper-cased names."""
+    return _compiled(tuple(patterns))
 
 
 def _filter_here() -> bool:
