@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fnmatch
-import functools
 import os
 import platform
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -26,14 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zen.base.paths import expand_user
-from zen.settings.sandbox_options import (
-    PASSED_ENV,
-    SECRET_ENV,
-    SandboxMode,
-    SandboxOptions,
-)
+from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 from zen.tools.sandbox import guard, home, limits
 from zen.tools.sandbox.bwrap import Plan, bwrap_argv, empty_file, stand_ins
+from zen.tools.sandbox.environment import allowed
 from zen.tools.sandbox.macos import seatbelt_profile
 from zen.tools.sandbox.probe import Probe, check, filter_fds, locate
 
@@ -186,23 +179,8 @@ class Sandbox:
         )
 
     def env(self, environ: Mapping[str, str]) -> dict[str, str]:
-        """`environ` through the allow-list (PASSED_ENV and `env`), never `hidden_env`, and a
-        pattern never passes SECRET_ENV; `keep` passes."""
-        own = [p.upper() for p in self.options.env]
-        exact = {p for p in own if not any(c in p for c in "*?[")}
-        passed = _pattern([*PASSED_ENV, *own])
-        never = _pattern(self.options.hidden_env)
-        secret = _pattern(SECRET_ENV)
-        out: dict[str, str] = {}
-        for name, value in environ.items():
-            up = name.upper()
-            if name not in self.keep:
-                if never.match(up) or not passed.match(up):
-                    continue
-                if up not in exact and secret.match(up):
-                    continue
-            out[name] = value
-        return out
+        """`environ` through the allow-list (`environment.py`); `keep` passes."""
+        return allowed(environ, self.options, self.keep)
 
     def prepare(self, root: Path, command: Sequence[str], environ: Mapping[str, str]) -> Prepared:
         """Everything to run `command` in the sandbox (call only when `active()`)."""
@@ -280,18 +258,6 @@ def _keep(program: str, task: asyncio.Task[Probe | None]) -> None:
     """Keep a definite answer, whoever was still waiting for it."""
     if not task.cancelled() and task.exception() is None and (answer := task.result()):
         _known[program] = answer
-
-
-@functools.lru_cache(maxsize=16)
-def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    if not patterns:
-        return re.compile(r"(?!)")
-    return re.compile("|".join(fnmatch.translate(p.upper()) for p in patterns))
-
-
-def _pattern(patterns: Sequence[str]) -> re.Pattern[str]:
-    """One regular expression for fnmatch `patterns`, matched against upper-cased names."""
-    return _compiled(tuple(patterns))
 
 
 def _filter_here() -> bool:
