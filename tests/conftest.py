@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,3 +166,12 @@ def reap(proc: subprocess.Popen[Any]) -> None:
         if pipe is not None:
             with contextlib.suppress(OSError):
                 pipe.close()
+
+
+@pytest.fixture
+def var_tmp() -> Iterator[Path]:
+    """A path outside /tmp (a sandboxed command's /tmp is its own) that no other run shares,
+    removed afterwards: a leftover from an earlier run must not decide a test."""
+    path = Path("/var/tmp") / f"zen-test-{uuid.uuid4().hex}"
+    yield path
+    path.unlink(missing_ok=True)

@@ -53,10 +53,10 @@ def config(home: Path, body: str) -> None:
 
 @needs_bwrap
 def test_writes_only_inside_the_workspace_and_checkpoints_see_them(
-    fake_llm, run_zen, project: Path, tmp_path: Path
+    fake_llm, run_zen, project: Path, tmp_path: Path, var_tmp: Path
 ) -> None:
     outside = tmp_path / "outside.txt"  # /tmp is the command's own: written there, not here
-    var = Path(f"/var/tmp/zen-outside-{tmp_path.name}")
+    var = var_tmp
     cmd = (
         f"echo in > made.txt; echo out > {outside}; echo out > {var}; "
         "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
@@ -233,7 +233,7 @@ def test_hostile_allow_list_entries_are_config_errors(
 @needs_bwrap
 @pytest.mark.parametrize("mode", ["auto", "on"])
 def test_a_missing_writable_folder_is_left_out_never_the_sandbox(
-    fake_llm, run_zen, home: Path, project: Path, tmp_path: Path, mode: str
+    fake_llm, run_zen, home: Path, project: Path, tmp_path: Path, mode: str, var_tmp: Path
 ) -> None:
     """Break 10: a command renamed the parent of a `writable` folder; `auto` then ran every
     later command unsandboxed. Now the command runs sandboxed without it, with a note."""
@@ -241,7 +241,7 @@ def test_a_missing_writable_folder_is_left_out_never_the_sandbox(
     (parent / "cache").mkdir(parents=True)
     config(home, f"sandbox_options: {{writable: ['{parent / 'cache'}']}}\n")
     parent.rename(tmp_path / "moved")
-    var = Path(f"/var/tmp/zen-fail-open-{tmp_path.name}")
+    var = var_tmp
     cmd = f"touch made; echo x > {var}; echo done"
     _, told = bash(fake_llm, run_zen, cmd, "--yes", "--sandbox", mode, env=env())
     assert f"writable: {parent / 'cache'} does not exist, so this ran sandboxed" in told

@@ -31,7 +31,7 @@ PY = sys.executable
 
 
 def test_a_fake_bwrap_is_never_used(
-    fake_llm, run_zen, home: Path, project: Path, tmp_path: Path
+    fake_llm, run_zen, home: Path, project: Path, tmp_path: Path, var_tmp: Path
 ) -> None:
     """Break 3: a command wrote a fake `bwrap` into `.venv/bin`; with that folder first on the
     user's PATH every later "sandboxed" command ran outside."""
@@ -43,7 +43,7 @@ def test_a_fake_bwrap_is_never_used(
     )
     fake.chmod(0o755)
     path = f"{fake.parent}:{os.environ['PATH']}"
-    var = Path(f"/var/tmp/zen-fake-{tmp_path.name}")
+    var = var_tmp
     cmd = f"echo x > {var}; echo ran"
     _, told = bash(fake_llm, run_zen, cmd, "--yes", env=env(PATH=path))
     assert "ran" in told and "Read-only file system" in told
