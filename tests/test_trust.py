@@ -28,7 +28,8 @@ from zen.agent.prompt import INSTRUCTIONS_LIMIT, project_instructions
 from zen.settings import trust
 from zen.settings.loading import load_config
 from zen.settings.model_roles import allowed_key, resolve_model
-from zen.settings.schema import BUILTIN_TOOLS, Config, ConfigError, Redirect
+from zen.settings.prompts import tool_names
+from zen.settings.schema import Config, ConfigError, Redirect
 from zen.settings.trust_describe import describe
 from zen.tools.catalog import builtin_tools
 from zen.tools.workspace import Workspace
@@ -221,8 +222,8 @@ def test_misspelt_permission_keys_fail_closed(project: Path, key: str, hint: str
 
 
 def test_builtin_and_mcp_permission_keys_are_accepted() -> None:
-    assert set(BUILTIN_TOOLS) == set(builtin_tools())
-    keys = [*BUILTIN_TOOLS, "mcp__*", "mcp__time", "mcp__time__*", "mcp__time__get_time"]
+    assert set(tool_names()) == set(builtin_tools())
+    keys = [*tool_names(), "mcp__*", "mcp__time", "mcp__time__*", "mcp__time__get_time"]
     config = Config.model_validate({"permissions": dict.fromkeys(keys, "deny")})
     assert list(config.permissions) == keys
 

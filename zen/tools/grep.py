@@ -120,6 +120,8 @@ class Grep(Tool):
     name = "grep"
     Params = GrepParams
     read_only = True
+    claude_name = "Grep"
+    acp_kind = "search"
 
     def __init__(self, rg: str | None | Literal["auto"] = "auto", limit: int = LIMIT) -> None:
         """`rg`: a ripgrep path, None for the pure-Python search, "auto" to look for one."""

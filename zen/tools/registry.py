@@ -104,13 +104,13 @@ class ToolRegistry:
         args, params = checked
         hooks = ctx.hooks
         forced: Permission | None = None
-        if hooks and hooks.wants("PreToolUse", tool.name):
+        if hooks and hooks.wants("PreToolUse", tool):
             hooked = await _pre_tool_use(hooks, tool, call, args, params, ctx)
             if isinstance(hooked, ToolResult):
                 return hooked
             args, params, forced = hooked
         result, ran = await self._permitted_run(tool, call, params, args, ctx, approver, forced)
-        if ran and hooks and hooks.wants("PostToolUse", tool.name):
+        if ran and hooks and hooks.wants("PostToolUse", tool):
             await _post_tool_use(hooks, tool, args, result, ctx)
         _cut_for_model(result, ctx.max_tool_output)
         return result
@@ -203,13 +203,13 @@ async def _pre_tool_use(
         "PreToolUse",
         ctx.run.emit,
         ctx.agent,
-        tool=tool.name,
-        tool_input=claude_input(tool.name, args, ctx.workspace.root),
+        tool=tool,
+        tool_input=claude_input(tool, args, ctx.workspace.root),
     )
     if said.block:
         return ToolResult.error(f"{call.name} was blocked by a hook: {said.reason}")
     if said.updated_input is not None:
-        args = zen_input(tool.name, {**args, **said.updated_input}, ctx.workspace.root)
+        args = zen_input(tool, {**args, **said.updated_input}, ctx.workspace.root)
         try:
             params = tool.Params.model_validate(args)
         except ValidationError as e:
@@ -228,8 +228,8 @@ async def _post_tool_use(
         "PostToolUse",
         ctx.run.emit,
         ctx.agent,
-        tool=tool.name,
-        tool_input=claude_input(tool.name, args, ctx.workspace.root),
+        tool=tool,
+        tool_input=claude_input(tool, args, ctx.workspace.root),
         tool_response={"ok": result.ok, "output": result.output},
     )
     notes = [*said.context, *([said.reason] if said.block else [])]
