@@ -13,12 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from zen.llm.sse import scrub
+from zen.base.text import encodable, encodable_in
 from zen.llm.types import ToolCall
 from zen.settings.schema import PermissionLevel
 from zen.tools.base import ApprovalRequest, Approver, Tool, ToolContext, ToolResult
 from zen.tools.hooks import Hooks, Permission, claude_input, zen_input
-from zen.tools.workspace import printable
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:
@@ -32,7 +31,7 @@ def parse_arguments(raw: str) -> dict[str, Any] | str:
     if not isinstance(args, dict):
         return f"arguments must be a JSON object, not {type(args).__name__}"
     if "\\u" in raw:  # `\ud83d` alone decodes to a lone surrogate: unprintable, unsendable
-        args = scrub(args)
+        args = encodable_in(args)
     return args
 
 
@@ -238,7 +237,7 @@ async def _post_tool_use(
 
 
 def _cut_for_model(result: ToolResult, limit: int) -> None:
-    """The output capped, and every text the model or the screen sees made printable."""
-    result.output = printable(cap(result.output, limit))
-    result.summary, result.diff = printable(result.summary), printable(result.diff)
-    result.files_changed = [printable(f) for f in result.files_changed]
+    """The output capped, and every text the model or the screen sees made encodable."""
+    result.output = encodable(cap(result.output, limit))
+    result.summary, result.diff = encodable(result.summary), encodable(result.diff)
+    result.files_changed = [encodable(f) for f in result.files_changed]
