@@ -1,4 +1,4 @@
-"""The one rule for every child process zen starts and waits for (bash, hooks, git).
+"""The one rule for every child process zen starts and waits for (bash, hooks, git, ripgrep).
 
 Each caller got part of it wrong once: a hook that floods its pipe hung zen forever after its
 timeout (`proc.wait()` on Python 3.11 also waits for a pipe nobody read any more) and held
@@ -7,7 +7,8 @@ every byte it wrote. So `run_child` does all of it, once:
   so everything it starts, even what leaves the session, can be found and killed;
 - its pipes are read until they close, whatever happens, keeping at most `limit` bytes each
   (the first bytes, and with `tail` the last ones too): a flood costs time, never memory;
-- it has a deadline; past it (or at the output limit with `stop_at_limit`) the tree dies;
+- it has a deadline; past it (or at the output limit with `stop_at_limit`, or when `watch`,
+  reading stdout as it comes, has seen enough) the tree dies;
 - after a kill it waits for asyncio to collect the exit status (`returncode`), generously and
   through a repeated cancel, before any pipe is closed: a transport closed over an unreaped
   child reaps it behind asyncio's back ("Unknown child process pid N" on stderr);
@@ -22,7 +23,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,7 @@ async def run_child(
     merge: bool = False,
     tail: bool = False,
     stop_at_limit: bool = False,
+    watch: Callable[[bytes], bool] | None = None,
     keep_background: bool = False,
     grace: float = 0.0,
     **options: Any,
@@ -118,6 +120,8 @@ async def run_child(
     ones too, is killed when the command ends (a hook's daemon does not outlive it).
     `grace`: at the deadline the process first gets SIGTERM and that long to stop itself
     (a child zen then still reports what it did), before its tree is killed.
+    `watch`: gets stdout's chunks as they come (ripgrep's matches); True when it has seen
+    enough: the tree is killed and the result `cut_short`.
     """
     mark = new_mark()
     become_subreaper()
@@ -132,7 +136,8 @@ async def run_child(
     )
     done = Finished(None, Output(limit, tail), None if merge else Output(limit, tail))
     full = asyncio.Event()
-    readers = [asyncio.ensure_future(_read(proc.stdout, done.out, full if stop_at_limit else None))]
+    enough = full if stop_at_limit or watch else None
+    readers = [asyncio.ensure_future(_read(proc.stdout, done.out, enough, watch))]
     if done.err is not None:
         readers.append(asyncio.ensure_future(_read(proc.stderr, done.err, None)))
     feeder = asyncio.ensure_future(_feed(proc.stdin, stdin))
@@ -148,7 +153,8 @@ async def run_child(
             task.cancel()
         close_pipes(proc)
     done.code = proc.returncode
-    done.cut_short = stop_at_limit and done.out.full  # also when it ended before the kill
+    if stop_at_limit and done.out.full:  # also when it ended before the kill
+        done.cut_short = True
     if keep_background:
         adopt_orphans(mark)
     else:
@@ -250,14 +256,18 @@ def close_pipes(proc: asyncio.subprocess.Process) -> None:
 
 
 async def _read(
-    stream: asyncio.StreamReader | None, sink: Output, full: asyncio.Event | None
+    stream: asyncio.StreamReader | None,
+    sink: Output,
+    full: asyncio.Event | None,
+    watch: Callable[[bytes], bool] | None = None,
 ) -> None:
-    """Read to the end (the child never blocks on a full pipe), keeping what `sink` keeps."""
+    """Read to the end (the child never blocks on a full pipe), keeping what `sink` keeps;
+    `full` is set when the output reached its limit or `watch` has seen enough."""
     if stream is None:
         return
     while chunk := await stream.read(65536):
         sink.feed(chunk)
-        if full is not None and sink.full:
+        if full is not None and (watch(chunk) if watch else sink.full):
             full.set()
 
 
