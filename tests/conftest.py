@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -50,8 +51,16 @@ WINE = _under_wine()
 from Windows, each naming Wine in its reason."""
 
 
+E2E_FIXTURES = {"run_zen", "shell"}
+"""Fixtures that start `zen` as a process (a pipe, a pty): a test using one is end to end."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On Windows, skip what cannot apply there, each with its reason (tests/windows_skips.py)."""
+    """End-to-end tests marked (`-m 'not e2e'` is the fast tier); on Windows, skip what cannot
+    apply there, each with its reason (tests/windows_skips.py)."""
+    for item in items:
+        if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
     if sys.platform != "win32":
         return
     from tests import windows_skips
@@ -61,6 +70,56 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         why = windows_skips.reason(item, symlinks)
         if why:
             item.add_marker(pytest.mark.skip(reason=why))
+
+
+_BIN = Path(sys.executable).parent
+_PYTHON = os.path.realpath(sys.executable)
+_started: list[str] | None = None
+"""While a test not marked e2e runs: the processes it started that make it end to end."""
+
+
+def _watch_processes(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook: a Python child (zen, a server, a script), a program of this environment's
+    (an MCP server's console script) or a pty is what makes a test end to end."""
+    if _started is None:
+        return
+    if event == "os.forkpty":
+        _started.append("a pty")
+    elif event == "subprocess.Popen":
+        program = os.fsdecode(args[0])
+        if os.sep not in program:
+            program = shutil.which(program) or program
+        path = Path(program)
+        if os.path.realpath(program) == _PYTHON or (path.parent == _BIN and path.name != "rg"):
+            argv = args[1] if isinstance(args[1], (list, tuple)) else [args[1]]
+            _started.append(" ".join(map(os.fsdecode, argv))[:120])
+
+
+sys.addaudithook(_watch_processes)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    global _started
+    _started = None if item.get_closest_marker("e2e") else []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test that starts zen, a server or a pty must be marked e2e, or the fast tier would
+    not be fast (and a mark that lies would go unnoticed)."""
+    global _started
+    result = yield  # a failing test fails for its own reason first
+    started, _started = _started, None
+    if started:
+        pytest.fail(f"it started {started[0]!r}: mark it @pytest.mark.e2e", pytrace=False)
+    return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    global _started
+    _started = None
 
 
 @pytest.fixture

@@ -126,6 +126,7 @@ def test_acp_help_names_the_modes(run_zen: Any) -> None:
     assert "--dual" in done.out and "Orchestrator" in done.out
 
 
+@pytest.mark.e2e
 def test_the_child_watchers_unknown_pid_line_never_reaches_the_user() -> None:
     """asyncio logs it when a child's status was collected first (seen at exit under load)."""
     script = (

@@ -70,6 +70,7 @@ def run_bytes(argv: list[bytes], home: Path, cwd: Path, stdin: bytes = b"") -> A
     )
 
 
+@pytest.mark.e2e
 def test_task_bytes_that_are_not_utf8(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm([text("one"), text("two")])
     args = [a.encode() for a in args_for(fake)]

@@ -512,6 +512,7 @@ def test_zen_trust_shows_every_command_it_enables(run_zen: Any, project: Path) -
     assert "also sets hooks" not in done.out
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 def test_zen_trust_on_a_terminal_shows_the_hooks_before_asking(
     project: Path, trust_home: Path
@@ -570,6 +571,7 @@ def test_zen_mcp_list_skips_an_untrusted_mcp_json(
     assert "ignored .mcp.json" in done.err and not marker.exists()
 
 
+@pytest.mark.e2e
 def test_no_prompt_in_print_mode_even_on_a_terminal(project: Path, home: Path) -> None:
     """-p never asks, whatever stdin is: it would hang a script."""
     (project / ".mcp.json").write_text('{"mcpServers": {}}')
@@ -588,6 +590,7 @@ def test_no_prompt_in_print_mode_even_on_a_terminal(project: Path, home: Path) -
 # --- the shell's question, through a pseudo-terminal ------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 def test_the_shell_asks_once_before_anything_runs(
     fake_llm: Any, project: Path, home: Path, tmp_path: Path
@@ -659,8 +662,8 @@ def test_the_shell_asks_once_before_anything_runs(
     child.expect_exact("zen single")
     child.expect_exact(" › ")
     deadline = time.monotonic() + 30  # MCP servers start in the background, after the prompt
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # created, then written: wait for the text
     assert marker.read_text() == "ran"
     child.send("/exit\r")
     child.expect(pexpect.EOF)
