@@ -47,7 +47,7 @@ def _under_wine() -> bool:
 
 
 WINE = _under_wine()
-"""Windows under Wine (the winpy harness, tools/winpy): for skips of what Wine does differently
+"""Windows under Wine (the winpy harness, dev/winpy): for skips of what Wine does differently
 from Windows, each naming Wine in its reason."""
 
 

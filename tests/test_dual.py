@@ -335,7 +335,7 @@ def test_explore_sub_agents_run_on_the_scout_model(
 
 
 def test_dual_with_cheap_scouts_costs_half_of_single() -> None:
-    """bench/tokens.py's goal on its mixed task: scouts and Coder at a quarter of the price."""
+    """dev/bench/tokens.py's goal on its mixed task: scouts and Coder at a quarter of the price."""
     import asyncio
 
     from bench import tokens
