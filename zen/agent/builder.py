@@ -21,7 +21,7 @@ from zen.agent.delegate import MakeAgent
 from zen.agent.loop import Agent
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import Role
-from zen.agent.session_models import ModelRoles
+from zen.agent.session_models import SessionModels
 from zen.agent.text_protocol import TextProtocol
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
@@ -66,7 +66,7 @@ def prompt_facts(
 class AgentBuilder:
     def __init__(
         self,
-        models: ModelRoles,
+        models: SessionModels,
         workspace: Workspace,
         *,
         memo: MemoStore,

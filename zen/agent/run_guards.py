@@ -14,7 +14,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
-from zen.agent.session_models import ModelRoles
+from zen.agent.session_models import SessionModels
 from zen.base import events as ev
 from zen.tools.hooks import Hooks
 
@@ -70,7 +70,7 @@ def capped_waits(emit: ev.Emit, max_time: float | None) -> ev.Emit:
     return capped
 
 
-async def within_limits(run: Coroutine[Any, Any, RunResult], models: ModelRoles) -> RunResult:
+async def within_limits(run: Coroutine[Any, Any, RunResult], models: SessionModels) -> RunResult:
     """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed or
     it cost more than `max_budget_usd` (`models` counts the cost and calls the stop)."""
     limit, budget = models.config.max_time, models.config.max_budget_usd
