@@ -13,10 +13,23 @@ import dataclasses
 from collections.abc import Coroutine
 from typing import Any
 
-from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
+from zen.agent.loop import RunResult
 from zen.agent.session_models import SessionModels
 from zen.base import events as ev
 from zen.tools.hooks import Hooks
+
+
+class RunLimit(Exception):
+    """The task reached a limit the user set: one line for the user. Not an `LLMError`: the
+    model did not fail, and retrying would not help."""
+
+
+class TimeLimit(RunLimit):
+    """The task ran out of its time (`max_time`): one line, exit 4 in `-p`."""
+
+
+class BudgetLimit(RunLimit):
+    """The task cost more than `max_budget_usd`: one line, its own exit code in `-p`."""
 
 
 class PromptHooks:
