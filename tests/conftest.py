@@ -51,8 +51,10 @@ WINE = _under_wine()
 from Windows, each naming Wine in its reason."""
 
 
-E2E_FIXTURES = {"run_zen", "shell"}
-"""Fixtures that start `zen` as a process (a pipe, a pty): a test using one is end to end."""
+E2E_FIXTURES = {"run_zen", "shell", "http_server"}
+"""Fixtures that start `zen` (on a pipe, a pty) or a server as a process: a test using one
+(directly or through another fixture) is end to end. A module-scoped server fixture starts
+in whichever test comes first, so only the fixture can say it."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

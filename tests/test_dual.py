@@ -338,7 +338,7 @@ def test_dual_with_cheap_scouts_costs_half_of_single() -> None:
     """dev/bench/tokens.py's goal on its mixed task: scouts and Coder at a quarter of the price."""
     import asyncio
 
-    from bench import tokens
+    from dev.bench import tokens
 
     shape = tokens.SHAPES["mixed"]
     single = asyncio.run(tokens.run(shape, "single", scouts=False))
