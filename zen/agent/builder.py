@@ -1,7 +1,7 @@
 """How the session's agents are built: their tools, tool context, system prompt and model.
 
 The top agent (the one the user talks to) and every delegate (the Coder, sub-agents) are built
-here from the same parts: the built-in tools (plus, for the top agent, skills and MCP tools),
+here from the same parts: the built-in tools (plus, for the top agent, the MCP tools),
 the shared memo and todo list, the prompt facts, and their role's model. A delegate is made
 through the `MakeAgent` a run hands its `Crew`, so delegation needs nothing of the session.
 
@@ -91,7 +91,8 @@ class AgentBuilder:
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
-        """Skills and, once taken, the MCP tools: the top agent's only."""
+        """Tools given to the session (a test's) and, once taken, the MCP tools: the top
+        agent's only."""
         self.skills = list(skills)
         """The user's and a trusted project's skills: listed in the top agent's prompt."""
         self.facts = facts
@@ -99,15 +100,15 @@ class AgentBuilder:
         self.mcp_taken = False
         """The MCP tools are fixed for this conversation (see `take_mcp_tools`)."""
         self._mcp_tools: list[Tool] = []
-        """The MCP tools among `extra_tools` (the rest, skills, stay)."""
+        """The MCP tools among `extra_tools` (the rest stay)."""
         self._child_log = child_log
         self._warn = warn
 
     def registry(
         self, names: list[str], *, with_extras: bool = False, work_mode: str | None = None
     ) -> ToolRegistry:
-        """The tools of `names` this session can offer (`Tool.needs`), then the extras (skills'
-        and MCP tools, the top agent's), less those a read-only work mode takes away."""
+        """The tools of `names` this session can offer (`Tool.needs`), then the extras (the
+        top agent's MCP tools), less those a read-only work mode takes away."""
         config = self.models.config
         have = {
             "todo": config.features.todo != "off",
