@@ -91,8 +91,8 @@ class AgentBuilder:
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
-        """Tools given to the session (a test's) and, once taken, the MCP tools: the top
-        agent's only."""
+        """The top agent's tools beyond its role's: the MCP tools, once taken (and any the
+        session was given)."""
         self.skills = list(skills)
         """The user's and a trusted project's skills: listed in the top agent's prompt."""
         self.facts = facts
