@@ -1,4 +1,4 @@
-"""The one rule for every child process zen starts and waits for (bash, hooks, git, ripgrep).
+"""The one rule for every child process zen starts and waits for (bash, hooks, git).
 
 Each caller got part of it wrong once: a hook that floods its pipe hung zen forever after its
 timeout (`proc.wait()` on Python 3.11 also waits for a pipe nobody read any more) and held
@@ -8,7 +8,7 @@ every byte it wrote. So `run_child` does all of it, once:
 - its pipes are read until they close, whatever happens, keeping at most `limit` bytes each
   (the first bytes, and with `tail` the last ones too): a flood costs time, never memory;
 - it has a deadline; past it (or at the output limit with `stop_at_limit`, or when `watch`,
-  reading stdout as it comes, has seen enough) the tree dies;
+  reading stdout as it comes, has seen enough: ripgrep's matches) the tree dies;
 - after a kill it waits for asyncio to collect the exit status (`returncode`), generously and
   through a repeated cancel, before any pipe is closed: a transport closed over an unreaped
   child reaps it behind asyncio's back ("Unknown child process pid N" on stderr);
@@ -107,21 +107,21 @@ async def run_child(
     stdin: bytes | None = None,
     merge: bool = False,
     tail: bool = False,
-    stop_at_limit: bool = False,
     watch: Callable[[bytes], bool] | None = None,
+    stop_at_limit: bool = False,
     keep_background: bool = False,
     grace: float = 0.0,
     **options: Any,
 ) -> Finished:
     """Run `command` to its end under the rule above. OSError if it cannot start.
 
+    `watch`: gets stdout's chunks as they come (ripgrep's matches); True when it has seen
+    enough: the tree is killed and the result `cut_short`.
     `merge`: stderr into stdout. `keep_background`: processes it leaves running with their
     output elsewhere may stay (bash's `server > log &`); otherwise the whole tree, marked
     ones too, is killed when the command ends (a hook's daemon does not outlive it).
     `grace`: at the deadline the process first gets SIGTERM and that long to stop itself
     (a child zen then still reports what it did), before its tree is killed.
-    `watch`: gets stdout's chunks as they come (ripgrep's matches); True when it has seen
-    enough: the tree is killed and the result `cut_short`.
     """
     mark = new_mark()
     become_subreaper()
