@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -76,6 +77,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 _BIN = Path(sys.executable).parent
 _PYTHON = os.path.realpath(sys.executable)
+_INTERPRETER = re.compile(r"python[0-9.]*(\.exe)?")
 _started: list[str] | None = None
 """While a test not marked e2e runs: the processes it started that make it end to end."""
 
@@ -88,13 +90,22 @@ def _watch_processes(event: str, args: tuple[Any, ...]) -> None:
     if event == "os.forkpty":
         _started.append("a pty")
     elif event == "subprocess.Popen":
-        program = os.fsdecode(args[0])
-        if os.sep not in program:
-            program = shutil.which(program) or program
-        path = Path(program)
-        if os.path.realpath(program) == _PYTHON or (path.parent == _BIN and path.name != "rg"):
-            argv = args[1] if isinstance(args[1], (list, tuple)) else [args[1]]
-            _started.append(" ".join(map(os.fsdecode, argv))[:120])
+        argv = [os.fsdecode(a) for a in (args[1] if isinstance(args[1], list | tuple) else [])]
+        if any(_is_python(a) for a in [os.fsdecode(args[0]), *argv[:6]]) or _is_ours(args[0]):
+            _started.append(" ".join(argv)[:120])
+
+
+def _is_python(program: str) -> bool:
+    """A Python interpreter: this one, or any other (run as another user, `setpriv ... python`)."""
+    return os.path.realpath(program) == _PYTHON or bool(_INTERPRETER.fullmatch(Path(program).name))
+
+
+def _is_ours(program: Any) -> bool:
+    """A program of the test environment (an MCP server's console script; not ripgrep)."""
+    path = Path(os.fsdecode(program))
+    if os.sep not in str(path):
+        path = Path(shutil.which(str(path)) or path)
+    return path.parent == _BIN and path.name not in ("rg", "rg.exe")
 
 
 sys.addaudithook(_watch_processes)
