@@ -87,7 +87,7 @@ class AgentBuilder:
         self.checkpoints = checkpoints
         config = models.config
         keep = inherited_keys(config, os.environ)
-        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep=keep)
+        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep, workspace.root)
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)

@@ -270,6 +270,11 @@ class Tool(ABC):
         git hooks folder): a few targets are too dangerous for a blanket rule."""
         return False
 
+    async def settle(self, params: Any, ctx: ToolContext) -> None:
+        """Learn, before its permission is decided, what `sandboxed` and `person_only` need to
+        know (bash: whether the sandbox works, probed once without blocking the loop)."""
+        return None
+
     def sandboxed(self, params: Any, ctx: ToolContext) -> bool:
         """This call runs in the sandbox, so the `sandboxed` permission approves it."""
         return False

@@ -1,4 +1,5 @@
-"""The one rule for every child process zen starts and waits for (bash, hooks, git).
+"""The one rule for every child process zen starts and waits for (bash, hooks, git, the
+sandbox and its probe).
 
 Each caller got part of it wrong once: a hook that floods its pipe hung zen forever after its
 timeout (`proc.wait()` on Python 3.11 also waits for a pipe nobody read any more) and held
@@ -111,6 +112,7 @@ async def run_child(
     stop_at_limit: bool = False,
     keep_background: bool = False,
     grace: float = 0.0,
+    pass_fds: Sequence[int] = (),
     **options: Any,
 ) -> Finished:
     """Run `command` to its end under the rule above. OSError if it cannot start.
@@ -122,18 +124,28 @@ async def run_child(
     ones too, is killed when the command ends (a hook's daemon does not outlive it).
     `grace`: at the deadline the process first gets SIGTERM and that long to stop itself
     (a child zen then still reports what it did), before its tree is killed.
+    `pass_fds`: descriptors the child inherits (the sandbox's seccomp program and status
+    pipe; POSIX only). They are handed over: zen's copies are closed once the child has
+    started, or failed to.
     """
     mark = new_mark()
     become_subreaper()
-    proc = await spawn_tree(
-        command,
-        cwd=cwd,
-        env={**env, MARK: mark},
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT if merge else asyncio.subprocess.PIPE,
-        **options,
-    )
+    if pass_fds:
+        options["pass_fds"] = tuple(pass_fds)
+    try:
+        proc = await spawn_tree(
+            command,
+            cwd=cwd,
+            env={**env, MARK: mark},
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge else asyncio.subprocess.PIPE,
+            **options,
+        )
+    finally:
+        for fd in pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
     done = Finished(None, Output(limit, tail), None if merge else Output(limit, tail))
     full = asyncio.Event()
     enough = full if stop_at_limit or watch else None

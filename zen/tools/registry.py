@@ -149,6 +149,7 @@ class ToolRegistry:
         """None when the call may run; else the result that stands in for it. A PreToolUse
         hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""
         level = self.permissions.get(tool.name) or tool.level_for(params, ctx)
+        await tool.settle(params, ctx)
         if level == "sandboxed":
             level = "auto" if tool.sandboxed(params, ctx) else "confirm"
         personal = tool.person_only(params, ctx)
