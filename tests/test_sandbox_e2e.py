@@ -22,7 +22,10 @@ from tests.fakes.server import call, text, tool_calls
 from zen.tools.sandbox.runner import probe_now
 
 _found = probe_now()
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's"),
+]
 needs_bwrap = pytest.mark.skipif(
     _found.program is None, reason=f"no working sandbox here: {_found.problem}"
 )

@@ -13,7 +13,10 @@ from tests.fakes.server import FakeLLM, call, status, text, tool_calls
 from tests.test_shell_pty import Zen, assert_clean, once, tool_results
 from tests.test_terminal_safe import ERASE_UP, HOSTILE, SHOWN, TITLE, P
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 
 @pytest.fixture
@@ -37,9 +40,9 @@ def test_a_60_line_bash_command_is_shown_whole_before_it_is_approved(
     command = "\n".join([*body, "touch destroyed"])  # the harmful part is the 60th line
     zen, fake = shell([tool_calls([call("bash", {"command": command})]), text("Declined.")])
     zen.type("tidy up\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("n\r")
-    zen.expect("tell the model why")
+    zen.ask("tell the model why")
     zen.type("\r")
     zen.prompt("single")
     lines = zen.lines()
@@ -71,7 +74,7 @@ def test_nothing_from_the_model_tools_or_servers_drives_the_terminal(
         ]
     )
     zen.type("go\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("y\r")
     zen.prompt("single")
     zen.task("again")
@@ -121,7 +124,7 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(
     zen.task("/yes", state="single·yes")
     zen.type("go\r")
     zen.expect("(outside the sandbox: needs my ssh key)")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("a\r")
     zen.expect("Both asked.")
     zen.prompt("single·yes")

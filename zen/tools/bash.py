@@ -71,11 +71,14 @@ class Bash(Tool):
     name = "bash"
     Params = BashParams
     level = "confirm"
+    writes = True
+    claude_name = "Bash"
+    acp_kind = "execute"
 
     @property
     def description(self) -> str:
         text = super().description
-        return f"{text} {load_prompt('tools/bash-cmd')}" if _WINDOWS else text
+        return f"{text} {load_prompt('bash-cmd')}" if _WINDOWS else text
 
     def sandboxed(self, params: BashParams, ctx: ToolContext) -> bool:
         """It will run in the sandbox (`permissions: {bash: sandboxed}` approves it)."""

@@ -5,7 +5,7 @@ alternating, median of N runs each, measured two ways:
   `run_child` polls for the exit status with a backoff capped at 50 ms, so this figure moves
   in steps: a few ms more may cost one poll step more.
 
-    python bench/sandbox_cost.py [runs]
+    python dev/bench/sandbox_cost.py [runs]
 
 Goal: sandboxed / unsandboxed <= 1.2 for a 100 ms command (docs/sandbox.md has the figures).
 """
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from zen.settings.sandbox_options import SandboxOptions  # noqa: E402
 from zen.tools.child import run_child  # noqa: E402
