@@ -1,8 +1,8 @@
-"""A hostile or runaway answer in the text protocol (issue 35, break 13).
+"""A hostile or runaway answer in the text protocol (issue 35, breaks 12 and 13).
 
-A 79 KB answer of unclosed fences held the event loop for 40 s under `--max-time 10` (1 MB:
-hours). Through `zen -p` against the fake server, and the parsers on a megabyte of their worst
-shapes.
+A ```bash block quoted in prose ("never run this") emptied a workspace under `--yes`; a 79 KB
+answer of unclosed fences held the event loop for 40 s under `--max-time 10` (1 MB: hours).
+Through `zen -p` against the fake server, and the parsers on a megabyte of their worst shapes.
 """
 
 from __future__ import annotations
@@ -15,10 +15,59 @@ import pytest
 
 from tests.fakes.server import text
 from tests.test_text_protocol import CALC, EDIT, args_for, users
+from zen.agent.text_apply import QUOTED
 from zen.agent.text_protocol import MAX_ANSWER, _tried
 from zen.tools.files.edit_blocks import MARKS, lone_fence, parse
 from zen.tools.files.lines_ahead import Ahead
 from zen.tools.files.whole_file import omissions
+
+PROSE = (
+    "To clean up, you might be tempted to wipe the folder. Never run this: it deletes "
+    "everything in the project.\n\n```bash\nrm -rf ./*\n```\n\nUse `git clean -n` instead."
+)
+
+
+def test_a_bash_block_runs_only_in_an_answer_of_blocks(fake_llm, run_zen, project) -> None:
+    (project / "calc.py").write_text(CALC)
+    (project / "notes.md").write_text("keep me\n")
+    later = EDIT + "\nThen check nothing is left over:\n```bash\nrm -rf ./*\n```\n"
+    fake = fake_llm(
+        [
+            text(PROSE),
+            text("```bash\necho ran > ran.txt\n```\n"),  # blocks alone: runs
+            text(later),  # an edit applies; the command beside prose does not run
+            text("Done."),
+        ]
+    )
+    done = run_zen("-p", "clean up calc.py", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "notes.md").read_text() == "keep me\n"  # the workspace is intact
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+    assert (project / "ran.txt").read_text() == "ran\n"
+    told = users(fake.requests[1])[-1]
+    assert told.startswith("[zen] results of your blocks:\n1. `rm -rf ./*`: " + QUOTED), told
+    assert "$ echo ran > ran.txt" in users(fake.requests[2])[-1]
+    last = users(fake.requests[3])
+    assert last[-1].splitlines()[1:3] == [
+        "1. calc.py: +1 -1",
+        "2. `rm -rf ./*`: not run (text around it)",
+    ]
+    assert sum(QUOTED in m for m in last) == 1  # told once a conversation
+
+
+def test_a_command_quoted_in_a_final_answer_leaves_it_the_answer(
+    fake_llm, run_zen, project
+) -> None:
+    """Told once; after that, an answer that only quotes a command is the final answer."""
+    (project / "keep.txt").write_text("x\n")
+    fake = fake_llm([text(PROSE), text("Understood."), text(PROSE)])
+    first = run_zen("-p", "how do I clean up?", "--yes", *args_for(fake))
+    assert first.code == 0, first.err
+    assert first.out.strip() == "Understood." and len(fake.requests) == 2
+    again = run_zen("-p", "and again?", "--yes", "--continue", *args_for(fake))
+    assert again.code == 0, again.err
+    assert again.out.strip() == PROSE and len(fake.requests) == 3
+    assert (project / "keep.txt").exists()
 
 
 def huge(n: int) -> str:

@@ -6,7 +6,8 @@ ways, forgiven here: a missing or extra fence, the path in backticks, bold or af
 trailing colon, 5 to 9 marker characters, trailing whitespace. What is never guessed: a fenced
 block without a path line is not a file (a snippet must not replace one; `lone_fence` offers an
 answer's only block to the applier, which takes it only for the one shown file it can be), and
-a block cut off before its end is reported, not applied.
+a block cut off before its end is reported, not applied. A shell block in an answer that
+holds anything else (prose, a snippet) is a quote, not a command: "never run this" must not run.
 
 The answer is the model's, so it may be built to be slow: it is read in one pass, the lookups
 ahead (where a fence closes, whether a SEARCH marker follows) are indexed once (`lines_ahead`), and
@@ -57,9 +58,10 @@ class WholeFile:
 
 @dataclass(frozen=True)
 class Command:
-    """A shell command from a ```bash block."""
+    """A shell command from a ```bash block; `quoted` when the answer holds prose too."""
 
     command: str
+    quoted: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,10 +78,13 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
     """The blocks of an answer, in order; prose between them is ignored. `known`: the files
     the model was shown; a fence under a prose line naming exactly one of them ("Here is the
     updated `stats.py`:") is that whole file, as small models write it (the applier refuses
-    one that would delete code, so a quoted snippet cannot replace the file)."""
+    one that would delete code, so a quoted snippet cannot replace the file). With any line
+    outside the blocks (prose, a snippet), shell blocks come back `quoted`."""
     lines = _lines(text)
     ahead = Ahead(lines, MARKS, "<")
     blocks: list[Block] = []
+    loose: set[int] = set()
+    """Non-blank lines outside every block (a path line heading a block leaves it)."""
     last_path: str | None = None
     wrapper: str | None = None
     """The mark of an open fence that wraps SEARCH/REPLACE blocks (it is not a file)."""
@@ -87,18 +92,26 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
     while i < len(lines):
         line = lines[i]
         if "<" not in line and "`" not in line and "~" not in line:  # no marker, no fence
+            if line and not line.isspace():
+                loose.add(i)
             i += 1
             continue
         if HEAD.match(line):
-            last_path = _path_above(lines, i) or last_path
+            named = _path_above(lines, i)
+            if named is not None:
+                last_path = named[0]
+                loose.discard(named[1])
             block, i = _search_replace(lines, i, last_path)
             blocks.append(block)
             continue
         fence = FENCE.match(line)
         if fence is None:
-            found, i = _echoed(lines, i, ahead)
+            found, after = _echoed(lines, i, ahead)
             if found is not None:
                 blocks.append(found)
+            elif line.strip():
+                loose.add(i)
+            i = after
             continue
         mark, bare = fence.group(1), not fence.group(2).strip()
         if bare and (wrapper or _after_replace(lines, i)):
@@ -110,10 +123,18 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
             wrapper = mark
             i += 1
         else:
-            found, i = _fenced(lines, i, fence, end, known)
-            if found is not None:
-                blocks.append(found)
-                last_path = found.path if isinstance(found, WholeFile) else last_path
+            start = i
+            found, i = _fenced(lines, start, fence, end, known)
+            if found is None:
+                loose.add(start)  # a snippet, or a fence never closed
+                continue
+            blocks.append(found)
+            last_path = found.path if isinstance(found, WholeFile) else last_path
+            heading = _above(lines, start)
+            if heading is not None and (path_line(lines[heading]) or placeholder(lines[heading])):
+                loose.discard(heading)  # the block's path line
+    if loose:
+        return [Command(b.command, quoted=True) if isinstance(b, Command) else b for b in blocks]
     return blocks
 
 
@@ -237,19 +258,21 @@ def _wraps_blocks(lines: list[str], start: int, end: int | None, ahead: Ahead) -
     )
 
 
-def _path_above(lines: list[str], head: int) -> str | None:
-    """The path on one of the few lines above a SEARCH marker (skipping a fence, blanks)."""
+def _path_above(lines: list[str], head: int) -> tuple[str, int] | None:
+    """The path on one of the few lines above a SEARCH marker (skipping a fence, blanks),
+    and the line that names it."""
     for i in range(head - 1, max(head - 1 - _LOOKBACK, -1), -1):
         line = lines[i]
         fence = FENCE.match(line)
         if fence:
             found = path_in_info(fence.group(2).split())
             if found:
-                return found
+                return found, i
             continue
         if not line.strip():
             continue
-        return path_line(line)
+        found = path_line(line)
+        return (found, i) if found else None
     return None
 
 
