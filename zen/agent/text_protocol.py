@@ -45,7 +45,7 @@ SOME_FAILED = "Fix what failed with new blocks; when the task is done, answer wi
 MAX_ANSWER = 1_000_000
 """Bytes of an answer read for blocks. More than any model writes in one answer (128K output
 tokens are about 500 KB), so only a runaway or a hostile server sends more; at the cap the
-parse takes about half a second, off the event loop (bench/edit_blocks.py)."""
+parse takes under a second of CPU, off the event loop (bench/edit_blocks.py)."""
 TOO_LONG = (
     "your answer is {size:,} bytes, over the {cap:,} zen reads for blocks: nothing in it was "
     "applied or run. Send fewer blocks per answer, and SEARCH/REPLACE blocks for the lines you "

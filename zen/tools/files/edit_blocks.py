@@ -96,7 +96,7 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
                 loose.add(i)
             i += 1
             continue
-        if HEAD.match(line):
+        if "<" in line and HEAD.match(line):
             named = _path_above(lines, i)
             if named is not None:
                 last_path = named[0]
@@ -172,7 +172,7 @@ def _search_replace(lines: list[str], head: int, path: str | None) -> tuple[Bloc
     part = search
     for i in range(head + 1, len(lines)):
         line = lines[i]
-        if HEAD.match(line):
+        if "<" in line and HEAD.match(line):
             return Malformed(_where(path) + "a new <<<<<<< SEARCH began before >>>>>>> REPLACE"), i
         if part is search and DIVIDER.match(line):
             part = replace
