@@ -10,8 +10,8 @@ a block cut off before its end is reported, not applied. A shell block in an ans
 holds anything else (prose, a snippet) is a quote, not a command: "never run this" must not run.
 
 The answer is the model's, so it may be built to be slow: it is read in one pass, the lookups
-ahead (where a fence closes, whether a SEARCH marker follows) are indexed once (`lines_ahead`), and
-no pattern backtracks over a long line.
+ahead (where a fence closes, whether a SEARCH marker follows) are indexed once (`lines_ahead`),
+and no pattern backtracks over a long line.
 """
 
 from __future__ import annotations
