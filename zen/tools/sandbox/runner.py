@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,19 +34,15 @@ class Prepared:
     argv: list[str]
     env: dict[str, str]
     tmpdir: Path
-    root: Path
-    before: guard.Snapshot
-    hidden: list[Path]
+    watch: guard.Watch
 
     def finish(self) -> list[str]:
-        """Undo changes to the workspace's configuration, drop the temp folder; what was
-        undone."""
+        """Undo changes to the workspace's configuration and git's, drop the temp folder;
+        what was undone."""
         try:
-            return guard.restore(self.root, self.before, self.hidden)
+            return self.watch.finish()
         except OSError as exc:
             return [f"(some could not be undone: {exc})"]
-        finally:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 class Sandbox:
@@ -69,6 +63,7 @@ class Sandbox:
         """PATH to find bwrap on (None: the process's)."""
         self.told = False
         """`auto` said once that commands run unsandboxed."""
+        self.guard = guard.Guard()
 
     def problem(self) -> str:
         """Why commands cannot run sandboxed now ("" if they can); probes at first use."""
@@ -110,23 +105,23 @@ class Sandbox:
         program = probe(self.path).program
         assert program is not None
         hidden = _hidden(self.options.hidden)
-        tmpdir = Path(tempfile.mkdtemp(prefix="zen-sandbox-"))
+        watch = self.guard.begin(root, hidden)
+        tmpdir = watch.tmpdir
         plan = Plan(
             root=root,
             tmpdir=tmpdir,
-            writable=[expand_user(text) for text in self.options.writable],
-            read_only=guard.existing(root),
+            writable=[*(expand_user(text) for text in self.options.writable), *watch.writable],
+            read_only=watch.read_only,
             hidden=hidden,
             network=self.options.network == "on",
         )
         env = {**self.env(environ), "TMPDIR": str(tmpdir)}
-        before = guard.record(root, hidden)
         if Path(program).name == "sandbox-exec":
             secrets = [Path(os.path.realpath(p)) for p in secret_paths(self.options.hidden)]
             argv = [program, "-p", seatbelt_profile(plan, secrets), *command]
         else:
             argv = bwrap_argv(program, plan, command)
-        return Prepared(argv, env, tmpdir, root, before, hidden)
+        return Prepared(argv, env, tmpdir, watch)
 
 
 def _hidden(extra: Sequence[str]) -> list[Path]:
