@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ def test_submodule_and_worktree_git_dirs_are_guarded(repo: Path, tmp_path: Path)
     modules = repo / ".git" / "modules" / "vendor" / "s"
     watch = Guard().begin(repo, [])
     assert modules / "config" in watch.read_only and modules / "hooks" in watch.read_only
-    assert repo / "vendor" / "s" / ".git" in watch.read_only  # the gitdir pointer file
+    assert repo / "vendor" / "s" / ".git" not in watch.read_only  # a pointer: undone, not bound
     (modules / "hooks" / "pre-commit").write_text("evil")
     (modules / "config").write_text("[core]\n\tfsmonitor = evil\n")
     (repo / ".git" / "worktrees" / "wt" / "gitdir").write_text("/elsewhere\n")
@@ -117,8 +118,8 @@ def test_metadata_rule_big_files_and_many_entries(repo: Path) -> None:
     (many / "5999.json").write_text('{"tasks": "evil"}')
     undone = watch.finish()
     assert undone == [
-        ".envrc (removed: too big to keep)",
-        ".git/hooks/pre-push (removed: too big to keep)",
+        ".envrc (removed: no copy was kept)",
+        ".git/hooks/pre-push (removed: no copy was kept)",
         ".vscode/5999.json",
     ]
     assert (hooks / "pre-commit").read_bytes() == big  # unchanged, however big
@@ -208,3 +209,48 @@ def test_the_journal_lives_in_zen_home_until_the_undo(repo: Path, zen_home: Path
     assert watch.tmpdir.is_dir() and watch.tmpdir.name.startswith("zen-sandbox-")
     watch.finish()
     assert not watch.journal_path.exists() and not watch.tmpdir.exists()
+
+
+def test_a_repository_made_between_commands_is_judged_by_its_ctimes(repo: Path) -> None:
+    """The guard walks the workspace after each command only: a repository someone made
+    between two commands was not recorded. Untouched by the command, it is left alone; what
+    the command changed in it is removed (no copy was kept)."""
+    guard = Guard()
+    guard.begin(repo, []).finish()
+    git(repo, "init", "-q", "theirs")  # the user, between two commands
+    git(repo, "init", "-q", "other")
+    (repo / "theirs" / ".git" / "config").write_text("[remote]\n\turl = theirs\n")
+    (repo / "other" / ".git" / "config").write_text("[remote]\n\turl = other\n")
+    time.sleep(0.1)  # ctimes within 50 ms of the start count as the command's (a coarse clock)
+    watch = guard.begin(repo, [])
+    (repo / "other" / ".git" / "config").write_text("[core]\n\tfsmonitor = evil\n")
+    assert watch.finish() == ["other/.git/config (removed: no copy was kept)"]
+    assert "url = theirs" in (repo / "theirs" / ".git" / "config").read_text()
+    assert not (repo / "other" / ".git" / "config").exists()
+
+
+def test_a_folder_made_a_repository_later_loses_what_was_planted_before(repo: Path) -> None:
+    """Two steps: a command plants `objects/` and a `config` in a plain folder (no repository
+    yet, nothing to guard), a later one adds HEAD: the folder became a repository during
+    that command, so its configuration goes, however old."""
+    guard = Guard()
+    plain = repo / "data"
+    (plain / "objects").mkdir(parents=True)
+    (plain / "config").write_text("[core]\n\tfsmonitor = evil\n")
+    guard.begin(repo, []).finish()
+    watch = guard.begin(repo, [])
+    (plain / "HEAD").write_text("ref: refs/heads/main\n")
+    assert watch.finish() == ["data (a new repository: its configuration was removed)"]
+    assert sorted(os.listdir(plain)) == ["HEAD", "objects"]
+
+
+def test_an_old_repository_moved_in_by_a_later_command_is_new(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "cache" / "evil"
+    subprocess.run([*GIT, "init", "-q", str(elsewhere)], check=True)
+    guard = Guard()
+    guard.begin(repo, []).finish()
+    watch = guard.begin(repo, [])
+    shutil.move(str(elsewhere.parent), str(repo / "looks-innocent"))
+    assert watch.finish() == [
+        "looks-innocent/evil/.git (a new repository: its configuration was removed)"
+    ]

@@ -103,7 +103,7 @@ def test_big_files_and_entries_past_thousands_are_undone(fake_llm, run_zen, repo
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert not (repo / ".envrc").exists() and not (repo / ".bashrc").exists()
     assert not (repo / ".git" / "hooks" / "pre-push").exists()
-    assert ".git/hooks/pre-push (removed: too big to keep)" in told
+    assert ".git/hooks/pre-push (removed: no copy was kept)" in told
     assert (repo / ".idea" / "big.bin").read_bytes() == big
     assert ".envrc" in told and ".git/hooks/pre-commit" in told
     git(repo, "status")  # the repository itself still works

@@ -1,5 +1,5 @@
-"""The sandbox's pure parts: the bwrap argv, the macOS profile, the environment scrub, the
-guard that undoes changes to the workspace's configuration, and the settings' checks."""
+"""The sandbox's pure parts: the bwrap argv, the macOS profile, the environment scrub and the
+settings' checks (the guard has test_sandbox_guard.py)."""
 
 from __future__ import annotations
 

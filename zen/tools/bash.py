@@ -149,6 +149,8 @@ async def sandboxed_run(
             f"\n[the sandbox undid changes to {', '.join(undone[:10])}{more}: the configuration "
             "of zen, git, editors and shells in the workspace is read-only inside it]"
         )
+    if ready.watch.note:
+        result.output += f"\n[{ready.watch.note}]"
     return result
 
 

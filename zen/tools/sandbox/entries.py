@@ -83,18 +83,30 @@ Keep = Callable[[os.stat_result, Callable[[], "bytes | None"]], "str | None"]
 
 
 def walk(
-    anchor: Path, top: Path, names: Sequence[str] | None, keep: Keep | None
+    anchor: Path,
+    top: Path,
+    names: Sequence[str] | None,
+    keep: Keep | None,
+    ignore: Callable[[str], bool] | None = None,
 ) -> dict[str, Entry]:
     """`top` and everything under it, relative to `top` ("" for itself); `names`: only these
-    entries of `top` (None: all). Never through a symlink: a step that is one, or missing,
-    ends the walk there. A folder that cannot be listed in full (unreadable, or past
-    MAX_WALK entries) gets an `UNREADABLE` child holding its own ctime and inode, so it
-    compares equal only while the folder itself is untouched."""
+    entries of `top` (None: all); `ignore`: entries that cannot matter (by relative path).
+    Never through a symlink: a step that is one, or missing, ends the walk there. A folder
+    that cannot be listed in full (unreadable, or past MAX_WALK entries) gets an
+    `UNREADABLE` child holding its own ctime and inode, so it compares equal only while the
+    folder itself is untouched."""
     found: dict[str, Entry] = {}
     with open_parent(anchor, top) as folder:
         if folder is not None:
-            _visit(folder, top.name, "", found, keep, names, [MAX_WALK])
+            _visit(folder, top.name, "", found, _Walk(keep, ignore, [MAX_WALK]), names)
     return found
+
+
+@dataclass(frozen=True)
+class _Walk:
+    keep: Keep | None
+    ignore: Callable[[str], bool] | None
+    budget: list[int]
 
 
 UNREADABLE = "\0unreadable"
@@ -105,9 +117,8 @@ def _visit(
     name: str,
     rel: str,
     found: dict[str, Entry],
-    keep: Keep | None,
-    only: Sequence[str] | None,
-    budget: list[int],
+    how: _Walk,
+    only: Sequence[str] | None = None,
 ) -> None:
     try:
         info = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -116,8 +127,8 @@ def _visit(
     kept = None
     if stat.S_ISLNK(info.st_mode):
         kept = _readlink(folder, name)
-    elif stat.S_ISREG(info.st_mode) and keep is not None:
-        kept = keep(info, lambda: _read_at(folder, name, info))
+    elif stat.S_ISREG(info.st_mode) and how.keep is not None:
+        kept = how.keep(info, lambda: _read_at(folder, name, info))
     found[rel] = Entry.of(info, kept)
     if not stat.S_ISDIR(info.st_mode):
         return
@@ -130,11 +141,14 @@ def _visit(
     try:
         children = sorted(os.listdir(fd))
         for child in children if only is None else [n for n in only if n in children]:
-            budget[0] -= 1
-            if budget[0] < 0:
+            inner = _join(rel, child)
+            if how.ignore is not None and how.ignore(inner):
+                continue
+            how.budget[0] -= 1
+            if how.budget[0] < 0:
                 found[_join(rel, UNREADABLE)] = unreadable
                 return
-            _visit(fd, child, _join(rel, child), found, keep, None, budget)
+            _visit(fd, child, inner, found, how)
     except OSError:
         found[_join(rel, UNREADABLE)] = unreadable
     finally:

@@ -49,6 +49,12 @@ MAX_DEPTH = 8
 """How deep submodule names (`modules/a/b/c`) and nested submodules are followed."""
 
 
+def inert(rel: str) -> bool:
+    """A hook sample (`hooks/pre-commit.sample`): git runs hooks by their exact name only, so
+    a sample is neither recorded nor compared (git puts 14 in every repository)."""
+    return rel.startswith("hooks/") and rel.endswith(".sample") and rel.count("/") == 1
+
+
 def is_data(name: str) -> bool:
     """`name`, an entry of a git directory, is git's data."""
     return name in DATA or any(fnmatch.fnmatchcase(name, p) for p in DATA_PATTERNS)
@@ -74,7 +80,7 @@ def guarded(gitdir: Path) -> tuple[list[str], list[Path]]:
             _container(gitdir / name, name, mine, inner, 0)
         elif is_data(name):
             continue
-        elif _is_real_dir(gitdir / name) and looks_like_git_dir(_listdir(gitdir / name)):
+        elif _poses(gitdir / name):
             inner.append(gitdir / name)
         else:
             mine.append(name)
@@ -93,15 +99,29 @@ def _container(folder: Path, rel: str, mine: list[str], inner: list[Path], depth
         path = folder / name
         if not _is_real_dir(path):
             mine.append(f"{rel}/{name}")
-        elif looks_like_git_dir(_listdir(path)):
+        elif _poses(path):
             inner.append(path)
         else:
             _container(path, f"{rel}/{name}", mine, inner, depth + 1)
 
 
 def config_paths(gitdir: Path) -> list[Path]:
-    """The configuration of `gitdir` that exists, to bind read-only (never a symlink)."""
-    return [gitdir / name for name in CONFIG if _exists(gitdir / name)]
+    """The configuration of `gitdir` that exists, to bind read-only (never a symlink; not an
+    empty `branches/` or `remotes/`, which git makes by default: the undo covers them, and
+    every bind costs bwrap about a millisecond)."""
+    return [
+        gitdir / name
+        for name in CONFIG
+        if _exists(gitdir / name)
+        and not (name in ("branches", "remotes") and not _listdir(gitdir / name))
+    ]
+
+
+def _poses(path: Path) -> bool:
+    """`path` is a real folder that looks like a git directory (HEAD checked first: cheap)."""
+    return (
+        os.path.lexists(path / "HEAD") and _is_real_dir(path) and looks_like_git_dir(_listdir(path))
+    )
 
 
 def pointer(path: Path) -> Path | None:

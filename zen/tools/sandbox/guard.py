@@ -23,16 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from zen.tools.sandbox import journal
-from zen.tools.sandbox.changes import Recorded, undo_changes
+from zen.tools.sandbox.changes import Before, Recorded, undo_changes
 from zen.tools.sandbox.entries import Entry, Keep
-from zen.tools.sandbox.repos import Tree, margin, refresh
+from zen.tools.sandbox.repos import MAX_DIRS, Tree, margin, refresh
 from zen.tools.sandbox.scopes import PROTECTED, Scope, collect, outside_git_dirs
 
 MAX_BYTES = 4_000_000
 """Bytes kept per command to put files back; past them a changed file is removed instead."""
 PARTIAL = (
-    "the workspace has more folders than the sandbox looks through for repositories a "
-    "command plants; those past them were not checked"
+    f"the workspace has over {MAX_DIRS:,} folders: repositories a command plants past "
+    "them are not looked for"
 )
 
 __all__ = ["MAX_BYTES", "PROTECTED", "Guard", "Watch"]
@@ -48,19 +48,21 @@ class Guard:
 
     trees: dict[Path, Tree] = field(default_factory=dict)
     digests: dict[tuple[int, ...], str] = field(default_factory=dict)
+    told_partial: bool = False
 
     def begin(self, root: Path, hidden: Sequence[Path]) -> Watch:
         """Record the workspace before a command (and its temp folder, made here): the
         `Watch` says what to bind and undoes after it."""
         skip = _inside(root, hidden)
-        tree = refresh(root, self.trees.get(root), skip)
+        tree = self.trees.get(root) or refresh(root, None, skip)  # later: walked by `finish`
         self.trees[root] = tree
         outside = outside_git_dirs(root, hidden)
         scopes = collect(root, tree, outside, hidden)
         keep = self._keeper()
         record = {str(s.top): Recorded(s, s.read(keep)) for s in scopes}
         _wait_past(record)
-        watch = Watch(self, root, skip, outside, list(hidden), tree, record)
+        before = Before(record, time.time_ns(), tree)
+        watch = Watch(self, root, skip, outside, list(hidden), before)
         watch.read_only = [path for s in scopes for path in s.read_only()]
         watch.start()
         return watch
@@ -100,11 +102,12 @@ class Watch:
     skip: list[str]
     outside: list[Path]
     hidden: list[Path]
-    tree: Tree
-    record: dict[str, Recorded]
+    before: Before
     read_only: list[Path] = field(default_factory=list)
     tmpdir: Path = Path()
     journal_path: Path | None = None
+    note: str = ""
+    """Said once with the command's result (the walk for repositories stopped short)."""
 
     @property
     def writable(self) -> list[Path]:
@@ -126,18 +129,21 @@ class Watch:
 
     def finish(self) -> list[str]:
         """Undo changes to what is guarded, remove the temp folder; what was undone."""
-        tree = refresh(self.root, self.tree, self.skip, open_up=True)
+        tree = refresh(self.root, self.before.tree, self.skip, open_up=True)
         self.guard.trees[self.root] = tree
         try:
             after = collect(self.root, tree, self.outside, self.hidden)
             folder = _journal.folder
             undone = undo_changes(
                 self.root,
-                self.record,
+                self.before,
                 after,
                 lambda d: journal.read_blob(folder, d) if folder is not None else None,
             )
-            return undone + ([f"(note: {PARTIAL})"] if tree.partial and undone else [])
+            if tree.partial and not self.guard.told_partial:
+                self.guard.told_partial = True
+                self.note = PARTIAL
+            return undone
         finally:
             journal.remove_tree(self.tmpdir)
             if self.journal_path is not None:
@@ -148,6 +154,7 @@ class Watch:
             "version": 1,
             "root": str(self.root),
             "pid": os.getpid(),
+            "start": self.before.start,
             "tmpdir": str(self.tmpdir),
             "skip": self.skip,
             "outside": [str(p) for p in self.outside],
@@ -160,7 +167,7 @@ class Watch:
                     "names": list(item.scope.names),
                     "entries": {rel: e.row() for rel, e in item.entries.items()},
                 }
-                for item in self.record.values()
+                for item in self.before.record.values()
             ],
         }
 
@@ -177,8 +184,9 @@ def replay(folder: Path, data: dict[str, Any]) -> list[str]:
     hidden = [Path(p) for p in data["hidden"]]
     tree = refresh(root, None, data["skip"], open_up=True)
     after = collect(root, tree, [Path(p) for p in data["outside"]], hidden)
+    before = Before(record, int(data["start"]), None)
     try:
-        return undo_changes(root, record, after, lambda d: journal.read_blob(folder, d))
+        return undo_changes(root, before, after, lambda d: journal.read_blob(folder, d))
     finally:
         journal.remove_tree(Path(data["tmpdir"]))
 

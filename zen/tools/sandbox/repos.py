@@ -79,46 +79,53 @@ def refresh(
     access back, so that nothing in it escapes the look."""
     old = before.folders if before is not None else {}
     tree = Tree()
+    folders = tree.folders
     now = time.time_ns()
+    base = os.fspath(root) + "/"
+    lstat, is_dir = os.lstat, stat.S_ISDIR
     queue: deque[str] = deque([""])
     while queue:
         rel = queue.popleft()
-        if len(tree.folders) >= MAX_DIRS:
+        if len(folders) >= MAX_DIRS:
             tree.partial = True
             break
         try:
-            info = os.lstat(root / rel) if rel else os.stat(root)
+            info = lstat(base + rel) if rel else os.stat(base)
         except OSError:
             continue
-        if not stat.S_ISDIR(info.st_mode):
+        if not is_dir(info.st_mode):
             continue
         ctime = info.st_ctime_ns
-        ctime = UNTRUSTED if ctime >= now - margin(ctime) else ctime
+        if ctime >= now - 1_000_000_000 and ctime >= now - margin(ctime):
+            ctime = UNTRUSTED
         prior = old.get(rel)
         if prior is not None and prior.ino == info.st_ino and prior.ctime == ctime != UNTRUSTED:
             folder = prior
         else:
-            folder = _list(root, rel, info, ctime, skip, open_up)
-        tree.folders[rel] = folder
-        queue.extend(_join(rel, name) for name in folder.subdirs)
+            folder = _list(base.rstrip("/"), rel, info, ctime, skip, open_up)
+        folders[rel] = folder
+        if folder.subdirs:
+            prefix = f"{rel}/" if rel else ""
+            queue.extend(prefix + name for name in folder.subdirs)
     return tree
 
 
 def _list(
-    root: Path, rel: str, info: os.stat_result, ctime: int, skip: Collection[str], open_up: bool
+    base: str, rel: str, info: os.stat_result, ctime: int, skip: Collection[str], open_up: bool
 ) -> Folder:
     ino = info.st_ino
+    path = f"{base}/{rel}" if rel else base
     subdirs: list[str] = []
     marks: list[tuple[str, bool]] = []
     names: list[str] = []
     try:
-        entries = os.scandir(root / rel)
+        entries = os.scandir(path)
     except PermissionError:
         if not open_up or info.st_uid != os.getuid():
             return Folder(ino, UNTRUSTED, (), ())
         try:
-            os.chmod(root / rel, stat.S_IMODE(info.st_mode) | 0o700)
-            entries = os.scandir(root / rel)
+            os.chmod(path, stat.S_IMODE(info.st_mode) | 0o700)
+            entries = os.scandir(path)
         except OSError:
             return Folder(ino, UNTRUSTED, (), ())
     except OSError:

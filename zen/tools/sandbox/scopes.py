@@ -54,17 +54,20 @@ class Scope:
         """The scope's entries now, relative to `top` ("" for `top` itself)."""
         if self.kind != "git":
             return walk(self.anchor, self.top, None, keep)
-        found = walk(self.anchor, self.top, (), keep)
-        for rel in self.names:
+        mine = [n for n in self.names if "/" not in n]
+        found = walk(self.anchor, self.top, mine, keep, gitdirs.inert)
+        for rel in (n for n in self.names if "/" in n):  # files in modules/: rare
             for inner, entry in walk(self.anchor, self.top / rel, None, keep).items():
                 found[f"{rel}/{inner}" if inner else rel] = entry
         return found
 
     def read_only(self) -> list[Path]:
-        """What to bind read-only: what exists of it, never a symlink."""
+        """What to bind read-only: what exists of it, never a symlink. A `.git` pointer file
+        is left to the undo: a submodule checkout has one each, and every bind costs bwrap
+        about a millisecond."""
         if self.kind == "git":
             return gitdirs.config_paths(self.top)
-        info = _lstat(self.top)
+        info = _lstat(self.top) if self.kind == "path" else None
         return [self.top] if info is not None and not stat.S_ISLNK(info.st_mode) else []
 
 
