@@ -151,12 +151,30 @@ def background(home: Path, project: Path, fake: Any, tmp: Path) -> subprocess.Po
     )  # fmt: skip
 
 
-def wait_for(path: Path, proc: subprocess.Popen[str], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not path.exists():
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        assert time.monotonic() < deadline, f"{path} never appeared"
+def running(
+    fake_llm: Any, home: Path, repo: Path, tmp: Path, cmd: str
+) -> tuple[subprocess.Popen[str], Any]:
+    """A zen whose sandboxed `cmd` has started (it touches `started` in the workspace), and
+    its fake server."""
+    fake = fake_llm([tool_calls([call("bash", {"command": cmd, "timeout": 600})]), text("x")])
+    proc = background(home, repo, fake, tmp)
+    deadline = time.monotonic() + 60
+    while not (repo / "started").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            reap(proc)
+            raise AssertionError(proc.stderr.read() if proc.stderr else "never started")
         time.sleep(0.05)
+    return proc, fake
+
+
+def next_zen(fake_llm: Any, run_zen: Any, tmp: Path) -> Any:
+    """Another zen started in the workspace (it answers without a tool)."""
+    fake = fake_llm([text("ok")])
+    done = run_zen(
+        "-p", "hi", "--base-url", fake.base_url, "--model", "m", env=env(TMPDIR=str(tmp))
+    )
+    assert done.code == 0, done.err
+    return done
 
 
 @pytest.fixture
@@ -173,18 +191,12 @@ def test_a_killed_zen_is_undone_at_the_next_start(
         "mkdir -p .vscode && echo evil > .vscode/tasks.json && echo ../evil > .git/commondir; "
         "echo $TMPDIR > tmpdir.txt; touch started; sleep 300"
     )
-    fake = fake_llm([tool_calls([call("bash", {"command": cmd, "timeout": 600})]), text("x")])
-    proc = background(home, repo, fake, tmp)
-    try:
-        wait_for(repo / "started", proc)
-    finally:
-        proc.kill()
-        reap(proc)
+    proc, _ = running(fake_llm, home, repo, tmp, cmd)
+    proc.kill()
+    reap(proc)
     left = Path((repo / "tmpdir.txt").read_text().strip())
     assert left.is_dir() and left.parent == tmp and (repo / ".vscode").exists()
-    done = run_zen("-p", "hi", "--base-url", fake_llm([text("ok")]).base_url, "--model", "m",
-                   env=env(TMPDIR=str(tmp)))  # fmt: skip
-    assert done.code == 0, done.err
+    done = next_zen(fake_llm, run_zen, tmp)
     assert "killed zen" in done.err and ".vscode" in done.err
     assert not (repo / ".vscode").exists() and not (repo / ".git" / "commondir").exists()
     assert not left.exists() and list(tmp.iterdir()) == []
@@ -198,13 +210,10 @@ def test_a_second_zen_never_undoes_a_running_command(
         "mkdir -p .vscode && echo mine > .vscode/tasks.json; touch started; "
         "while [ ! -e go ]; do sleep 0.05; done"
     )
-    fake = fake_llm([tool_calls([call("bash", {"command": cmd, "timeout": 300})]), text("x")])
-    proc = background(home, repo, fake, tmp)
+    proc, fake = running(fake_llm, home, repo, tmp, cmd)
     try:
-        wait_for(repo / "started", proc)
-        done = run_zen("-p", "hi", "--base-url", fake_llm([text("ok")]).base_url, "--model",
-                       "m", env=env(TMPDIR=str(tmp)))  # fmt: skip
-        assert done.code == 0 and "killed zen" not in done.err, done.err
+        done = next_zen(fake_llm, run_zen, tmp)
+        assert "killed zen" not in done.err, done.err
         assert (repo / ".vscode" / "tasks.json").read_text() == "mine\n"
         assert len(list(tmp.glob("zen-sandbox-*"))) == 1  # the running command's, kept
         (repo / "go").touch()

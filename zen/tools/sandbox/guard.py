@@ -128,10 +128,11 @@ class Watch:
         raise FileExistsError(f"cannot make a temp folder in {tempfile.gettempdir()}")
 
     def finish(self) -> list[str]:
-        """Undo changes to what is guarded, remove the temp folder; what was undone."""
-        tree = refresh(self.root, self.before.tree, self.skip, open_up=True)
-        self.guard.trees[self.root] = tree
+        """Undo changes to what is guarded, remove the temp folder; what was undone. An undo
+        that fails keeps its journal: the next zen started here tries again."""
         try:
+            tree = refresh(self.root, self.before.tree, self.skip, open_up=True)
+            self.guard.trees[self.root] = tree
             after = collect(self.root, tree, self.outside, self.hidden)
             folder = _journal.folder
             undone = undo_changes(
@@ -140,14 +141,14 @@ class Watch:
                 after,
                 lambda d: journal.read_blob(folder, d) if folder is not None else None,
             )
-            if tree.partial and not self.guard.told_partial:
-                self.guard.told_partial = True
-                self.note = PARTIAL
-            return undone
         finally:
             journal.remove_tree(self.tmpdir)
-            if self.journal_path is not None:
-                self.journal_path.unlink(missing_ok=True)
+        if self.journal_path is not None:
+            self.journal_path.unlink(missing_ok=True)
+        if tree.partial and not self.guard.told_partial:
+            self.guard.told_partial = True
+            self.note = PARTIAL
+        return undone
 
     def payload(self) -> dict[str, Any]:
         return {

@@ -78,9 +78,11 @@ class Journal:
         return path
 
     def close(self) -> None:
-        """Remove this process's folder (at exit: no command runs any more)."""
+        """Remove this process's folder (at exit: no command runs any more); one still
+        holding a journal (its undo failed) is left for the next start to replay."""
         if self.folder is not None:
-            remove_tree(self.folder)
+            if not any(self.folder.glob("*.json")):
+                remove_tree(self.folder)
             self.folder = None
         if self._lock is not None:
             os.close(self._lock)

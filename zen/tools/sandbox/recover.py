@@ -35,7 +35,7 @@ def _replay(folder: Path, path: Path, root: Path) -> list[str]:
             return []
         lines = replay(folder, data)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return [f"could not undo a killed zen's sandboxed command ({path.name}): {exc}"]
+        return [f"could not undo a killed zen's sandboxed command (journal {path}): {exc}"]
     path.unlink(missing_ok=True)
     said = f"undid what a sandboxed command of a killed zen (pid {data.get('pid', '?')}) changed"
     return [f"{said}: {line}" for line in lines]
