@@ -175,10 +175,13 @@ async def sandboxed_run(
         result.output = "\n".join([*ready.notes, result.output])
     if undone:
         result.ok = False
+        more = f" and {len(undone) - 10} more" if len(undone) > 10 else ""
         result.output += (
-            f"\n[the sandbox undid changes to {', '.join(undone[:10])}: the workspace's zen, git "
-            "and shell configuration is read-only inside it]"
+            f"\n[the sandbox undid changes to {', '.join(undone[:10])}{more}: the configuration "
+            "of zen, git, editors and shells in the workspace is read-only inside it]"
         )
+    if ready.watch.note:
+        result.output += f"\n[{ready.watch.note}]"
     return result
 
 
