@@ -110,8 +110,9 @@ def main(runs: int) -> None:
 
 async def tool_path(root: Path, runs: int) -> None:
     box = Sandbox("on", SandboxOptions())
-    if box.problem():
-        print(f"no sandbox here ({box.problem()}): bash tool path not measured")
+    found = await box.settle(30)
+    if found is None or found.program is None:
+        print(f"no sandbox here ({found and found.problem}): bash tool path not measured")
         return
     command = ["/bin/sh", "-c", "sleep 0.1"]
     plain, boxed = [], []
@@ -122,9 +123,12 @@ async def tool_path(root: Path, runs: int) -> None:
         started = time.perf_counter()
         ready = box.prepare(root, command, dict(os.environ))
         try:
-            await run_child(ready.argv, cwd=root, env=ready.env, timeout=30, limit=10_000)
+            await run_child(
+                ready.argv, cwd=root, env=ready.env, timeout=30, limit=10_000, pass_fds=ready.fds
+            )
         finally:
             ready.finish()
+        ready.started()
         boxed.append(time.perf_counter() - started)
     p, b = statistics.median(plain) * 1000, statistics.median(boxed) * 1000
     print(f"bash tool, sleep 0.1: unsandboxed {p:6.1f} ms, sandboxed {b:6.1f} ms ({b / p:.2f}x)")
