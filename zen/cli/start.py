@@ -115,7 +115,9 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool, *, home: bo
             config = load_config(root, overrides, trusted=trusted)
             shown = startup_summary(config, args.model)
         except ConfigError as e:
-            return refuse(args, str(e))
+            from zen.cli.no_key import explained
+
+            return refuse(args, explained(e))
         config_check.remember(key, shown)
 
         def load() -> Any:
@@ -156,16 +158,19 @@ def open_session_later(*args: Any, **kwargs: Any) -> Any:
 def startup_summary(config: Any, model: str | None) -> dict[str, str]:
     """Run the start-up checks (ConfigError) and keep what the prompt and banner show."""
     from zen.app import check_startup
+    from zen.llm.served import asks_server
     from zen.settings.model_roles import resolve_model
 
     check_startup(config)
     dual = config.agent_mode == "dual"
     settings = resolve_model(config, "orchestrator" if dual else None)
+    default = settings.default_model
     return {
         "mode": config.agent_mode,
         "collaboration": config.collaboration,
         "model": settings.model,
-        "provider": settings.provider if settings.default_model else "",
+        "provider": settings.provider if default else "",
+        "asks": "yes" if default and asks_server(settings.base_url) else "",
         "note": model_note(config, model) if model else "",
     }
 
@@ -224,7 +229,9 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     try:
         return asyncio.run(run_stoppable(config, workspace, task, args, progress))
     except (ConfigError, SessionError) as e:
-        return refuse(args, str(e))
+        from zen.cli.no_key import explained
+
+        return refuse(args, explained(e))
     except KeyboardInterrupt:
         return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted", progress)
     except BrokenPipeError:
@@ -277,7 +284,9 @@ async def run_in_session(
         snapshot_home=args.yes,
     ) as session:
         settings = session.models.settings(session.role)
-        if settings.default_model and config.provider:
+        from zen.llm.served import asks_server
+
+        if settings.default_model and config.provider and not asks_server(settings.base_url):
             print(
                 f"zen: using {settings.provider}'s default model {settings.model} "
                 "(choose another with --model)",
