@@ -37,24 +37,27 @@ if not SCRIPT.exists():
 
 def timed(cmd: list[str], runs: int = 10) -> tuple[float, int]:
     """Median wall seconds and peak RSS (KiB) of `cmd` over `runs` runs (after one warm-up)."""
-    walls, peaks = [], []
-    for n in range(runs + 1):
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd,
-            env=ENV,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=tempfile.gettempdir(),
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise SystemExit(f"{cmd} exited {proc.returncode}")
-        if n:
-            walls.append(time.perf_counter() - start)
-            peaks.append(usage.ru_maxrss)
-    return statistics.median(walls), max(peaks)
+    measured = [wall(cmd, ENV) for _ in range(runs + 1)][1:]
+    return statistics.median(w for w, _ in measured), max(p for _, p in measured)
+
+
+def wall(cmd: list[str], env: dict[str, str], before: Any = None) -> tuple[float, int]:
+    """One run's wall seconds and peak RSS (KiB)."""
+    if before is not None:
+        before()
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tempfile.gettempdir(),
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{cmd} exited {code}")
+    return time.perf_counter() - start, usage.ru_maxrss
 
 
 def startup() -> None:
@@ -74,24 +77,6 @@ stream = client.chat.completions.create(
 )
 print("".join(c.choices[0].delta.content or "" for c in stream if c.choices))
 """
-
-
-def wall(cmd: list[str], env: dict[str, str], before: Any = None) -> tuple[float, int]:
-    """One run's wall seconds and peak RSS (KiB)."""
-    if before is not None:
-        before()
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=tempfile.gettempdir(),
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{cmd} failed")
-    return time.perf_counter() - start, usage.ru_maxrss
 
 
 def oneshot(runs: int = 7) -> None:
