@@ -4,6 +4,7 @@ Packages are stood in for by dist-info folders on PYTHONPATH, as pip would leave
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def check(site: Path, *docs: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, str(SCRIPT), *map(str, docs)],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "PYTHONPATH": str(site)},
         timeout=60,
     )
 
