@@ -245,6 +245,7 @@ def test_the_builtin_suite_lists(run_zen) -> None:
     assert len(done.out.splitlines()) >= 12 and "refuse-destructive:" in done.out
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigterm_stops_the_bench_and_its_running_task(
     fake_llm, home: Path, project: Path, tmp_path: Path
@@ -352,6 +353,7 @@ def test_a_deadline_is_the_reason_given(fake_llm, run_zen, tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.e2e
 @pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
 def test_an_interrupted_bench_prints_and_keeps_what_finished(
     signame: str, code: int, fake_llm, home: Path, project: Path, tmp_path: Path

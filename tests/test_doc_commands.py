@@ -9,8 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / ".ci" / "doc_commands.py"
+pytestmark = pytest.mark.e2e  # runs the script as a child
 
 
 def site_with(tmp_path: Path, package: str, *scripts: str) -> Path:

@@ -15,7 +15,10 @@ from tests.fakes import personas
 from tests.fakes.server import text
 from tests.test_shell_pty import Zen
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 FACTS = (
     f"llama-server, serves {personas.QWEN_FILE} (qwen2.5-coder, 1.544B, Q4_K_M), runs it with "
