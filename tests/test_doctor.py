@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes import personas
-from tests.fakes.server import Huge
+from tests.fakes.server import Huge, Page
 from zen.base import exits
 
 KEY = "sk-doctortest-secret-ZQXJ9876"
@@ -180,3 +180,30 @@ def test_a_web_page_is_not_a_model_server(fake_llm: Any, run_zen: Any) -> None:
     done = run_zen("doctor", "--base-url", fake.base_url, "--model", "m")
     assert lines(done.out)["endpoint"].startswith(f"warn {fake.base_url} answers (200 in")
     assert "no model list" in lines(done.out)["endpoint"]
+
+
+def test_an_unreachable_host_elsewhere_gets_its_own_hint(run_zen: Any) -> None:
+    """Not "is the server running?" with llama.cpp's command: a host elsewhere (.invalid never
+    resolves) is checked for its name and the way there."""
+    url = "http://gpu-box.invalid:8000/v1"
+    done = run_zen("doctor", "--base-url", url, "--model", "Qwen/Qwen3-32B", timeout=60)
+    assert done.code == exits.DOCTOR
+    got = lines(done.out)
+    assert got["endpoint"].startswith(f"FAIL {url} unreachable: ")
+    assert got["endpoint"].endswith("; check the URL, and that this machine can reach it")
+    assert got["key"] == "note none set (not checked: the endpoint did not answer)"
+
+
+def test_a_server_that_wants_a_key_says_how_to_give_one(fake_llm: Any, run_zen: Any) -> None:
+    refusal = b'{"error": {"message": "Missing API key", "type": "invalid_request_error"}}'
+    fake = fake_llm([], routes={"/v1/models": Page(refusal, 401, "application/json")})
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "m",
+                   env={"OPENAI_API_KEY": KEY})  # fmt: skip
+    assert done.code == exits.DOCTOR
+    got = lines(done.out)
+    assert got["endpoint"].startswith(f"ok {fake.base_url} reachable (401 in")
+    assert got["key"] == (
+        "FAIL none sent, and the server wants one (401): pass --api-key, set ZEN_API_KEY, "
+        "or put api_key in ~/.zen/config.yaml"
+    )
+    assert not any(KEY in h.get("authorization", "") for h in fake.get_headers)
