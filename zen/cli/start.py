@@ -11,6 +11,7 @@ import sys
 from functools import partial
 
 from zen.base import exits
+from zen.cli.no_key import explained
 from zen.cli.output import fail
 from zen.cli.parser import cli_overrides
 from zen.cli.task_input import piped_input, read_task
@@ -122,8 +123,6 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool, *, home: bo
             config = load_config(root, overrides, trusted=trusted)
             shown = startup_summary(config, args.model)
         except ConfigError as e:
-            from zen.cli.no_key import explained
-
             return refuse(args, explained(e))
         config_check.remember(key, shown)
 
@@ -171,13 +170,12 @@ def startup_summary(config: Any, model: str | None) -> dict[str, str]:
     check_startup(config)
     dual = config.agent_mode == "dual"
     settings = resolve_model(config, "orchestrator" if dual else None)
-    default = settings.default_model
     return {
         "mode": config.agent_mode,
         "collaboration": config.collaboration,
         "model": settings.model,
-        "provider": settings.provider if default else "",
-        "asks": "yes" if default and asks_server(settings.base_url) else "",
+        "provider": settings.provider if settings.default_model else "",
+        "asks": "yes" if settings.default_model and asks_server(settings.base_url) else "",
         "note": model_note(config, model) if model else "",
     }
 
@@ -236,8 +234,6 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     try:
         return asyncio.run(run_stoppable(config, workspace, task, args, progress))
     except (ConfigError, SessionError) as e:
-        from zen.cli.no_key import explained
-
         return refuse(args, explained(e))
     except KeyboardInterrupt:
         return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted", progress)
@@ -280,6 +276,7 @@ async def run_in_session(
 ) -> int:
     """Open the session (resumed or new), say which default model it uses, run the task."""
     from zen.app import open_session
+    from zen.llm.served import asks_server
     from zen.ui.oneshot import run_oneshot
 
     async with open_session(
@@ -291,8 +288,6 @@ async def run_in_session(
         snapshot_home=args.yes,
     ) as session:
         settings = session.models.settings(session.role)
-        from zen.llm.served import asks_server
-
         if settings.default_model and config.provider and not asks_server(settings.base_url):
             print(
                 f"zen: using {settings.provider}'s default model {settings.model} "
