@@ -217,6 +217,32 @@ def test_no_key_and_no_provider_finds_the_local_server(fake_llm: Any, run_zen: A
     assert not any(authorizations(llama)) and not llama.requests and not web.requests
 
 
+SLOW_IMPORT = """
+import importlib.abc, sys, time
+
+class Slow(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "h11":
+            time.sleep(1.0)
+        return None
+
+sys.meta_path.insert(0, Slow())
+"""
+
+
+def test_a_slow_start_does_not_eat_the_local_probes_deadline(
+    fake_llm: Any, run_zen: Any, tmp_path: Path
+) -> None:
+    """On a loaded machine the HTTP stack's first import took longer than the whole 0.3 s
+    probe, and a running llama-server went unfound: the imports come before the clock."""
+    llama = fake_llm([], **personas.llama_server())
+    (tmp_path / "sitecustomize.py").write_text(SLOW_IMPORT)  # h11 loads in 1 s, not ms
+    env = {"ZEN_TEST_LOCAL_PORTS": str(port_of(llama)), "PYTHONPATH": str(tmp_path)}
+    done = run_zen("-p", "hi", env=env, timeout=60)
+    assert done.code == 2
+    assert "a model server answers on this machine" in done.err, done.err
+
+
 def test_no_server_found_is_the_plain_error(run_zen: Any) -> None:
     env = {"ZEN_TEST_LOCAL_PORTS": str(closed_port())}
     done = run_zen("-p", "hi", env=env)

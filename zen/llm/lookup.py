@@ -61,6 +61,7 @@ async def look_up(
     the environment's proxy settings, as the SDK does (the local probe does not)."""
     import httpx2
 
+    await _warm()
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     base = base_url.rstrip("/")
     started = time.monotonic()
@@ -87,6 +88,22 @@ async def look_up(
             except Exception:  # asyncio.TimeoutError included: what /models said stands
                 pass
     return served
+
+
+async def _warm() -> None:
+    """Load the HTTP stack the first request would load (h11, httpcore2, anyio's asyncio
+    backend) before the clock starts: 0.1-1.2 s of imports on a loaded machine, which ate the
+    local probe's 0.3 s and found no server. They are loaded at most once, and a request
+    needs them anyway."""
+    import contextlib
+    import importlib
+
+    import anyio
+
+    for name in ("httpcore2", "h11"):  # httpx2's transport and its HTTP/1.1
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    await anyio.sleep(0)
 
 
 def _from_models(base_url: str, status: int, body: Any, model: str | None, took: float) -> Served:
