@@ -43,18 +43,21 @@ def words(name: str) -> list[str]:
 
 def family(name: str) -> str | None:
     """`qwen2.5-coder` for every spelling of a Qwen2.5-Coder; for an unknown family, the words
-    before the size (`acme-lm-7b` → `acme-lm`); None when nothing says."""
+    before the size (`acme-lm-7b` → `acme-lm`); None when nothing says (a file named
+    `MODEL.gguf` or `my-model-q4_k_m.gguf` has no family: a name without a size is no
+    model's name)."""
     parts = words(name)
-    squeezed = "".join(parts)
-    for key, known in _SQUEEZED:
-        if squeezed.startswith(key) or (key.startswith("llama") and f"meta{key}" in squeezed):
-            return known
-    before = []
-    for word in parts:
-        if _SIZE.match(word) or _QUANT.match(word) or word in ("instruct", "chat", "latest"):
-            break
-        before.append(word)
-    return "-".join(before) or None
+    # from the first word, or the second after an organisation (`Qwen_Qwen3-8B-Q4_K_M.gguf`)
+    for squeezed in ("".join(parts), "".join(parts[1:])):
+        for key, known in _SQUEEZED:
+            if squeezed.startswith(key) or (key.startswith("llama") and f"meta{key}" in squeezed):
+                return known
+    for at, word in enumerate(parts):
+        if _SIZE.match(word):
+            return "-".join(parts[:at]) or None
+        if _QUANT.match(word) or word in ("instruct", "chat", "latest"):
+            return None
+    return None
 
 
 def size_b(name: str) -> float | None:
