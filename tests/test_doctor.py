@@ -207,3 +207,19 @@ def test_a_server_that_wants_a_key_says_how_to_give_one(fake_llm: Any, run_zen: 
         "or put api_key in ~/.zen/config.yaml"
     )
     assert not any(KEY in h.get("authorization", "") for h in fake.get_headers)
+
+
+def test_a_chat_template_without_tools_is_a_warning(fake_llm: Any, run_zen: Any) -> None:
+    """SmolLM2's template drops the tools zen sends: doctor says so before a turn is spent,
+    and names the protocol that works without them."""
+    fake = fake_llm([], **personas.llama_server(tools=False))
+    done = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url)
+    assert done.code == exits.DONE
+    assert lines(done.out)["server"].endswith(
+        "its chat template has no tool support: tools need --tool-protocol text|auto, "
+        "or a template with them"
+    )
+    assert lines(done.out)["server"].startswith("warn llama-server, serves")
+    text = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url,
+                   "--tool-protocol", "text")  # fmt: skip
+    assert lines(text.out)["server"].startswith("ok llama-server, serves")

@@ -115,7 +115,9 @@ def role_lines(settings: Any, label: str) -> list[Line]:
     )
     lines = [endpoint_line(served)]
     if extras and served.listed:
-        lines.append((OK, "server", describe(served)))
+        no_tools = served.tool_template is False and settings.tool_protocol == "native"
+        fix = ": tools need --tool-protocol text|auto, or a template with them" if no_tools else ""
+        lines.append((WARN if no_tools else OK, "server", describe(served) + fix))
     lines += [key_line(settings, served.status), model_line(settings, served)]
     lines.append(window_line(settings, served))
     return [(mark, item + label, text) for mark, item, text in lines]
