@@ -66,10 +66,11 @@ def test_solved_and_failed_tasks_as_json(
     doc = json.loads(done.out)
     assert doc["model"] == "fake-model" and doc["base_url"] == fake.base_url
     assert doc["zen_version"] and doc["date"] and "temperature" in doc["sampling"]
-    assert doc["modes"] == ["single", "delegated"]
+    assert doc["modes"] == ["single", "dual"] and doc["collaboration"] == "delegated"
+    assert doc["partial"] is False and doc["stopped"] is None
     assert "sk-bench" not in done.out + done.err
     rows = {(r["task"], r["mode"]): r for r in doc["rows"]}
-    assert set(rows) == {(t, m) for t in ("a-solve", "b-fail") for m in ("single", "delegated")}
+    assert set(rows) == {(t, m) for t in ("a-solve", "b-fail") for m in ("single", "dual")}
     solved = rows["a-solve", "single"]
     assert solved["solved"] is True and solved["check"] == "passed" and solved["ended"] == "answer"
     assert solved["turns"] == 2
@@ -79,12 +80,19 @@ def test_solved_and_failed_tasks_as_json(
     assert solved["total_tokens"]["output"] == 25 and solved["seconds"] > 0
     failed = rows["b-fail", "single"]
     assert failed["solved"] is False and failed["check"] == "failed" and failed["turns"] == 1
-    assert "orchestrator" in rows["a-solve", "delegated"]["tokens"]
-    assert rows["a-solve", "delegated"]["triage"] == "large"  # out.txt does not exist yet
+    assert "orchestrator" in rows["a-solve", "dual"]["tokens"]
+    assert rows["a-solve", "dual"]["collaboration"] == "delegated"
+    assert rows["a-solve", "dual"]["triage"] == "large"  # out.txt does not exist yet
     assert solved["triage"] is None and solved["triage_escalated"] is False
-    # every request carried the key; none of it reached the start folder or the real home
+    # every request carried the key; none of it reached the start folder; the home got only
+    # the results file, named in the last line, the same document
     assert all(h.get("authorization") == "Bearer sk-bench" for h in fake.request_headers)
-    assert list(project.iterdir()) == [] and not (home / ".zen").exists()
+    assert list(project.iterdir()) == [] and [p.name for p in (home / ".zen").iterdir()] == [
+        "bench"
+    ]
+    (kept,) = (home / ".zen" / "bench").iterdir()
+    assert done.err.strip().splitlines()[-1] == f"zen bench: results in {kept}"
+    assert json.loads(kept.read_text()) == doc
     assert "✓ a-solve · single" in done.err and "✗ b-fail · single" in done.err
 
 
@@ -96,10 +104,12 @@ def test_the_table_puts_modes_side_by_side(fake_llm, run_zen, tmp_path: Path) ->
     assert done.code == 0, done.err
     header, *lines = [line for line in done.out.splitlines() if line.strip()]
     assert header.startswith("zen bench: fake-model at http://127.0.0.1")
-    assert lines[0].split() == ["task", "single", "controlled"]
+    assert header.endswith("· the server's temperature, tool protocol native · 1 task")
+    assert "{" not in header  # no raw JSON
+    assert lines[0].split() == ["task", "single", "dual/controlled"]
     assert lines[1].split()[:2] == ["solve", "✓"]
     solved = next(line for line in lines if line.startswith("solved"))
-    assert solved.split()[1:] == ["1/1", "1/1"]
+    assert solved.split()[1:] == ["1", "of", "1", "1", "of", "1"]
     assert any(line.startswith("tokens per solved task") for line in lines)
 
 
@@ -310,3 +320,113 @@ def test_the_sandbox_settings_reach_the_child(
     assert data["sandbox"] == "on"
     assert data["sandbox_options"]["network"] == "on"
     assert data["sandbox_options"]["writable"] == [str(home / "cache")]
+
+
+FAIL_SAYING = "import sys\nprint('checking out.txt')\nprint('out.txt is missing')\nsys.exit(1)\n"
+
+
+def test_the_table_says_why_each_run_failed_and_repeats_read_k_of_n(
+    fake_llm, run_zen, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "a-solve", "Please write out.txt containing ok.")
+    task(tasks, "b-fail", "Make out.txt say ok, somehow.", check=FAIL_SAYING)
+    fake = fake_llm(scripted)
+    done = bench(run_zen, fake, tasks, "--mode", "single", "--repeat", "2")
+    assert done.code == 0, done.err
+    lines = done.out.splitlines()
+    assert lines[0].endswith("· 2 tasks × 2 runs")
+    assert next(x for x in lines if x.startswith("a-solve")).split()[1:] == ["2", "of", "2"]
+    solved = next(x for x in lines if x.startswith("solved"))
+    assert solved.endswith("  1 of 2 in each of 2 runs")
+    assert "✗ b-fail · single (run 1): the check said: out.txt is missing" in lines
+    assert "✗ b-fail · single (run 2): the check said: out.txt is missing" in lines
+    assert not any("a-solve ·" in x for x in lines)
+
+
+def test_a_deadline_is_the_reason_given(fake_llm, run_zen, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    task(tasks, "slow", "write out.txt")
+    fake = fake_llm(lambda body: text("late", delay=30))
+    done = bench(run_zen, fake, tasks, "--mode", "single", "--timeout", "2")
+    assert "✗ slow · single: its deadline passed" in done.out.splitlines()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.e2e
+@pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
+def test_an_interrupted_bench_prints_and_keeps_what_finished(
+    signame: str, code: int, fake_llm, home: Path, project: Path, tmp_path: Path
+) -> None:
+    import signal
+    import subprocess
+
+    from tests.conftest import reap, zen_env
+
+    tasks = tmp_path / "tasks"
+    task(tasks, "a-quick", "Please write out.txt containing ok.")
+    task(tasks, "b-slow", "Take your time.")
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if "Take your time" in last_user(body):
+            return text("late", delay=60)
+        return scripted(body)
+
+    fake = fake_llm(reply)
+    output = tmp_path / "out" / "result.json"
+    output.parent.mkdir()
+    flags = ["--base-url", fake.base_url, "--model", "m", "--api-key", "k", "--mode", "single"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zen", "bench", "--tasks", str(tasks), *flags, "--output",
+         str(output)],
+        cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+            "Take your time" in last_user(r) for r in fake.requests
+        ):
+            time.sleep(0.1)
+        kept = json.loads(output.read_text())
+        assert [r["task"] for r in kept["rows"]] == ["a-quick"]  # written as it finished
+        assert kept["partial"] is True
+        proc.send_signal(getattr(signal, signame))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        reap(proc)
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert "a-quick" in out and "b-slow" not in out.split("partial:")[0].split("\n", 1)[1]
+    why = "stopped by SIGTERM" if signame == "SIGTERM" else "interrupted (Ctrl-C)"
+    assert f"partial: {why} after 1 of 2 runs" in out
+    kept = json.loads(output.read_text())
+    assert (kept["partial"], kept["stopped"], len(kept["rows"])) == (True, why, 1)
+    (default,) = (home / ".zen" / "bench").iterdir()
+    assert json.loads(default.read_text()) == kept
+    assert err.strip().splitlines()[-1] == (f"zen bench: partial results in {default} and {output}")
+
+
+def test_help_points_to_the_tasks_doc_and_list_cuts_at_a_word(run_zen, tmp_path: Path) -> None:
+    done = run_zen("bench", "--help")
+    assert "docs/bench.md" in done.out and "benchmarks.md" not in done.out
+    tasks = tmp_path / "tasks"
+    long = "Rename the function compute_totals to sum_totals everywhere, " * 3
+    task(tasks, "long", long.strip())
+    done = run_zen("bench", "--tasks", str(tasks), "--list")
+    line = done.out.strip()
+    assert line.endswith(" …") and len(line) <= len("long: ") + 100
+    shown = line[len("long: ") : -len(" …")]
+    assert long.startswith(shown) and long[len(shown)] == " "  # a whole word, then the cut
+
+
+def test_the_bench_measures_the_model_the_server_serves(fake_llm, run_zen, tmp_path: Path) -> None:
+    from tests.fakes import personas
+
+    tasks = tmp_path / "tasks"
+    task(tasks, "a-solve", "Please write out.txt containing ok.")
+    fake = fake_llm(scripted, **personas.llama_server())
+    done = run_zen("bench", "--tasks", str(tasks), "--provider", "llamacpp", "--base-url",
+                   fake.base_url, "--mode", "single", "--json")  # fmt: skip
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["model"] == personas.QWEN_FILE
+    assert {r["model"] for r in fake.requests} == {personas.QWEN_FILE}

@@ -4,6 +4,7 @@ the user sees of it (`/context`, `/compact`, the `-p` log line)."""
 from __future__ import annotations
 
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from zen.agent.context import WindowResolver, estimate
 from zen.agent.session import Session
 from zen.app import make_workspace
 from zen.base import events as ev
-from zen.llm.window import window_in_models
+from zen.llm.window import window_in_entry
 from zen.settings.loading import load_config
 from zen.settings.schema import ModelSettings
 
@@ -32,18 +33,19 @@ def models_asked(fake: Any) -> int:
     return sum(p.rstrip("/").endswith("/models") for p in fake.paths)
 
 
-async def test_the_window_is_asked_of_the_server_lazily(fake_llm, tmp_path: Path) -> None:
+async def test_the_window_comes_from_the_endpoint_lookup(fake_llm, tmp_path: Path) -> None:
     fake = fake_llm([text("hi", usage=(3000, 2))], context_window=32_768)
     session = session_for(fake, tmp_path)
+    assert models_asked(fake) == 0  # nothing before the first request
     await session.run("hello", ev.EventLog())
-    assert models_asked(fake) == 0  # a short conversation never needs to know
+    assert models_asked(fake) == 1  # the lookup at the first request
     part = await session.conversation.context_split()
     assert (part.window.tokens, part.window.source) == (32_768, "server")
     assert part.measured and part.used == 3002  # the server's own count of the last request
     assert part.conversation == 3002 - part.system - part.tools
     assert part.free == 32_768 - 3002
     await session.conversation.context_split()
-    assert models_asked(fake) == 1  # asked once
+    assert models_asked(fake) == 1  # asked once, for the window too
 
 
 async def test_configured_windows_win_and_nothing_is_asked(fake_llm, tmp_path: Path) -> None:
@@ -71,15 +73,13 @@ async def test_provider_table_and_the_fallback() -> None:
 
 
 def test_what_servers_report_is_checked() -> None:
-    listing = {"data": [{"id": "a", "max_model_len": 8192}, {"id": "b", "context_length": 4096}]}
-    assert window_in_models(listing, "a") == 8192
-    assert window_in_models(listing, "b") == 4096
-    assert window_in_models(listing, "c") is None  # several models, none named: unknown
-    assert window_in_models({"data": [{"id": "x", "loaded_context_length": 16_384}]}, "y") == 16_384
+    assert window_in_entry({"id": "a", "max_model_len": 8192}) == 8192
+    assert window_in_entry({"id": "b", "context_length": 4096}) == 4096
+    assert window_in_entry({"id": "x", "loaded_context_length": 16_384}) == 16_384
     for nonsense in (True, -5, 10, "4096", 10**12, None, 4096.5):
-        assert window_in_models({"data": [{"id": "a", "max_model_len": nonsense}]}, "a") is None
-    for body in (None, [], {"data": "x"}, {"data": [1, 2]}, "text"):
-        assert window_in_models(body, "a") is None
+        assert window_in_entry({"id": "a", "max_model_len": nonsense}) is None
+    for body in (None, [], "text", 5):
+        assert window_in_entry(body) is None
 
 
 async def test_without_usage_the_split_is_estimated(fake_llm, tmp_path: Path) -> None:
@@ -178,65 +178,26 @@ def test_a_compaction_that_saves_nothing_says_so(fake_llm, project: Path, home: 
         zen.close()
 
 
-class _Server:
-    """A bare HTTP server answering GETs from a dict of path -> JSON (or a delay)."""
-
-    def __init__(self, routes: dict[str, Any], delay: float = 0.0) -> None:
-        import json
-        import threading
-        import time
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802
-                time.sleep(delay)
-                body = routes.get(self.path)
-                data = json.dumps(body).encode() if body is not None else b"{}"
-                try:
-                    self.send_response(200 if body is not None else 404)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:  # the client gave up waiting: that is the point
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-async def test_llama_cpp_and_lm_studio_report_their_windows() -> None:
+async def test_llama_cpp_and_lm_studio_report_their_windows(fake_llm) -> None:
     import time
 
-    from zen.llm.window import ask_server
+    from tests.fakes import personas
+    from zen.llm.lookup import look_up
 
-    llama = _Server(
-        {
-            "/v1/models": {"data": [{"id": "m.gguf", "meta": {"n_ctx_train": 131072}}]},
-            "/props": {"default_generation_settings": {"n_ctx": 8192}},
-        }
-    )
-    studio = _Server(
-        {
-            "/v1/models": {"data": [{"id": "qwen"}, {"id": "other"}]},
-            "/api/v0/models/qwen": {"loaded_context_length": 4096, "max_context_length": 32768},
-        }
-    )
-    slow = _Server({"/v1/models": {"data": [{"id": "m", "max_model_len": 9000}]}}, delay=3)
+    llama = fake_llm([], **personas.llama_server("m.gguf", n_ctx=8192))
+    studio = fake_llm([], **personas.lmstudio("qwen", "other"))
+    empty = fake_llm([], routes={"/v1/models": personas.Page(b"{}", status=200)}, models=("m",))
+    assert (await look_up(llama.base_url, None, "m.gguf")).context_window == 8192
+    assert (await look_up(studio.base_url, None, "qwen")).context_window == 4096
+    assert (await look_up(studio.base_url, None, "other")).context_window is None
+    hang = socket.socket()
+    hang.bind(("127.0.0.1", 0))
+    hang.listen(4)
     try:
-        assert await ask_server(ModelSettings(model="m.gguf", base_url=llama.url)) == 8192
-        assert await ask_server(ModelSettings(model="qwen", base_url=studio.url)) == 4096
         started = time.monotonic()
-        assert await ask_server(ModelSettings(model="m", base_url=slow.url), deadline=0.5) is None
+        url = f"http://127.0.0.1:{hang.getsockname()[1]}/v1"
+        assert (await look_up(url, None, "m", deadline=0.5)).context_window is None
         assert time.monotonic() - started < 2
     finally:
-        for server in (llama, studio, slow):
-            server.stop()
+        hang.close()
+    assert (await look_up(empty.base_url, None, "m")).context_window is None

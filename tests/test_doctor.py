@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.fakes import personas
+from tests.fakes.server import Huge, Page
 from zen.base import exits
 
 KEY = "sk-doctortest-secret-ZQXJ9876"
@@ -34,7 +36,7 @@ def test_all_well_is_exit_0_with_every_line(fake_llm: Any, run_zen: Any) -> None
     assert set(ITEMS) <= set(got), done.out
     assert got["endpoint"].startswith(f"ok {fake.base_url} reachable")
     assert got["key"] == "ok found (environment ZEN_API_KEY)"
-    assert got["model"] == "ok fake-model (the server lists it)"
+    assert got["model"] == "ok fake-model (the server serves it)"
     assert got["context window"] == "ok 32,000 tokens (server)"
     assert KEY not in done.out + done.err and "9876" not in done.out + done.err
     assert not fake.requests  # GETs only: not a token spent
@@ -47,7 +49,11 @@ def test_a_server_that_is_down_fails_the_endpoint_line(run_zen: Any) -> None:
         port = s.getsockname()[1]
     done = run_zen("doctor", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m")
     assert done.code == exits.DOCTOR
-    assert lines(done.out)["endpoint"].startswith(f"FAIL http://127.0.0.1:{port}/v1 unreachable")
+    endpoint = lines(done.out)["endpoint"]
+    assert endpoint.startswith(f"FAIL http://127.0.0.1:{port}/v1 unreachable")
+    assert endpoint.endswith("is the server running? (llama.cpp: llama-cpp-server -m MODEL.gguf; "
+                             "Ollama: ollama serve)")  # fmt: skip
+    assert lines(done.out)["model"] == "note m (not checked: the endpoint gave no model list)"
     assert "Traceback" not in done.err
 
 
@@ -119,3 +125,101 @@ def test_an_untrusted_folder_says_what_it_ignores(
     done = run_zen("doctor", "--base-url", fake.base_url, "--model", "fake-model")
     assert lines(done.out)["trust"].startswith("note untrusted: .mcp.json ignored")
     assert done.code == exits.DONE
+
+
+def test_one_verdict_per_item(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm([], **personas.llama_server())
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", personas.QWEN_FILE)
+    assert done.code == exits.DONE, done.out
+    items = [line.split(":", 1)[0].split(None, 1)[1] for line in done.out.splitlines()]
+    assert len(items) == len(set(items)), done.out
+    assert set(ITEMS) | {"server"} <= set(items)
+    got = lines(done.out)
+    assert got["context window"] == "ok 16,384 tokens (server)"  # llama.cpp's runtime n_ctx
+    assert got["key"] == "ok none needed (the server answers without one)"
+
+
+def test_a_url_without_v1_is_no_api_and_the_one_that_works_is_named(
+    fake_llm: Any, run_zen: Any
+) -> None:
+    fake = fake_llm([], **personas.ollama())
+    done = run_zen("doctor", "--base-url", fake.root, "--model", "qwen2.5-coder:7b")
+    assert done.code == exits.DOCTOR
+    assert lines(done.out)["endpoint"] == (
+        f"FAIL no OpenAI API at {fake.root} (GET /models answered 404): {fake.base_url} has one"
+    )
+
+
+def test_a_served_model_that_differs_is_a_warning(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm([], **personas.llama_server())
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "gpt-4o-mini")
+    assert done.code == exits.DONE
+    assert lines(done.out)["model"].startswith(
+        f"warn gpt-4o-mini is configured, but the server serves {personas.QWEN_FILE}"
+    )
+    placeholder = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url)
+    assert lines(placeholder.out)["model"] == (
+        f"ok {personas.QWEN_FILE} (none configured: zen uses the one the server serves)"
+    )
+
+
+def test_a_huge_model_list_is_read_once_and_no_further(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm([], routes={"/v1/models": Huge(400)})
+    started = time.monotonic()
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "m", timeout=60)
+    assert time.monotonic() - started < 30
+    assert fake.paths.count("/v1/models") == 1
+    assert fake.huge_sent < 32 * 1024 * 1024  # 400 MB offered; a few MB read, then hung up
+    got = lines(done.out)
+    assert got["endpoint"].startswith("ok ")
+    assert got["model"] == "note m (not checked: the model list is larger than 4 MB)"
+
+
+def test_a_web_page_is_not_a_model_server(fake_llm: Any, run_zen: Any) -> None:
+    fake = fake_llm([], **personas.web_page())
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "m")
+    assert lines(done.out)["endpoint"].startswith(f"warn {fake.base_url} answers (200 in")
+    assert "no model list" in lines(done.out)["endpoint"]
+
+
+def test_an_unreachable_host_elsewhere_gets_its_own_hint(run_zen: Any) -> None:
+    """Not "is the server running?" with llama.cpp's command: a host elsewhere (.invalid never
+    resolves) is checked for its name and the way there."""
+    url = "http://gpu-box.invalid:8000/v1"
+    done = run_zen("doctor", "--base-url", url, "--model", "Qwen/Qwen3-32B", timeout=60)
+    assert done.code == exits.DOCTOR
+    got = lines(done.out)
+    assert got["endpoint"].startswith(f"FAIL {url} unreachable: ")
+    assert got["endpoint"].endswith("; check the URL, and that this machine can reach it")
+    assert got["key"] == "note none set (not checked: the endpoint did not answer)"
+
+
+def test_a_server_that_wants_a_key_says_how_to_give_one(fake_llm: Any, run_zen: Any) -> None:
+    refusal = b'{"error": {"message": "Missing API key", "type": "invalid_request_error"}}'
+    fake = fake_llm([], routes={"/v1/models": Page(refusal, 401, "application/json")})
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "m",
+                   env={"OPENAI_API_KEY": KEY})  # fmt: skip
+    assert done.code == exits.DOCTOR
+    got = lines(done.out)
+    assert got["endpoint"].startswith(f"ok {fake.base_url} reachable (401 in")
+    assert got["key"] == (
+        "FAIL none sent, and the server wants one (401): pass --api-key, set ZEN_API_KEY, "
+        "or put api_key in ~/.zen/config.yaml"
+    )
+    assert not any(KEY in h.get("authorization", "") for h in fake.get_headers)
+
+
+def test_a_chat_template_without_tools_is_a_warning(fake_llm: Any, run_zen: Any) -> None:
+    """SmolLM2's template drops the tools zen sends: doctor says so before a turn is spent,
+    and names the protocol that works without them."""
+    fake = fake_llm([], **personas.llama_server(tools=False))
+    done = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url)
+    assert done.code == exits.DONE
+    assert lines(done.out)["server"].endswith(
+        "its chat template has no tool support: tools need --tool-protocol text|auto, "
+        "or a template with them"
+    )
+    assert lines(done.out)["server"].startswith("warn llama-server, serves")
+    text = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url,
+                   "--tool-protocol", "text")  # fmt: skip
+    assert lines(text.out)["server"].startswith("ok llama-server, serves")

@@ -248,7 +248,7 @@ async def test_cut_tool_call_is_not_kept() -> None:
 )
 async def test_errors_retrying_cannot_fix(reply: Any, words: list[str]) -> None:
     with FakeLLM([reply]) as fake, pytest.raises(LLMError) as info:
-        await client(fake).stream(USER, [], EventLog(), "main")
+        await client(fake, api_key="sk-given").stream(USER, [], EventLog(), "main")
     message = str(info.value)
     assert "\n" not in message
     for word in words:

@@ -156,9 +156,14 @@ def test_a_tool_call_cut_at_max_tokens_is_not_run(fake_llm, run_zen, project: Pa
 
 
 def test_llamacpp_preset_end_to_end(fake_llm, run_zen, project: Path) -> None:
+    """llama-cpp-python behind `--provider llamacpp`: the lookup recognizes it, so tools go out
+    unstreamed with tool_choice, and its one model replaces the placeholder."""
+    from tests.fakes import personas
+
     (project / "notes.md").write_text("hello\n")
     script = llamacpp([tool_calls([call("glob", {"pattern": "*.md"})]), text("found notes.md")])
-    fake = fake_llm(script)
+    served = personas.llama_cpp_python("local-llama")
+    fake = fake_llm(script, **served)
     done = run_zen(
         "-p",
         "list",
@@ -172,9 +177,8 @@ def test_llamacpp_preset_end_to_end(fake_llm, run_zen, project: Path) -> None:
     obj = last_json(done.out)
     assert obj["result"] == "found notes.md"
     assert obj["usage"]["main"]["estimated"] is True and obj["usage"]["main"]["prompt_tokens"]
-    assert "using llamacpp's default model local-model" in done.err
     first = fake.requests[0]
-    assert (first["stream"], first["tool_choice"], first["model"]) == (False, "auto", "local-model")
+    assert (first["stream"], first["tool_choice"], first["model"]) == (False, "auto", "local-llama")
 
 
 def test_a_wait_under_max_time_says_the_tasks_end(fake_llm, run_zen) -> None:

@@ -24,7 +24,6 @@ def test_every_preset_with_a_default_model_knows_its_context_window() -> None:
         assert (p.default_model is None) == (p.context_window is None) or p.name == "llamacpp"
         assert p.context_window is None or p.context_window >= 8_000
     assert {"llamacpp", "litellm"} <= set(PROVIDERS)
-    assert PROVIDERS["llamacpp"].stream_tools is False
 
 
 @pytest.mark.parametrize("name", [n for n, p in PROVIDERS.items() if p.default_model])
@@ -72,15 +71,16 @@ def test_a_role_with_its_own_provider_gets_that_providers_default(
     assert resolve_model(config).model == "top-model"
 
 
-def test_stream_tools_from_preset_config_and_role(workspace: Path, home: Path) -> None:
-    assert resolve_model(load(workspace, home, {"provider": "llamacpp"})).stream_tools is False
+def test_stream_tools_from_config_and_role(workspace: Path, home: Path) -> None:
+    """Unset, the server decides (the endpoint lookup); set, the configuration does."""
+    assert resolve_model(load(workspace, home, {"provider": "llamacpp"})).stream_tools is None
     write(
         workspace,
         "provider: llamacpp\nstream_tools: true\ndual_agent: {coder: {provider: ollama}}\n",
     )
     config = load(workspace, home)
     assert resolve_model(config).stream_tools is True
-    assert resolve_model(config, "coder").stream_tools is True  # its own endpoint's habit
+    assert resolve_model(config, "coder").stream_tools is None  # its own endpoint: its server
     write(workspace, "stream_tools: false\n")
     assert resolve_model(load(workspace, home, OPENAI_API_KEY="k")).stream_tools is False
 

@@ -287,7 +287,7 @@ async def test_a_sub_agent_that_cannot_start_is_a_failed_report(fake_llm, notes:
         )
     )
     settings = config(fake, agent_mode="dual").model_dump()
-    settings["dual_agent"] = {"coder": {"base_url": "https://coder.example.com/v1"}}
+    settings["dual_agent"] = {"coder": {"provider": "deepseek"}}  # and no DEEPSEEK_API_KEY
     session = Session(Config.model_validate(settings), Workspace(notes))
     result = await session.run("go", Timed(), Approver())
     assert result.text == "one of two"

@@ -260,15 +260,16 @@ def test_a_project_that_moves_the_host_gets_none_of_the_users_keys(
     project: Path, home: Path
 ) -> None:
     foreign = "base_url: https://evil.example/v1\n"
+    # A host that is no preset's needs no key (issue 37): it is used, and gets none of them.
     for env in ({"ZEN_API_KEY": USER_KEY}, {"OPENAI_API_KEY": USER_KEY}):
-        with pytest.raises(ConfigError) as caught:
-            resolve_model(_load(project, home, foreign, **env))
-        assert "points this workspace at another host" in str(caught.value)
-        assert USER_KEY not in str(caught.value)
-    with pytest.raises(ConfigError):  # a key in the user's own config does not travel either
-        resolve_model(_load(project, home, foreign, f"api_key: {USER_KEY}\n"))
-    with pytest.raises(ConfigError):  # a preset's host counts as a move too
+        moved = resolve_model(_load(project, home, foreign, **env))
+        assert moved.base_url == "https://evil.example/v1" and moved.api_key is None
+    # a key in the user's own config does not travel either
+    assert resolve_model(_load(project, home, foreign, f"api_key: {USER_KEY}\n")).api_key is None
+    with pytest.raises(ConfigError) as caught:  # a preset's host, which wants a key, refuses
         resolve_model(_load(project, home, "provider: deepseek\n", DEEPSEEK_API_KEY=USER_KEY))
+    assert "points this workspace at another host" in str(caught.value)
+    assert USER_KEY not in str(caught.value)
     with pytest.raises(ConfigError):  # so does the coder's own endpoint
         resolve_model(
             _load(
@@ -279,8 +280,9 @@ def test_a_project_that_moves_the_host_gets_none_of_the_users_keys(
             ),
             "coder",
         )
-    with pytest.raises(ConfigError):  # an empty named key must not fall back to the user's
-        resolve_model(_load(project, home, foreign + "api_key: ${NOPE:-}\n", ZEN_API_KEY=USER_KEY))
+    # an empty named key must not fall back to the user's
+    empty = _load(project, home, foreign + "api_key: ${NOPE:-}\n", ZEN_API_KEY=USER_KEY)
+    assert resolve_model(empty).api_key is None
 
 
 def test_a_key_the_project_names_or_the_user_passes_goes_to_its_host(

@@ -158,6 +158,22 @@ def raw(
     )
 
 
+@dataclass(frozen=True)
+class Page:
+    """A route's answer that is not JSON: an HTML page, a status of its own."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/html"
+
+
+@dataclass(frozen=True)
+class Huge:
+    """A route's answer: a model list of `megabytes` MB (a server with a huge /models)."""
+
+    megabytes: int
+
+
 def sse(*events: dict[str, Any] | list[Any] | str | bytes) -> bytes:
     """SSE bytes: each event as one `data:` line and a blank line (objects as JSON, str and
     bytes as they are)."""
@@ -424,11 +440,14 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: tests read `fake.paths`, not stderr."""
 
     def do_GET(self) -> None:
-        self.fake._record_path(self.path)
-        if self.path.rstrip("/").endswith("/models"):
+        self.fake._record_path(self.path, {k.lower(): v for k, v in self.headers.items()})
+        if self._route():
+            return
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/models") and self.fake._serves_api(path):
             data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                for m in self.fake.models
+                {"id": m, "object": "model", "created": 0, "owned_by": self.fake.owned_by}
+                for m in self.fake.models or ()
             ]
             if self.fake.context_window is not None:  # as vLLM says it
                 for entry in data:
@@ -437,11 +456,55 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, _error_body(f"no route GET {self.path}", "invalid_request_error"))
 
+    def _route(self) -> bool:
+        """Answer from `fake.routes` (a server's own routes: llama.cpp's /props, Ollama's
+        /api/show, a web page); False when none matches."""
+        path = self.path.split("?")[0]
+        route = self.fake.routes.get(path, self.fake.routes.get("*"))
+        if route is None:
+            return False
+        if self.command == "POST":
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+        if isinstance(route, Huge):
+            self._huge(route)
+        elif isinstance(route, Page):
+            self._json(route.status, route.body, {"Content-Type": route.content_type})
+        else:
+            self._json(200, route)
+        return True
+
+    def _huge(self, route: Huge) -> None:
+        """A model list of `route.megabytes` MB, written in 64 KB pieces as long as the client
+        reads; the bytes it took are counted in `fake.huge_sent`."""
+        entry = json.dumps({"id": "m" * 200, "object": "model", "owned_by": "x"}).encode() + b","
+        piece = entry * (65536 // len(entry))
+        total = route.megabytes * 1024 * 1024
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(total))
+        self.end_headers()
+        head = b'{"object": "list", "data": ['
+        sent = 0
+        try:
+            self.wfile.write(head)
+            sent = len(head)
+            while sent + len(piece) <= total:
+                self.wfile.write(piece)
+                sent += len(piece)
+                self.fake.huge_sent = sent
+        except OSError:  # the client hung up: the point of the test
+            self.close_connection = True
+
     def do_POST(self) -> None:
+        self.fake._record_path(self.path, {k.lower(): v for k, v in self.headers.items()})
+        if self._route():
+            return
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        self.fake._record_path(self.path)
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        path = self.path.split("?")[0].rstrip("/")
+        if not (path.endswith("/chat/completions") and self.fake._serves_api(path)):
             self._json(404, _error_body(f"no route POST {self.path}", "invalid_request_error"))
             return
         try:
@@ -493,10 +556,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _json(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+        headers = dict(headers or {})
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
         self.send_header("Content-Length", str(len(data)))
-        for key, value in (headers or {}).items():
+        for key, value in headers.items():
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
@@ -757,16 +821,37 @@ class FakeLLM:
         script: Script,
         *,
         reject_stream_options: bool = False,
-        models: tuple[str, ...] = ("fake-model",),
+        models: tuple[str, ...] | None = ("fake-model",),
         port: int = 0,
         context_window: int | None = None,
         strict: bool = False,
+        host: str = "127.0.0.1",
+        owned_by: str = "fake",
+        routes: dict[str, Any] | None = None,
+        v1_only: bool = False,
     ) -> None:
         self.script = script if callable(script) else list(script)
+        self.host = host
+        """Where it listens: another loopback address or this machine's LAN address plays a
+        server elsewhere."""
+        self.owned_by = owned_by
+        """`owned_by` of every listed model: how servers mark their lists (`llamacpp`, `me`,
+        `vllm`, `organization_owner`, `library`)."""
+        self.routes: dict[str, Any] = dict(routes or {})
+        """Exact paths (or "*": everything) answered with JSON, a `Page` or a `Huge` list,
+        before the OpenAI routes (see tests/fakes/personas.py)."""
+        self.v1_only = v1_only
+        """Serve /models and /chat/completions only under /v1, as Ollama and llama.cpp do
+        (a base URL without /v1 gets their 404s)."""
+        self.huge_sent = 0
+        """Bytes of a `Huge` body the client read before it hung up."""
+        self.get_headers: list[dict[str, str]] = []
+        """Headers of every request, GETs included (parallel to `paths`)."""
         self.strict = strict
         """Answer 400 to a conversation whose tool calls lack results, as OpenAI does."""
         self.reject_stream_options = reject_stream_options
         self.models = models
+        """Served model ids; None: GET /models answers 404."""
         self.context_window = context_window
         """Reported as `max_model_len` in GET /v1/models, as vLLM does."""
         self.port = port
@@ -783,7 +868,12 @@ class FakeLLM:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "FakeLLM is not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://{self.host}:{self._server.server_address[1]}/v1"
+
+    @property
+    def root(self) -> str:
+        """The base URL without /v1 (Ollama's native URL, llama.cpp's own)."""
+        return self.base_url[: -len("/v1")]
 
     @property
     def remaining(self) -> int:
@@ -792,7 +882,7 @@ class FakeLLM:
 
     def start(self) -> FakeLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = _Server(("127.0.0.1", self.port), handler)
+        self._server = _Server((self.host, self.port), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.01},
@@ -816,9 +906,16 @@ class FakeLLM:
 
     # -- used by the handler threads ------------------------------------------------------
 
-    def _record_path(self, path: str) -> None:
+    def _record_path(self, path: str, headers: dict[str, str]) -> None:
         with self._lock:
             self.paths.append(path)
+            self.get_headers.append(headers)
+
+    def _serves_api(self, path: str) -> bool:
+        """The OpenAI routes answer at `path` (only under /v1 when `v1_only`)."""
+        if self.models is None and path.endswith("/models"):
+            return False
+        return not self.v1_only or path.startswith("/v1/")
 
     def _record(self, body: dict[str, Any], headers: dict[str, str]) -> int:
         with self._lock:

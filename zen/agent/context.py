@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -93,10 +94,14 @@ def outgrown(used: int, window: Window) -> str:
 
 
 class WindowResolver:
-    """One model's context window, found once and remembered."""
+    """One model's context window, found once and remembered. `ask`: what the server says
+    (the endpoint lookup's window), asked only when nothing else knows."""
 
-    def __init__(self, settings: ModelSettings) -> None:
+    def __init__(
+        self, settings: ModelSettings, ask: Callable[[], Awaitable[int | None]] | None = None
+    ) -> None:
         self.settings = settings
+        self._ask = ask
         self._known: Window | None = self._without_asking()
         self._lock = asyncio.Lock()
 
@@ -127,9 +132,7 @@ class WindowResolver:
         if self._known is None:
             async with self._lock:
                 if self._known is None:
-                    from zen.llm.window import ask_server
-
-                    found = await ask_server(self.settings)
+                    found = await self._ask() if self._ask is not None else None
                     self._known = (
                         Window(found, "server") if found else Window(DEFAULT_WINDOW, "assumed")
                     )

@@ -4,20 +4,24 @@
 `main` is the top level; `orchestrator`, `coder` and `scout` follow it unless `dual_agent`
 gives them a model of their own. Clients and windows are cached by their settings, so a
 switched model gets its own and a role that shares another's settings shares its
-connections. Every agent's `Usage` events are tallied here by role, which is how
-interrupted runs count too, and the current task's cost is checked against its budget.
+connections. What each endpoint serves is learned once, at its first request, and shared
+(`served`): a role's settings follow it (the one served model for a placeholder).
+Every agent's `Usage` events are tallied here by role, which is how interrupted runs count
+too, and the current task's cost is checked against its budget.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from zen.agent.context import WindowResolver
 from zen.base import events as ev
 from zen.llm.client import ChatClient
 from zen.llm.deadlines import Deadlines
 from zen.llm.pricing import price_for
+from zen.llm.served import applied
+from zen.llm.served_book import ServedBook
 from zen.llm.types import TokenUsage
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, ModelSettings
@@ -35,12 +39,21 @@ class SessionModels:
         """Stops the current task (with "budget") once it cost more than `max_budget_usd`."""
         self._clients: dict[str, ChatClient] = {}
         self._windows: dict[str, WindowResolver] = {}
+        self.served = ServedBook()
+        """What each endpoint serves, asked at its first request."""
 
-    def settings(self, role: str) -> ModelSettings:
+    def configured(self, role: str) -> ModelSettings:
+        """`role`'s settings as the configuration gives them."""
         return resolve_model(self.config, role if role in DUAL_ROLES else None)
 
+    def settings(self, role: str) -> ModelSettings:
+        """`role`'s settings as its requests use them: adapted to what its server serves,
+        once that is known."""
+        settings = self.configured(role)
+        return applied(settings, self.served.known(settings))
+
     def client(self, role: str) -> ChatClient:
-        settings = self.settings(role)
+        settings = self.configured(role)
         key = settings.model_dump_json()
         if key not in self._clients:
             c = self.config
@@ -52,16 +65,24 @@ class SessionModels:
                 ),
                 price=price_for(settings.model, settings.base_url, c.pricing),
                 repeat_limit=c.repeat_limit,
+                book=self.served,
             )
         return self._clients[key]
 
     def window(self, role: str) -> WindowResolver:
         """The context window of `role`'s model, asked of its server at most once."""
-        settings = self.settings(role)
+        settings = self.configured(role)
         key = settings.model_dump_json()
         if key not in self._windows:
-            self._windows[key] = WindowResolver(settings)
+            self._windows[key] = WindowResolver(settings, self._server_window(settings))
         return self._windows[key]
+
+    def _server_window(self, settings: ModelSettings) -> Callable[[], Awaitable[int | None]]:
+        async def ask() -> int | None:
+            served = await self.served.get(settings)
+            return served.context_window if served is not None else None
+
+        return ask
 
     def set_model(self, model: str | None, role: str) -> None:
         """Switch `role`'s model: `main` is the top level, which every dual role without a

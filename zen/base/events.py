@@ -159,6 +159,9 @@ class Notice(Event):
 
     text: str
     level: str = "info"
+    after_answer: bool = False
+    """Advice about the run (the server dropped the tools): front-ends show it once the
+    answer is on screen, never between its lines."""
 
 
 @dataclass(frozen=True, kw_only=True)

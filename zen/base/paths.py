@@ -89,6 +89,17 @@ def private_file(path: Path) -> Path:
     return path
 
 
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` with `text` at once (a reader never sees half a file), 0600 in a 0700
+    folder, never writing through a symlink. OSError when it cannot."""
+    private_dir(path.parent)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(temp, flags, FILE_MODE), "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(temp, path)
+
+
 def narrow_file(path: Path) -> None:
     """Make a file the user wrote under `~/.zen` (their config, which may hold keys) private,
     never creating it; front-ends say so once, as for zen's own files."""

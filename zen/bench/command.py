@@ -1,8 +1,10 @@
 """`zen bench`: the flags, then every task × mode × repeat, then the report.
 
 Nothing is written where it was started: runs live in temporary folders (deleted after each
-run), results go to stdout or to the file `--output` names. A server that is down is found
-before the first task; a bad flag, task folder or name is one line, never a traceback.
+run). Each finished row is kept at once (`results.py`: a file under `~/.zen/bench/`, and
+`--output`), so a bench stopped by Ctrl-C or SIGTERM still prints and keeps the table of what
+finished, marked partial. A server that is down is found before the first task; a bad flag,
+task folder or name is one line, never a traceback.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=MODES,
         help="single, dual (the configured collaboration) or a collaboration mode; repeatable",
     )
-    p.add_argument("--tasks", metavar="DIR", help="your own tasks (docs/benchmarks.md)")
+    p.add_argument("--tasks", metavar="DIR", help="your own tasks (docs/bench.md, Writing tasks)")
     p.add_argument(
         "-k",
         "--task",
@@ -59,7 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"deadline of one task (default: its task.toml, else {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    p.add_argument("--output", metavar="FILE", help="also write the JSON document to FILE")
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="also write the JSON document to FILE, row by row (it always goes to ~/.zen/bench/)",
+    )
     p.add_argument("--list", action="store_true", help="list the tasks and exit")
     p.add_argument("--provider", help="provider preset (as for zen)")
     p.add_argument("--model", help="model name")
@@ -83,45 +89,72 @@ def bench_command(argv: list[str]) -> int:
     except (tasks.TaskError, OSError) as e:
         return fail(f"bench: {e}")
     if args.list:
+        from textwrap import shorten
+
         for task in chosen:
-            print(f"{task.name}: {task.instruction.splitlines()[0][:100]}")
+            first = (task.instruction.strip().splitlines() or [""])[0]
+            print(f"{task.name}: {shorten(first, 100, placeholder=' …')}")
         return exits.DONE
-    modes = list(dict.fromkeys(args.mode or ["single", "dual"]))
-    return _measure(args, chosen, modes)
+    return _measure(args, chosen, list(dict.fromkeys(args.mode or ["single", "dual"])))
 
 
-def _measure(args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str]) -> int:
+def _measure(args: argparse.Namespace, chosen: list[tasks.Task], asked: list[str]) -> int:
+    from zen.bench.report import title_line
+    from zen.bench.results import Results
     from zen.settings.schema import ConfigError
 
     names = ("provider", "model", "base_url", "api_key", "tool_protocol")
     overrides = {k: getattr(args, k) for k in names}
     try:
-        point = endpoint.resolve(Path.cwd(), overrides, dual=modes != ["single"])
+        config, roles = endpoint.roles_for(Path.cwd(), overrides, dual=asked != ["single"])
     except ConfigError as e:
         return fail(f"bench: {e}")
-    problem = endpoint.unreachable(*point.probe)
+    problem, served = endpoint.probe(roles["main"])
     if problem:
         return fail(f"bench: {problem}", exits.API_ERROR)
-    modes = list(dict.fromkeys(point.header["collaboration"] if m == "dual" else m for m in modes))
-    header = {
-        **point.header,
-        "modes": modes,
-        "repeat": args.repeat,
-        "tasks": len(chosen),
-    }
-    print(f"zen bench: {endpoint.describe(header)}", file=sys.stderr, flush=True)
+    point = endpoint.build(config, endpoint.served_to(roles, served))
+    modes = labels(asked, point.header["collaboration"])
+    header = {**point.header, "modes": list(modes), "repeat": args.repeat, "tasks": len(chosen)}
+    results = Results(header, args.output)
+    problem = results.check_output()
+    if problem:
+        return fail(f"bench: {problem}")
+    print(title_line(header), file=sys.stderr, flush=True)
+    code = exits.DONE
     try:
-        rows = asyncio.run(_stoppable(_run_all(args, chosen, modes, point)))
+        asyncio.run(_stoppable(_run_all(args, chosen, modes, point, results)))
+        results.finish()
     except KeyboardInterrupt:
-        return fail("bench: interrupted; the running task was stopped", exits.INTERRUPTED)
+        code = _stopped(results, "interrupted (Ctrl-C)", exits.INTERRUPTED)
     except _Signalled as e:
-        return fail(f"bench: stopped by {e}; the running task was stopped", e.code)
+        code = _stopped(results, f"stopped by {e}", e.code)
     except _Stop as e:
         return fail(f"bench: {e}", exits.API_ERROR)
-    return _report(args, header, rows)
+    return _report(args, results, code)
 
 
-async def _stoppable(work: Coroutine[Any, Any, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _stopped(results: Any, why: str, code: int) -> int:
+    """Keep what finished, marked partial, and say so."""
+    results.stop(why)
+    print(f"zen: bench: {why}; the running task was stopped", file=sys.stderr, flush=True)
+    return code
+
+
+def labels(asked: list[str], collaboration: str) -> dict[str, str]:
+    """Column name → collaboration ("" for single): `single`, `dual` (the configured
+    collaboration, which the header names), `dual/controlled` for another one."""
+    found: dict[str, str] = {}
+    for mode in asked:
+        if mode == "single":
+            found["single"] = ""
+        elif mode in ("dual", collaboration):
+            found["dual"] = collaboration
+        else:
+            found[f"dual/{mode}"] = mode
+    return found
+
+
+async def _stoppable(work: Coroutine[Any, Any, None]) -> None:
     """SIGTERM and SIGHUP stop the bench like Ctrl-C: the running task's tree is killed."""
     from zen.ui.stop_signals import StopSignals
 
@@ -150,38 +183,45 @@ class _Stop(Exception):
 
 
 async def _run_all(
-    args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str], point: endpoint.Endpoint
-) -> list[dict[str, Any]]:
+    args: argparse.Namespace,
+    chosen: list[tasks.Task],
+    modes: dict[str, str],
+    point: endpoint.Endpoint,
+    results: Any,
+) -> None:
     progress = Progress(len(chosen) * len(modes) * args.repeat)
-    rows: list[dict[str, Any]] = []
     try:
         for repeat in range(1, args.repeat + 1):
             for task in chosen:
-                for mode in modes:
+                for mode, collaboration in modes.items():
                     progress.start(task.name, mode)
-                    row = await _run_one(task, mode, repeat, args.timeout, point)
+                    row = await _run_one(task, mode, collaboration, repeat, args.timeout, point)
                     if (
-                        not rows
+                        not results.rows
                         and row["ended"] == "error"
                         and not any(role["requests"] for role in row["tokens"].values())
                     ):
                         raise _Stop(f"the first task failed before any answer: {row['error']}")
-                    rows.append(row)
                     progress.finish(row)
+                    results.add(row)
     finally:
         progress.close()
-    return rows
 
 
 async def _run_one(
-    task: tasks.Task, mode: str, repeat: int, timeout: float | None, point: endpoint.Endpoint
+    task: tasks.Task,
+    mode: str,
+    collaboration: str,
+    repeat: int,
+    timeout: float | None,
+    point: endpoint.Endpoint,
 ) -> dict[str, Any]:
     deadline = timeout or task.timeout or DEFAULT_TIMEOUT
     run_dir = Path(tempfile.mkdtemp(prefix="zen-bench-"))
     try:
         workspace, home = child.prepare(task, run_dir, point.config_yaml)
         env = endpoint.child_env(home, point.keys)
-        outcome = await child.run_task(task, mode, workspace, env, deadline)
+        outcome = await child.run_task(task, collaboration or "single", workspace, env, deadline)
         answer = str(outcome.result.get("result") or "")
         verdict = await verify(task, run_dir, workspace, answer, home)
     except OSError as e:
@@ -189,21 +229,18 @@ async def _run_one(
         verdict = Verdict("error", str(e))
     finally:
         child.remove(run_dir)
-    return make_row(task.name, mode, repeat, outcome, verdict)
+    return make_row(task.name, mode, repeat, outcome, verdict, collaboration or None)
 
 
-def _report(args: argparse.Namespace, header: dict[str, Any], rows: list[dict[str, Any]]) -> int:
-    from zen.bench.report import document, table
+def _report(args: argparse.Namespace, results: Any, code: int) -> int:
+    """The document (`--json`) or the table on stdout; the last line names the files."""
+    from zen.bench.report import table
 
-    doc = document(header, rows)
-    if args.output:
-        try:
-            expand_user(args.output).write_text(doc, encoding="utf-8")
-        except OSError as e:
-            print(table(header, rows, header["modes"]), end="")
-            return fail(f"bench: cannot write {args.output}: {e.strerror or e}")
     if args.json:
-        sys.stdout.write(doc)
+        sys.stdout.write(results.text())
     else:
-        print(table(header, rows, header["modes"]), end="")
-    return exits.DONE
+        modes = results.header["modes"]
+        print(table(results.header, results.rows, modes, results.stopped), end="")
+    sys.stdout.flush()
+    print(results.where(), file=sys.stderr, flush=True)
+    return code

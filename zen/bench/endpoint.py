@@ -1,17 +1,15 @@
 """The endpoint a bench measures: the user's config resolved once, handed to each child run.
 
 The config is loaded the normal way from where `zen bench` was started (files, environment,
-the model flags), each role resolved to its provider, model, URL and sampling, and written as
-the child's own `~/.zen/config.yaml` in a temporary home. Keys never touch the disk: the file
+the model flags), each role resolved to its provider, model, URL and sampling, adapted once to
+what the server serves (the endpoint lookup, so every run names the same model), and written
+as the child's own `~/.zen/config.yaml` in a temporary home. Keys never touch the disk: the file
 says `api_key: ${ZEN_BENCH_KEY_<ROLE>}` and the child's environment holds the value.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 import yaml
 
 from zen.base.paths import expand_user
+from zen.llm.served import Served, applied
 from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
 from zen.settings.providers import PROVIDERS
@@ -40,17 +39,27 @@ class Endpoint:
     config_yaml: str
     keys: dict[str, str] = field(default_factory=dict)
     header: dict[str, Any] = field(default_factory=dict)
-    probe: tuple[str, str | None] = ("", None)
-    """The main role's base URL and key: asked for `/models` before the first task."""
 
 
 def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
     """The user's endpoint as `zen -p` in `start` would use it. ConfigError when unusable."""
+    return build(*roles_for(start, overrides, dual))
+
+
+def roles_for(
+    start: Path, overrides: dict[str, Any], dual: bool
+) -> tuple[Config, dict[str, ModelSettings]]:
+    """The config `zen -p` in `start` would load, and each measured role's settings."""
     from zen.settings import trust
 
     config = load_config(start, overrides, trusted=trust.check(start).trusted)
     roles = ["main", *(DUAL_ROLES if dual else ())]
-    settings = {role: resolve_model(config, None if role == "main" else role) for role in roles}
+    return config, {role: resolve_model(config, None if role == "main" else role) for role in roles}
+
+
+def build(config: Config, settings: dict[str, ModelSettings]) -> Endpoint:
+    """What every child run gets, from the resolved (and served-adapted) settings."""
+    roles = list(settings)
     keys = {f"ZEN_BENCH_KEY_{role.upper()}": s.api_key for role, s in settings.items() if s.api_key}
     data: dict[str, Any] = _entry("main", settings["main"])
     data["dual_agent"] = {role: _entry(role, settings[role]) for role in roles[1:]}
@@ -58,20 +67,32 @@ def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
     data["features"] = config.features.model_dump()
     data.update({key: getattr(config, key) for key in KEPT})
     data["sandbox_options"] = _sandbox_options(config)
-    main = settings["main"]
     return Endpoint(
         config_yaml=yaml.safe_dump(_escaped(data), sort_keys=False),
         keys=keys,
         header=_header(config, settings),
-        probe=(main.base_url, main.api_key),
     )
+
+
+def served_to(
+    settings: dict[str, ModelSettings], served: Served | None
+) -> dict[str, ModelSettings]:
+    """Each role on the asked endpoint adapted to what it serves (the one served model for a
+    placeholder, llama-cpp-python's stream_tools), so every child runs the same model."""
+    if served is None:
+        return settings
+    return {
+        role: applied(s, served) if s.base_url == served.base_url else s
+        for role, s in settings.items()
+    }
 
 
 def _entry(role: str, s: ModelSettings) -> dict[str, Any]:
     entry: dict[str, Any] = {"provider": s.provider, "model": s.model, "base_url": s.base_url}
     if s.api_key:
         entry["api_key"] = "${ZEN_BENCH_KEY_" + role.upper() + "}"
-    entry["stream_tools"] = s.stream_tools
+    if s.stream_tools is not None:
+        entry["stream_tools"] = s.stream_tools
     entry["tool_protocol"] = s.tool_protocol
     for key in ("temperature", "max_tokens", "context_window"):
         if getattr(s, key) is not None:
@@ -126,29 +147,28 @@ def child_env(home: Path, keys: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def unreachable(base_url: str, key: str | None, wait: float = 10.0) -> str:
-    """Why the server cannot be used ("" when it answers): asked once, before any task, so a
-    server that is down costs one line, not a run of tasks into the wall."""
-    request = urllib.request.Request(base_url.rstrip("/") + "/models")
-    if key:
-        request.add_header("Authorization", f"Bearer {key}")
-    try:
-        with urllib.request.urlopen(request, timeout=wait) as answer:
-            answer.read(1_000_000)
-    except urllib.error.HTTPError as e:
-        if e.code in (401, 403):
-            return f"{base_url} refused the API key (HTTP {e.code})"
-        return ""  # it answers; some servers have no /models
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        reason = getattr(e, "reason", e)
-        return f"cannot reach {base_url} ({reason}); is the server running?"
-    return ""
+def probe(settings: ModelSettings, wait: float = 10.0) -> tuple[str, Served | None]:
+    """Why the server cannot be used ("" when it answers), and what it serves: asked once,
+    before any task, so a server that is down costs one line, not a run of tasks into the
+    wall."""
+    import asyncio
 
+    from zen.llm.lookup import look_up
+    from zen.llm.served import asks_server
 
-def describe(header: dict[str, Any]) -> str:
-    """One line for stderr: what is being measured."""
-    sampling = json.dumps({k: v for k, v in header["sampling"].items() if v is not None})
-    return f"{header['model']} at {header['base_url']} (zen {header['zen_version']}, {sampling})"
+    url = settings.base_url
+    extras = asks_server(url)
+    served = asyncio.run(
+        look_up(url, settings.api_key, settings.model, deadline=wait, extras=extras)
+    )
+    if served.status == 0:
+        return f"cannot reach {url} ({served.error}); is the server running?", None
+    if served.status in (401, 403):
+        return f"{url} refused the API key (HTTP {served.status})", None
+    if served.status == 404 and not url.rstrip("/").endswith("/v1"):
+        fix = f": {served.v1_url} has one" if served.v1_url else "; most end in /v1"
+        return f"no OpenAI API at {url} (GET /models answered 404){fix}", None
+    return "", served if extras else None  # it answers; some servers have no /models
 
 
 def _sandbox_options(config: Config) -> dict[str, Any]:

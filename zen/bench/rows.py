@@ -34,7 +34,12 @@ def ended_of(outcome: Outcome) -> str:
 
 
 def make_row(
-    task: str, mode: str, repeat: int, outcome: Outcome, verdict: Verdict
+    task: str,
+    mode: str,
+    repeat: int,
+    outcome: Outcome,
+    verdict: Verdict,
+    collaboration: str | None = None,
 ) -> dict[str, Any]:
     result = outcome.result
     tokens = _tokens(result.get("usage"))
@@ -48,6 +53,7 @@ def make_row(
     return {
         "task": task,
         "mode": mode,
+        "collaboration": collaboration,
         "repeat": repeat,
         "solved": verdict.status == "passed",
         "check": verdict.status,

@@ -1,10 +1,11 @@
 """`zen doctor`: what a user checks first when something is wrong, one line per item.
 
-Config files, endpoint, key, model, context window, MCP, the acp extra, folder trust: each
-line starts `ok`, `FAIL` or `note`, and any FAIL gives exit 10 (`exits.DOCTOR`). The only
-network use is one free `GET /models` per endpoint (and the window question zen would ask
-anyway), each under a short deadline; MCP servers are counted, never started; a key is named
-by where it came from, never shown.
+Config files, endpoint, server, key, model, context window, MCP, the acp extra, folder trust:
+one line per item, each with one verdict (`ok`, `warn`, `FAIL` or `note`); any FAIL gives exit
+10 (`exits.DOCTOR`). The only network use is the endpoint lookup zen makes at a first request
+anyway (`zen/llm/lookup.py`: a free `GET /models`, and the server's own routes), under a short
+deadline, every body read once and bounded; MCP servers are counted, never started; a key is
+named by where it came from, never shown.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 from zen.base import exits
 from zen.cli.parser import CLI_KEYS, add_mode_flags, add_model_flags, help_formatter
 
-OK, FAIL, NOTE = "ok", "FAIL", "note"
+OK, WARN, FAIL, NOTE = "ok", "warn", "FAIL", "note"
+DEADLINE = 4.0
+"""Seconds for one endpoint's lookup: connect, answers and bodies."""
 Line = tuple[str, str, str]
 """(mark, item, what was found)."""
 
@@ -76,7 +79,7 @@ def config_lines(root: Path, overrides: dict[str, Any], trusted: bool) -> tuple[
 
 def model_lines(config: Any) -> list[Line]:
     """Per role: endpoint, key, model, window (one role in single mode)."""
-    from zen.settings.model_roles import resolve_model
+    from zen.settings.model_roles import MissingKey, resolve_model
     from zen.settings.schema import DUAL_ROLES, ConfigError
 
     lines: list[Line] = []
@@ -87,59 +90,116 @@ def model_lines(config: Any) -> list[Line]:
             settings = resolve_model(config, role)
         except ConfigError as e:
             lines.append((FAIL, f"key{label}", str(e)))
+            if isinstance(e, MissingKey) and e.defaulted:
+                from zen.cli.no_key import local_servers
+
+                found = local_servers() or "none answers on the usual ports of this machine"
+                lines.append((NOTE, "local server", found))
             continue
         lines += role_lines(settings, label)
     return lines
 
 
 def role_lines(settings: Any, label: str) -> list[Line]:
-    from zen.cli.doctor_probe import listed, probe
+    """One line each for the role's endpoint, server, key, model and window, from one
+    lookup (the same facts `/model` shows), each with one verdict."""
+    import asyncio
 
-    url, model = settings.base_url, settings.model
-    answer = probe(url, settings.api_key)
-    if answer.status == 0:
-        endpoint: Line = (FAIL, "endpoint", f"{url} unreachable: {answer.error}")
-    elif answer.status >= 500:
-        endpoint = (FAIL, "endpoint", f"{url} answered GET /models with {answer.status}")
-    else:
-        endpoint = (OK, "endpoint", f"{url} reachable ({answer.status} in {answer.seconds:.2f}s)")
-    lines = [endpoint, key_line(settings, answer.status)]
-    names = listed(answer.body) if answer.status == 200 else None
-    if names is None:
-        lines.append((NOTE, "model", f"{model} (the server sent no model list to check)"))
-    elif model in names:
-        lines.append((OK, "model", f"{model} (the server lists it)"))
-    elif len(names) == 1:  # llama.cpp serves its one model by any name
-        lines.append((OK, "model", f"{model} (the server serves one model: {names[0]})"))
-    else:
-        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
-        lines.append((FAIL, "model", f"{model} is not among the server's models: {shown}"))
-    lines.append(window_line(settings, reachable=answer.status != 0))
+    from zen.llm.lookup import look_up
+    from zen.llm.served import asks_server, describe
+
+    url = settings.base_url
+    extras = asks_server(url)
+    served = asyncio.run(
+        look_up(url, settings.api_key, settings.model, deadline=DEADLINE, extras=extras)
+    )
+    lines = [endpoint_line(served)]
+    if extras and served.listed:
+        no_tools = served.tool_template is False and settings.tool_protocol == "native"
+        fix = ": tools need --tool-protocol text|auto, or a template with them" if no_tools else ""
+        lines.append((WARN if no_tools else OK, "server", describe(served) + fix))
+    lines += [key_line(settings, served.status), model_line(settings, served)]
+    lines.append(window_line(settings, served))
     return [(mark, item + label, text) for mark, item, text in lines]
 
 
+def endpoint_line(served: Any) -> Line:
+    """Reachable, or what is wrong and what to try."""
+    from zen.llm.lookup import NO_LIST
+    from zen.settings.providers import is_local
+
+    url, status = served.base_url, served.status
+    if status == 0:
+        hint = (
+            "is the server running? (llama.cpp: llama-cpp-server -m MODEL.gguf; "
+            "Ollama: ollama serve)"
+            if is_local(url)
+            else "check the URL, and that this machine can reach it"
+        )
+        return (FAIL, "endpoint", f"{url} unreachable: {served.error}; {hint}")
+    if status == 404:
+        fix = f": {served.v1_url} has one" if served.v1_url else "; most end in /v1"
+        return (FAIL, "endpoint", f"no OpenAI API at {url} (GET /models answered 404){fix}")
+    if status not in (200, 401, 403):
+        return (FAIL, "endpoint", f"{url} answered GET /models with {status}")
+    took = f"{status} in {served.seconds:.2f}s"
+    if served.error == NO_LIST:
+        return (WARN, "endpoint", f"{url} answers ({took}), but GET /models gave no model list: "
+                "is it an OpenAI-compatible server?")  # fmt: skip
+    return (OK, "endpoint", f"{url} reachable ({took})")
+
+
 def key_line(settings: Any, status: int) -> Line:
+    refused = status in (401, 403)
     if not settings.api_key:
-        return (OK, "key", "none needed (a local endpoint)")
+        if refused:
+            return (
+                FAIL,
+                "key",
+                f"none sent, and the server wants one ({status}): pass --api-key, set "
+                "ZEN_API_KEY, or put api_key in ~/.zen/config.yaml",
+            )
+        if status == 0:
+            return (NOTE, "key", "none set (not checked: the endpoint did not answer)")
+        return (OK, "key", "none needed (the server answers without one)")
     where = settings.key_source or "the configuration"
-    if status in (401, 403):
+    if refused:
         return (FAIL, "key", f"found ({where}), but the server refused it ({status})")
     return (OK, "key", f"found ({where})")
 
 
-def window_line(settings: Any, *, reachable: bool) -> Line:
-    """The window zen plans by: config, provider table, or what the server says."""
-    import asyncio
+def model_line(settings: Any, served: Any) -> Line:
+    """The configured model against what the server serves."""
+    from zen.llm.served import listing
 
+    model = settings.model
+    if not served.listed:
+        why = served.error if served.status == 200 else "the endpoint gave no model list"
+        return (NOTE, "model", f"{model} (not checked: {why})")
+    if served.serves(model):
+        return (OK, "model", f"{model} (the server serves it)")
+    only = served.only
+    if only and settings.default_model:
+        return (OK, "model", f"{only} (none configured: zen uses the one the server serves)")
+    if only:
+        return (
+            WARN,
+            "model",
+            f"{model} is configured, but the server serves {only}: llama.cpp answers with it "
+            f"whatever the name, vLLM and LM Studio refuse (--model {only})",
+        )
+    return (FAIL, "model", f"{model} is not among the server's models: {listing(served)}")
+
+
+def window_line(settings: Any, served: Any) -> Line:
+    """The window zen plans by: config, provider table, or what the server says."""
     from zen.agent.context import DEFAULT_WINDOW, WindowResolver
-    from zen.llm.window import ask_server
 
     known = WindowResolver(settings).known
     if known is not None:
         return (OK, "context window", f"{known.tokens:,} tokens ({known.source})")
-    found = asyncio.run(ask_server(settings)) if reachable else None
-    if found:
-        return (OK, "context window", f"{found:,} tokens (server)")
+    if served.context_window:
+        return (OK, "context window", f"{served.context_window:,} tokens (server)")
     return (
         NOTE,
         "context window",

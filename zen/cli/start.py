@@ -11,6 +11,7 @@ import sys
 from functools import partial
 
 from zen.base import exits
+from zen.cli.no_key import explained
 from zen.cli.output import fail
 from zen.cli.parser import cli_overrides
 from zen.cli.task_input import piped_input, read_task
@@ -122,7 +123,7 @@ def start_shell(args: argparse.Namespace, root: Path, trusted: bool, *, home: bo
             config = load_config(root, overrides, trusted=trusted)
             shown = startup_summary(config, args.model)
         except ConfigError as e:
-            return refuse(args, str(e))
+            return refuse(args, explained(e))
         config_check.remember(key, shown)
 
         def load() -> Any:
@@ -163,6 +164,7 @@ def open_session_later(*args: Any, **kwargs: Any) -> Any:
 def startup_summary(config: Any, model: str | None) -> dict[str, str]:
     """Run the start-up checks (ConfigError) and keep what the prompt and banner show."""
     from zen.app import check_startup
+    from zen.llm.served import asks_server
     from zen.settings.model_roles import resolve_model
 
     check_startup(config)
@@ -173,6 +175,7 @@ def startup_summary(config: Any, model: str | None) -> dict[str, str]:
         "collaboration": config.collaboration,
         "model": settings.model,
         "provider": settings.provider if settings.default_model else "",
+        "asks": "yes" if settings.default_model and asks_server(settings.base_url) else "",
         "note": model_note(config, model) if model else "",
     }
 
@@ -231,7 +234,7 @@ def run_task(config: Any, workspace: Path, task: str, args: argparse.Namespace) 
     try:
         return asyncio.run(run_stoppable(config, workspace, task, args, progress))
     except (ConfigError, SessionError) as e:
-        return refuse(args, str(e))
+        return refuse(args, explained(e))
     except KeyboardInterrupt:
         return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted", progress)
     except BrokenPipeError:
@@ -273,6 +276,7 @@ async def run_in_session(
 ) -> int:
     """Open the session (resumed or new), say which default model it uses, run the task."""
     from zen.app import open_session
+    from zen.llm.served import asks_server
     from zen.ui.oneshot import run_oneshot
 
     async with open_session(
@@ -284,7 +288,7 @@ async def run_in_session(
         snapshot_home=args.yes,
     ) as session:
         settings = session.models.settings(session.role)
-        if settings.default_model and config.provider:
+        if settings.default_model and config.provider and not asks_server(settings.base_url):
             print(
                 f"zen: using {settings.provider}'s default model {settings.model} "
                 "(choose another with --model)",

@@ -6,7 +6,8 @@ itself, one module each: the request body from settings and provider flags (`req
 the raw SSE body read into the accumulator (`streaming.py`) under four deadlines
 (`deadlines.py`), hung up on when it repeats itself (`repetition.py`), what a failure means
 (`errors.py`) and whether and when to try again (`retry.py`), and what the turn cost when the
-server does not say (`usage.py`).
+server does not say (`usage.py`). Before its first request the client learns what the server
+is (`served_book.py`, shared by the session) and adapts its settings to it (`served.applied`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from zen.base.events import Emit, Notice, Retrying, Usage
 from zen.base.redaction import remember
 from zen.llm.accumulator import StreamAccumulator
 from zen.llm.deadlines import Deadlines, Progress, watch
-from zen.llm.errors import classify
+from zen.llm.errors import NotFound, classify
 from zen.llm.repetition import RepetitionGuard, stopped_turn
 from zen.llm.request import build_request, provider_for
 from zen.llm.retry import Retryable, RetryBudget, StreamOptionsRejected, pause
@@ -28,6 +29,8 @@ from zen.llm.usage import estimate_usage, truncation_warning
 
 if TYPE_CHECKING:
     from zen.llm.pricing import Price
+    from zen.llm.served import Served
+    from zen.llm.served_book import ServedBook
     from zen.settings.schema import ModelSettings
 
 
@@ -42,10 +45,18 @@ class ChatClient:
         deadlines: Deadlines | None = None,
         price: Price | None = None,
         repeat_limit: int = 0,
+        book: ServedBook | None = None,
     ) -> None:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
         self.settings = settings
+        """The role's settings; adapted to the server at the first request (`_learn`)."""
+        self.configured = settings
+        """The settings as configured: what the lookup is asked and kept by."""
+        self.book = book
+        """What endpoints serve, asked at the first request (None: never asked)."""
+        self.served: Served | None = None
+        self._learned = book is None
         self.price = price
         """USD per million tokens, when known: each Usage event carries its request's cost."""
         remember(settings.api_key)  # a server echoing it back (401 bodies do) is scrubbed
@@ -81,6 +92,8 @@ class ChatClient:
         After a failed attempt a `Retrying` event tells front-ends to drop what that attempt
         showed; the returned turn holds only the successful attempt.
         """
+        if not self._learned:
+            await self._learn(emit, agent)
         budget = RetryBudget(self.retries)
         while True:
             try:
@@ -97,6 +110,26 @@ class ChatClient:
                 )
                 await pause(delay, self.deadlines.notice, emit, agent)
 
+    async def _learn(self, emit: Emit, agent: str) -> None:
+        """Ask what the server is (once per endpoint and session), then follow it: the one
+        model it serves for a placeholder, `stream_tools` as the server needs."""
+        from zen.llm.served import applied
+
+        assert self.book is not None
+        served = await self.book.get(self.configured)
+        if self._learned:  # a concurrent first request finished it
+            return
+        self._learned, self.served = True, served
+        adapted = applied(self.settings, served)
+        url = self.settings.base_url
+        if adapted.model != self.settings.model and self.book.first_time(f"{url} {adapted.model}"):
+            text = (
+                f"using {adapted.model}, the one model {url} serves (no "
+                "model was configured; --model names another)"
+            )
+            emit(Notice(agent=agent, text=text))
+        self.settings = adapted
+
     async def _attempt(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: Emit, agent: str
     ) -> AssistantTurn:
@@ -109,12 +142,16 @@ class ChatClient:
         try:
             await watch(reader, progress, self.deadlines, emit, agent, request["stream"])
         except self._api_error as exc:
-            raise classify(
+            failure = classify(
                 exc,
                 started=progress.started,
                 settings=self.settings,
                 stream_usage=self._stream_usage,
-            ) from exc
+                served=self.served,
+            )
+            if isinstance(failure, NotFound) and self.book is not None:
+                self.book.forget(self.configured)  # the server changed since it was asked
+            raise failure from exc
         finally:
             if not reader.done():
                 reader.cancel()  # also on cancellation: hang up, don't drain
@@ -155,7 +192,7 @@ class ChatClient:
         )
         if u.estimated or self._warned_truncation:
             return
-        warning = truncation_warning(messages, tools, u.prompt_tokens)
+        warning = truncation_warning(messages, tools, u.prompt_tokens, self.settings, self.served)
         if warning is not None:
             self._warned_truncation = True
-            emit(Notice(agent=agent, text=warning, level="warning"))
+            emit(Notice(agent=agent, text=warning, level="warning", after_answer=True))

@@ -16,6 +16,7 @@ from zen.llm.retry import MAX_RETRY_AFTER, Retryable, StreamOptionsRejected, ret
 from zen.llm.types import LLMError
 
 if TYPE_CHECKING:
+    from zen.llm.served import Served
     from zen.settings.schema import ModelSettings
 
 _OVERFLOW = re.compile(
@@ -33,6 +34,10 @@ class ContextLengthError(LLMError):
     """The conversation no longer fits the model's window: compacting can fix it, retrying can't."""
 
 
+class NotFound(LLMError):
+    """A 404: no such model, or no OpenAI API at that URL."""
+
+
 def is_context_overflow(message: str, code: str | None = None) -> bool:
     """True when a provider's error says the prompt is over the context window."""
     if code == "context_length_exceeded":
@@ -43,12 +48,18 @@ def is_context_overflow(message: str, code: str | None = None) -> bool:
 
 
 def classify(
-    exc: Exception, *, started: bool, settings: ModelSettings, stream_usage: bool
+    exc: Exception,
+    *,
+    started: bool,
+    settings: ModelSettings,
+    stream_usage: bool,
+    served: Served | None = None,
 ) -> Exception:
     """Map an SDK error to a retry, a stream_options fallback, or one clear LLMError.
 
     `started`: the answer's headers had arrived (a dropped connection is then mid-stream);
-    `stream_usage`: the request asked for `stream_options`."""
+    `stream_usage`: the request asked for `stream_options`; `served`: what the endpoint
+    lookup learned, for a 404 that can say more than "not found"."""
     import openai  # loaded already: only a ChatClient's request raises what comes here
 
     if isinstance(exc, openai.APITimeoutError):
@@ -70,16 +81,36 @@ def classify(
         return LLMError(f"quota exhausted for this API key{said}")
     if code in (408, 409, 429) or code >= 500:
         return _status_retry(code, exc.response.headers, said)
+    if code in (401, 403) and not settings.api_key:
+        return LLMError(
+            f"{settings.base_url} wants an API key{said}: zen sends none of your keys to a "
+            "host you did not give one for; pass --api-key, set ZEN_API_KEY, or put api_key "
+            "in ~/.zen/config.yaml"
+        )
     if code in (401, 403):
         return LLMError(f"authentication failed{said} — check your API key")
     if code == 404:
-        return LLMError(f"model {settings.model!r} not found at {settings.base_url}{said}")
+        return NotFound(not_found(settings, served, said))
     if is_context_overflow(message, exc.code):
         return ContextLengthError(
             f"the conversation is longer than the model's context{said} — start a new one "
             "(/clear in the shell) or pick a model with a longer context"
         )
     return LLMError(f"the model server rejected the request{said}")
+
+
+def not_found(settings: ModelSettings, served: Served | None, said: str) -> str:
+    """A 404 in words: a URL with no OpenAI API (most end in /v1), or a model the server
+    does not serve (and those it does)."""
+    if served is not None and served.status == 404:
+        fix = f"; {served.v1_url} has one" if served.v1_url else "; most end in /v1"
+        return f"no OpenAI API at {settings.base_url}{said}{fix}"
+    text = f"model {settings.model!r} not found at {settings.base_url}{said}"
+    if served is not None and served.models:
+        from zen.llm.served import listing
+
+        text += f"; the server serves {listing(served)} (--model picks one)"
+    return text
 
 
 def _status_retry(code: int, headers: Any, said: str) -> Exception:

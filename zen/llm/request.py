@@ -35,11 +35,12 @@ def build_request(
     carries tools the server cannot stream (`stream_tools: false`); `stream_usage`: ask for
     usage in the stream."""
     s = settings
-    stream = s.stream_tools or not tools
+    stream_tools = s.stream_tools is not False
+    stream = stream_tools or not tools
     kwargs: dict[str, Any] = {"model": s.model, "messages": messages, "stream": stream}
     if tools:
         kwargs["tools"] = tools
-        if not s.stream_tools:
+        if not stream_tools:
             kwargs["tool_choice"] = "auto"  # llama-cpp-python drops tools without it
     if stream and stream_usage:
         kwargs["stream_options"] = {"include_usage": True}

@@ -106,8 +106,8 @@ def empty_stream(request: dict[str, Any]) -> str:
     reason = "the server sent an empty stream (HTTP 200, no data)"
     if request.get("tools"):
         reason += (
-            "; if it cannot stream tool calls, set `stream_tools: false` in the config "
-            "(llama-cpp-python: --provider llamacpp)"
+            "; if it cannot stream tool calls (llama-cpp-python cannot), set "
+            "`stream_tools: false` in the config"
         )
     return reason
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zen.llm.types import AssistantTurn
+
+if TYPE_CHECKING:
+    from zen.llm.served import Served
+    from zen.settings.schema import ModelSettings
 
 TRUNCATION_RATIO = 0.7
 """Reported prompt tokens under this share of the estimate: the server cut the conversation."""
@@ -46,7 +50,11 @@ def estimate_usage(
 
 
 def truncation_warning(
-    messages: list[dict[str, Any]], tools: list[dict[str, Any]], reported: int
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    reported: int,
+    settings: ModelSettings,
+    served: Served | None = None,
 ) -> str | None:
     """Why the server counted far fewer prompt tokens than were sent, or None.
 
@@ -60,11 +68,9 @@ def truncation_warning(
     if schemas >= 300 and reported < schemas * TRUNCATION_RATIO:
         # fewer tokens than the tool definitions alone: they never reached the model
         return (
-            f"the server counted {reported:,} prompt tokens, fewer than the "
-            f"tool definitions alone (about {schemas:,}): it probably dropped the "
-            "tools, so the model cannot use them (llama-cpp-python: "
-            "--provider llamacpp; llama.cpp: --jinja and a chat template with "
-            "tool support)"
+            f"the server counted {reported:,} prompt tokens, fewer than the tool definitions "
+            f"alone (about {schemas:,}): it dropped the tools, so the model cannot use them. "
+            + dropped_tools_advice(settings, served)
         )
     estimate = prompt_estimate(messages, tools)
     if estimate >= 2000 and reported < estimate * TRUNCATION_RATIO:
@@ -75,3 +81,27 @@ def truncation_warning(
             "OLLAMA_CONTEXT_LENGTH)"
         )
     return None
+
+
+def dropped_tools_advice(settings: ModelSettings, served: Served | None) -> str:
+    """What to do about dropped tools, without what is already in effect: the text protocol
+    first (it needs no tools), then what the server itself would need."""
+    if settings.tool_protocol == "auto":
+        hints = ["--tool-protocol text (edit blocks instead of tool calls)"]
+    else:
+        hints = [
+            "--tool-protocol text|auto (text: edit blocks instead of tool calls; auto: tools "
+            "until the model shows it cannot call them)"
+        ]
+    kind = served.server if served is not None else "unknown"
+    template = served.tool_template if served is not None else None
+    if kind in ("llama-cpp-python", "unknown") and settings.stream_tools is not False:
+        hints.append("llama-cpp-python: stream_tools: false (it drops tools without tool_choice)")
+    if kind in ("llama-server", "unknown") and template is None:
+        hints.append("llama.cpp: start it with --jinja")
+    if kind in ("llama-server", "ollama") and template is False:
+        hints.append(
+            "the model's chat template has no tool support (llama.cpp: --chat-template-file "
+            "with one that has)"
+        )
+    return "Try " + "; or ".join(hints)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from zen import __version__
-from zen.base.paths import private_dir, user_home, zen_home
+from zen.base.paths import user_home, write_private, zen_home
 
 KEEP = 32
 """Digests remembered (workspaces × flag sets); the oldest goes first."""
@@ -118,14 +118,8 @@ def remember(key: str | None, summary: dict[str, str]) -> None:
     entries.pop(key, None)
     entries[key] = summary
     kept = dict(list(entries.items())[-KEEP:])
-    path = store_path()
     try:
-        private_dir(path.parent)
-        temp = path.with_name(f".{NAME}.{os.getpid()}.tmp")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        with os.fdopen(os.open(temp, flags, 0o600), "w", encoding="utf-8") as f:
-            json.dump(kept, f)
-        os.replace(temp, path)
+        write_private(store_path(), json.dumps(kept))
     except OSError:
         pass
 

@@ -2,11 +2,11 @@
 scout) uses, from a validated `Config`.
 
 Provider keys are looked up last, here: an explicit api_key (flag, `ZEN_API_KEY`, a file) wins,
-then the provider's own variable (`DEEPSEEK_API_KEY`, ...). `OPENAI_API_KEY` and
-`OPENAI_BASE_URL` are fallbacks for openai-style endpoints only: an OpenAI key is never sent to
-another vendor's host, except when `OPENAI_BASE_URL` itself points there (the two come as a pair).
-A role in `dual_agent` that names its own provider or URL inherits no key, and a host the project
-layer changed gets only the key that layer names (`allowed_key`).
+then the provider's own variable (`DEEPSEEK_API_KEY`, ...), which goes only to that provider's
+own host (`providers.owns`): a `--base-url` elsewhere (a LAN server, a proxy) gets a key only
+when the user names one, and needs none. `OPENAI_API_KEY` goes with `OPENAI_BASE_URL` (the two
+come as a pair). A role in `dual_agent` that names its own provider or URL inherits no key, and
+a host the project layer changed gets only the key that layer names (`allowed_key`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zen.settings.providers import PROVIDERS, detect, is_local
+from zen.settings.providers import PROVIDERS, detect, hosted_preset, owns
 from zen.settings.schema import (
     DUAL_ROLES,
     Config,
@@ -37,6 +37,18 @@ class Endpoint:
     own: bool
     """The role names its own provider or base_url, so it inherits no key."""
     key_vars: tuple[str, ...]
+    """The variables whose key may go to this host unnamed: the preset's, on its own host."""
+    defaulted: bool = False
+    """Nothing chose it: OpenAI because no provider or URL is configured anywhere."""
+
+
+class MissingKey(ConfigError):
+    """A hosted provider's host and no key for it. `defaulted`: nothing chose that host (the
+    front-ends then look for a model server on this machine)."""
+
+    def __init__(self, message: str, defaulted: bool = False) -> None:
+        super().__init__(message)
+        self.defaulted = defaulted
 
 
 def _override(config: Config, role: str | None) -> ModelOverride:
@@ -66,7 +78,7 @@ def endpoint(config: Config, role: str | None = None) -> Endpoint:
     )
     env = config._env
     preset = PROVIDERS[provider] if provider else None
-    paired = False
+    paired = defaulted = False
     if not base_url:
         if preset and preset.name != "openai":
             base_url = preset.base_url
@@ -78,12 +90,12 @@ def endpoint(config: Config, role: str | None = None) -> Endpoint:
                     "https://"
                 )
         else:
-            base_url = PROVIDERS["openai"].base_url
+            base_url, defaulted = PROVIDERS["openai"].base_url, preset is None
     habits = preset or detect(base_url)
-    key_vars = [habits.key_env]
-    if paired and habits.key_env != "OPENAI_API_KEY":
+    key_vars = [habits.key_env] if owns(habits, base_url) else []
+    if paired and "OPENAI_API_KEY" not in key_vars:
         key_vars.append("OPENAI_API_KEY")
-    return Endpoint(base_url, habits, own, tuple(key_vars))
+    return Endpoint(base_url, habits, own, tuple(key_vars), defaulted)
 
 
 def allowed_key(
@@ -127,13 +139,14 @@ def _key_for(
     config: Config, role: str | None, over: ModelOverride, point: Endpoint
 ) -> tuple[str | None, str]:
     """The key `role` may send to its endpoint (`allowed_key`), and where it came from for
-    `/model` ("" without a key). No key for a remote host is an error saying where to put one."""
+    `/model` ("" without a key). No key for a hosted provider's host is an error saying where
+    to put one; any other host gets none unless one is named, and a 401 says how."""
     named = over.api_key if point.own else (over.api_key or config.api_key)
     redirect = config._redirected.get(_role_key(role))
     fallbacks = [config._env.get(var) for var in point.key_vars]
     api_key = allowed_key(named, fallbacks, redirect)
-    if api_key is None and not (point.habits.local or is_local(point.base_url)):
-        raise ConfigError(_no_key(point, role, redirect))
+    if api_key is None and hosted_preset(point.base_url) is not None:
+        raise MissingKey(_no_key(point, role, redirect), point.defaulted and redirect is None)
     if not api_key:
         return api_key, ""
     if redirect is not None:
@@ -164,14 +177,12 @@ def _model_for(
     return model, default_model
 
 
-def _stream_tools_for(config: Config, over: ModelOverride, point: Endpoint) -> bool:
-    """The provider's habit, unless the top level (for a role on the same endpoint) or the
-    role itself says otherwise."""
-    stream_tools = point.habits.stream_tools
-    for chosen in (None if point.own else config.stream_tools, over.stream_tools):
-        if chosen is not None:
-            stream_tools = chosen
-    return stream_tools
+def _stream_tools_for(config: Config, over: ModelOverride, point: Endpoint) -> bool | None:
+    """What the role or the top level (for a role on the same endpoint) says; None: what the
+    server is decides (`zen/llm/served.applied`)."""
+    if over.stream_tools is not None:
+        return over.stream_tools
+    return None if point.own else config.stream_tools
 
 
 def _no_key(point: Endpoint, role: str | None, redirect: Redirect | None) -> str:

@@ -27,14 +27,11 @@ class Provider:
     context_window: int | None = None
     """Tokens the default model accepts (prompt + answer); None when unknown."""
     local: bool = False
-    """A local server needs no API key."""
+    """A server on the user's machine: replies get a `max_tokens` cap by default."""
     echo_reasoning: bool = False
     """Send `reasoning_content` back on assistant turns with tool calls (DeepSeek thinking)."""
     stream_usage: bool = True
     """Ask for usage in the stream (`stream_options.include_usage`)."""
-    stream_tools: bool = True
-    """False: requests that carry tools are sent without streaming, with `tool_choice: auto`
-    (llama-cpp-python drops tools without tool_choice and cannot stream with it)."""
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -91,14 +88,9 @@ PROVIDERS: dict[str, Provider] = {
             local=True,
             stream_usage=False,
         ),
-        # llama.cpp's server ignores the model name; llama-cpp-python serves its one model
+        # a placeholder: the endpoint lookup replaces it with the one model the server serves
         Provider(
-            "llamacpp",
-            "http://localhost:8080/v1",
-            "LLAMA_API_KEY",
-            "local-model",
-            local=True,
-            stream_tools=False,
+            "llamacpp", "http://localhost:8080/v1", "LLAMA_API_KEY", "local-model", local=True
         ),
         Provider("litellm", "http://localhost:4000/v1", "LITELLM_API_KEY"),
     )
@@ -138,23 +130,48 @@ _HOSTS = {
 }
 
 
+def _host(base_url: str) -> str:
+    from urllib.parse import urlparse
+
+    try:
+        return (urlparse(base_url).hostname or "").lower()
+    except ValueError:  # a malformed port or bracket: no host zen knows
+        return ""
+
+
+def hosted_preset(base_url: str) -> Provider | None:
+    """The hosted provider whose own host `base_url` is on, else None. Only these hosts
+    require a key, and only they are never asked what they serve (their preset knows)."""
+    name = _HOSTS.get(_host(base_url))
+    return PROVIDERS[name] if name else None
+
+
+def owns(preset: Provider, base_url: str) -> bool:
+    """`base_url` is `preset`'s own host (any loopback name for a local preset's): the only
+    place its key variable (`DEEPSEEK_API_KEY`...) may be sent without being named."""
+    host, own = _host(base_url), _host(preset.base_url)
+    if host == own or _HOSTS.get(host) == preset.name:
+        return True
+    return preset.local and is_local(base_url)
+
+
 def detect(base_url: str | None) -> Provider:
     """The provider whose habits apply to `base_url` (openai's when unknown)."""
     if base_url:
         from urllib.parse import urlparse
 
-        parsed = urlparse(base_url)
-        host = parsed.hostname or ""
-        if host in _HOSTS:
-            return PROVIDERS[_HOSTS[host]]
-        if parsed.port == 11434:
-            return PROVIDERS["ollama"]
+        found = hosted_preset(base_url)
+        if found is not None:
+            return found
+        try:
+            if urlparse(base_url).port == 11434:
+                return PROVIDERS["ollama"]
+        except ValueError:
+            pass
     return PROVIDERS["openai"]
 
 
 def is_local(base_url: str) -> bool:
-    """True for endpoints on this machine, which need no API key."""
-    from urllib.parse import urlparse
-
-    host = urlparse(base_url).hostname or ""
+    """True for endpoints on this machine (a reply cap by default, a cache of the lookup)."""
+    host = _host(base_url)
     return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.")

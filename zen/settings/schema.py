@@ -165,8 +165,9 @@ class ModelSettings(_Strict):
     """None: the default cap for a local server (`llm/request.output_cap`); 0: none sent."""
     default_model: bool = False
     """The model is the provider preset's default (none was configured): front-ends say so."""
-    stream_tools: bool = True
-    """False: requests carrying tools go out unstreamed, with `tool_choice: auto`."""
+    stream_tools: bool | None = None
+    """False: requests carrying tools go out unstreamed, with `tool_choice: auto`; None:
+    streamed, unless the endpoint lookup finds llama-cpp-python (`zen/llm/served.applied`)."""
     context_window: int | None = None
     """Tokens the model holds, when the configuration says; else the preset's or the server's."""
     tool_protocol: ToolProtocol = "native"
@@ -196,7 +197,7 @@ class Config(_Endpoint):
     """Sent only when set: some providers reject any but their fixed value."""
     max_tokens: int | None = Field(default=None, ge=0)
     stream_tools: bool | None = None
-    """None: the provider preset's habit (false for llamacpp)."""
+    """None: what the server is decides (false for llama-cpp-python, found by the lookup)."""
     context_window: int | None = Field(default=None, ge=1000)
     """Tokens the model holds; None: from the provider table or the server."""
     tool_protocol: ToolProtocol = "native"

@@ -254,7 +254,12 @@ async def run_oneshot(
     picked, streamed = _pick_emit(output_format, out, err, session.role)
     emit = CallTally(picked)
 
+    held: list[ev.Notice] = []
+
     def seen(event: ev.Event) -> None:
+        if isinstance(event, ev.Notice) and event.after_answer and output_format != "stream-json":
+            held.append(event)  # advice about the run goes after its answer
+            return
         if isinstance(event, ev.TurnStarted) and event.agent == session.role:
             progress.turns, progress.session_id = event.turn, session.record.id
         emit(event)
@@ -281,6 +286,9 @@ async def run_oneshot(
         )
         write_result(out, obj)
     out.flush()
+    for notice in held:
+        line = notice.text if output_format == "text" else f"zen: warning: {notice.text}"
+        print(terminal_safe(line), file=err, flush=True)
     if refusals.denied:
         _report_denials(refusals.denied, err)
     return _exit_code(o, refusals.denied)

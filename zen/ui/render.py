@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from zen.base import events as ev
@@ -57,6 +58,8 @@ class LogRenderer:
         """How many of `_printed[agent]` the current attempt has matched (after a retry)."""
         self.tools = ToolCalls(self)
         """The tool calls' lines, and their outputs for `/show`."""
+        self._after: list[ev.Notice] = []
+        """Advice shown once the run's answer is on screen (`Notice.after_answer`)."""
 
     # -- the Emit -------------------------------------------------------------------------
 
@@ -144,6 +147,9 @@ class LogRenderer:
         self.line(self.styled((indent, ""), (e.line, "cyan")), kind="tool")
 
     def _notice(self, e: ev.Notice) -> None:
+        if e.after_answer:
+            self._after.append(e)
+            return
         style = {"warning": "yellow", "error": "red"}.get(e.level, "dim")
         self.line(self.styled((e.text, style)), kind="tool")
 
@@ -174,6 +180,9 @@ class LogRenderer:
             self.end_text(agent)
         self._nested_text.clear()
         self.tools.end_run()
+        after, self._after = self._after, []
+        for notice in after:
+            self._notice(replace(notice, after_answer=False))
         self._printed.clear()
         self._replay.clear()
         self.live.drop()

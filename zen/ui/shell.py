@@ -412,6 +412,7 @@ class Shell:
         without rich (which the preload imports after the prompt)."""
         self._bannered = True
         model, provider = self.shown["model"], self.shown.get("provider")
+        asks = bool(self.shown.get("asks"))
         if self.session is not None:
             try:
                 settings = self.session.models.settings(self.session.role)
@@ -419,7 +420,9 @@ class Shell:
                 provider = settings.provider if settings.default_model else None
             except Exception:  # shown at the first task instead
                 model, provider = "?", None
-        if provider:
+        if provider and asks:  # the endpoint lookup may replace it at the first message
+            model += f" ({provider}'s default, or the one model the server serves)"
+        elif provider:
             model += f" ({provider}'s default; /model to change)"
         self._say(
             f"zen {__version__} · {self.root} · {model} · /help for commands, {self.eof_key} "

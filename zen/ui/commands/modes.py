@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import get_args
+from collections.abc import Awaitable
+from typing import Any, get_args
 
 from zen.settings.schema import Collaboration, Triage
 from zen.ui.commands.registry import CommandContext, command
@@ -62,12 +63,13 @@ def _collab(ctx: CommandContext, arg: str) -> None:
 
 
 @command(
-    "model", "show every role's model, or switch one (default: the top agent's)", "[ROLE] [NAME]"
+    "model",
+    "every role's model and what its endpoint serves, or switch one (default: the top agent's)",
+    "[ROLE] [NAME]",
 )
-def _model(ctx: CommandContext, arg: str) -> None:
+def _model(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     from zen.settings.model_roles import ROLES
-    from zen.settings.schema import DUAL_ROLES, ConfigError
-    from zen.ui.format import endpoint_line
+    from zen.settings.schema import DUAL_ROLES
 
     words = arg.split()
     role: str | None = None
@@ -75,7 +77,7 @@ def _model(ctx: CommandContext, arg: str) -> None:
         role = words.pop(0)
     if len(words) > 1:
         ctx.out.info(f"usage: /model [ROLE] [NAME] (roles: {', '.join(ROLES)})", "yellow")
-        return
+        return None
     session = ctx.session
     if words:
         changed = session.set_model(words[0], role)
@@ -86,16 +88,45 @@ def _model(ctx: CommandContext, arg: str) -> None:
     elif role:
         ctx.out.info(f"usage: /model {role} NAME", "yellow")
     shown = ["main", *DUAL_ROLES] if session.mode == "dual" or role in DUAL_ROLES else ["main"]
+    return _show_models(ctx, shown, "" if words else "dim")
+
+
+async def _show_models(ctx: CommandContext, shown: list[str], style: str) -> None:
+    """Each role's line, then what each endpoint serves: the lookup the first request makes,
+    made now if it has not been (the same facts `zen doctor` shows)."""
+    from zen.llm.served import describe, listing
+    from zen.settings.schema import DUAL_ROLES, ConfigError
+    from zen.ui.format import endpoint_line
+
+    session = ctx.session
+    models = session.models
+    asked: dict[str, Any] = {}
     for name in shown:
         try:
-            settings = session.models.settings(name)
-        except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
+            configured = models.configured(name)
+        except ConfigError:  # e.g. a provider without a key: said below, keep the shell
+            continue
+        served = await models.served.get(configured)
+        if served is not None:
+            asked.setdefault(configured.base_url, served)
+    for name in shown:
+        try:
+            settings = models.settings(name)
+        except ConfigError as e:
             ctx.out.error(f"{name}: {e}")
             continue
         own = getattr(session.config.dual_agent, name).model if name in DUAL_ROLES else None
         how = " (its own)" if own else (" (follows main)" if name != "main" else "")
         top = " ← top agent" if name == session.role else ""
-        ctx.out.info(f"{endpoint_line(name, settings)}{how}{top}", "" if words else "dim")
+        ctx.out.info(f"{endpoint_line(name, settings)}{how}{top}", style)
+    for url, served in asked.items():
+        if served.listed:
+            ctx.out.info(f"{url}: {describe(served)}", "dim")
+            ctx.out.info(f"  serves {listing(served, limit=20)}", "dim")
+        elif served.status:
+            ctx.out.info(f"{url}: answered GET /models with {served.status}, no model list", "dim")
+        else:
+            ctx.out.info(f"{url}: no answer ({served.error})", "yellow")
 
 
 TRIAGES: tuple[Triage, ...] = ("auto", "question", "small", "large")
