@@ -26,6 +26,7 @@ from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import Finished, Output, run_child
 from zen.tools.process import Killed
+from zen.tools.sandbox.run import SandboxError, run_sandboxed, undone_note
 from zen.tools.sandbox.runner import ON_REFUSAL, OUTSIDE_REFUSED, Sandbox
 
 DEFAULT_TIMEOUT = 120
@@ -84,6 +85,8 @@ class Bash(Tool):
         box = ctx.sandbox
         if params.unsandboxed and box is not None and box.mode == "on":
             return ToolResult.error(OUTSIDE_REFUSED)
+        if box is not None and box.mode == "on" and (problem := box.problem()):
+            return ToolResult.error(ON_REFUSAL.format(problem=problem))  # nobody is asked
         if self.person_only(params, ctx):
             return f"{params.command}\n(outside the sandbox: {params.unsandboxed})"
         return params.command
@@ -132,22 +135,15 @@ async def sandboxed_run(
     it, and the result says which."""
     options = child_options(ctx, timeout)
     try:
-        ready = box.prepare(ctx.workspace.root, argv, options.pop("env"))
-    except OSError as exc:
-        return ToolResult.error(f"cannot prepare the sandbox: {exc}")
-    try:
-        done = await run_child(ready.argv, env=ready.env, **options)
-    except OSError as exc:
-        return ToolResult.error(f"cannot start the sandbox: {exc}")
-    finally:
-        undone = ready.finish()
+        done, undone = await run_sandboxed(
+            box, ctx.workspace.root, argv, options.pop("env"), **options
+        )
+    except SandboxError as exc:
+        return ToolResult.error(str(exc))
     result = finished(done, timeout)
     if undone:
         result.ok = False
-        result.output += (
-            f"\n[the sandbox undid changes to {', '.join(undone[:10])}: the workspace's zen, git "
-            "and shell configuration is read-only inside it]"
-        )
+        result.output += undone_note(undone)
     return result
 
 

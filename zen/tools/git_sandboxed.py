@@ -1,0 +1,92 @@
+"""git calls that are not reading calls run in the sandbox while it is active.
+
+Such a call can run any program: an alias (`-c alias.x='!cmd' x`), `--config-env`,
+`--upload-pack`, `core.sshCommand`, `ext::`, `rebase -x`, `submodule foreach`, a hook, and the
+next git release will add more. Listing them would always miss one, so the rule has no list:
+whatever `only_reads` does not vouch for runs where bash's commands run, under the same undo
+guard (`Prepared.finish`). `git push` and `fetch` therefore fail there (no network, no ssh
+agent, no credentials): the user runs them. With the sandbox `off`, or `auto` where it cannot
+run, they run outside as before; with `on` where it cannot run, not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from zen.tools.base import ToolContext, ToolResult
+from zen.tools.git_process import (
+    QUIET_ENV,
+    TIMEOUT,
+    GitOutput,
+    RepoConfig,
+    git_env,
+    git_output,
+    run_git,
+)
+from zen.tools.sandbox.run import SandboxError, run_sandboxed
+from zen.tools.sandbox.runner import ON_REFUSAL
+
+_OVERRIDE = re.compile(r"GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)")
+
+
+def sandbox_env(config: RepoConfig) -> dict[str, str]:
+    """Of `git_env`, what must reach git through a sandbox that scrubs the environment: the
+    quiet variables and the numbered overrides (the user's own among them, so the count
+    stays true). None of them is a secret zen holds."""
+    env = git_env(config)
+    return {k: v for k, v in env.items() if k in QUIET_ENV or _OVERRIDE.fullmatch(k)}
+
+
+class Ran(NamedTuple):
+    output: GitOutput
+    note: str = ""
+    """Said before the output: the sandbox could not run, so this ran outside it."""
+    undone: Sequence[str] = ()
+    """What the sandbox undid after the call (`Prepared.finish`)."""
+
+
+async def run_writing(
+    parts: list[str], ctx: ToolContext, config: RepoConfig, limit: int
+) -> Ran | ToolResult:
+    """Run a call that may write or start programs, or say why it cannot run. GitError as
+    `run_git`."""
+    box, root = ctx.sandbox, ctx.workspace.root
+    refusal = refused_on(ctx)
+    if refusal is not None:
+        return refusal
+    if box is None or box.mode == "off":
+        return Ran(await run_git(parts, root, limit=limit, config=config))
+    problem = box.problem()
+    if problem:  # `auto` where the sandbox cannot run: as bash, said once
+        told = box.told or os.name == "nt"
+        box.told = True
+        note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
+        return Ran(await run_git(parts, root, limit=limit, config=config), note)
+    env = {k: v for k, v in os.environ.items() if k not in ctx.hidden_env}
+    try:
+        done, undone = await run_sandboxed(
+            box,
+            root,
+            ["git", "--no-pager", *parts],
+            env,
+            add_env=sandbox_env(config),
+            timeout=TIMEOUT,
+            limit=limit,
+            stop_at_limit=True,
+        )
+    except SandboxError as exc:
+        return ToolResult.error(str(exc))
+    return Ran(git_output(done, TIMEOUT, parts[0]), undone=undone)
+
+
+def refused_on(ctx: ToolContext) -> ToolResult | None:
+    """The refusal of a writing call when the sandbox is `on` and cannot run here (before
+    anyone is asked: nothing would run)."""
+    box = ctx.sandbox
+    if box is None or box.mode != "on":
+        return None
+    problem = box.problem()
+    return ToolResult.error(ON_REFUSAL.format(problem=problem)) if problem else None
