@@ -165,9 +165,12 @@ def mcp_line(config: Any, root: Path) -> Line:
 
 def sandbox_line(config: Any) -> Line:
     """Where bash runs: probes bwrap (one tiny sandbox, 5 s at most)."""
+    from zen.settings.user_only import network_by_project
     from zen.tools.sandbox.runner import Sandbox
 
-    box = Sandbox(config.sandbox, config.sandbox_options)
+    box = Sandbox(
+        config.sandbox, config.sandbox_options, network_by_project=network_by_project(config)
+    )
     level = FAIL if box.mode == "on" and box.problem() else OK
     if box.mode == "auto" and box.problem():
         level = NOTE

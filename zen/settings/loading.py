@@ -25,6 +25,7 @@ from zen.settings.layers import Layer, cli_layer, dotted, env_layer, read_layer
 from zen.settings.model_roles import ROLES, endpoint, has_own_key
 from zen.settings.providers import PROVIDERS
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, Redirect
+from zen.settings.user_only import confine_project
 
 _FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
 
@@ -61,7 +62,8 @@ def load_config(
 
     The project layer (`<workspace>/.zen/config.yaml`) is read only when `trusted` (see
     zen/settings/trust.py): this is the one place that decides whether a repository's settings
-    apply, and the config remembers it for `.mcp.json` (`Config.project_trusted`)."""
+    apply, and the config remembers it for `.mcp.json` (`Config.project_trusted`). Even then
+    it cannot weaken the sandbox or give commands zen's keys (`user_only.py`)."""
     home = user_home(env)  # the process's home unless an environment was given
     env = os.environ if env is None else env
     layers = [read_layer(_default_file(), env)]
@@ -91,6 +93,7 @@ def load_config(
         if without is not None:
             without._env = config._env
         config._redirected = _redirected(config, without, present, project)
+        confine_project(config, without, project.source)
     return config
 
 

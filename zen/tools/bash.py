@@ -72,9 +72,15 @@ class Bash(Tool):
         return f"{text} {load_prompt('tools/bash-cmd')}" if _WINDOWS else text
 
     def sandboxed(self, params: BashParams, ctx: ToolContext) -> bool:
-        """It will run in the sandbox (`permissions: {bash: sandboxed}` approves it)."""
+        """It will run in the sandbox, on the user's own rules (`permissions: {bash:
+        sandboxed}` approves it): a network the project's config opened is not one."""
         box = ctx.sandbox
-        return box is not None and not self.person_only(params, ctx) and box.active()
+        return (
+            box is not None
+            and not box.network_by_project
+            and not self.person_only(params, ctx)
+            and box.active()
+        )
 
     def person_only(self, params: BashParams, ctx: ToolContext) -> bool:
         """A request to leave a working `auto` sandbox: only a person may allow it."""

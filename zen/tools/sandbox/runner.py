@@ -60,9 +60,12 @@ class Sandbox:
         options: SandboxOptions,
         path: str | None = None,
         keep: frozenset[str] = frozenset(),
+        network_by_project: bool = False,
     ) -> None:
         self.mode: SandboxMode = mode
         self.options = options
+        self.network_by_project = network_by_project
+        """The network is on because a project's config said so: `bash: sandboxed` asks."""
         self.keep = keep
         """Variables passed in even if they look secret (`bash_inherits_keys`' keys)."""
         self.path = path
@@ -94,6 +97,8 @@ class Sandbox:
                 " (nothing runs)" if self.mode == "on" else " (commands run unsandboxed)"
             )
         net = "network on" if self.options.network == "on" else "no network"
+        if self.network_by_project:
+            net += " (opened by the project's config: `bash: sandboxed` asks)"
         return f"{self.mode}: bubblewrap, writes only in the workspace and a temp folder, {net}"
 
     def env(self, environ: Mapping[str, str]) -> dict[str, str]:
