@@ -48,9 +48,16 @@ def scripted(body: dict[str, Any]) -> Reply:
     return text("I did nothing.")
 
 
-def bench(run_zen: Any, fake: Any, tasks: Path, *args: str, timeout: float = 120) -> Done:
+def bench(
+    run_zen: Any,
+    fake: Any,
+    tasks: Path,
+    *args: str,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> Done:
     flags = ["--base-url", fake.base_url, "--model", "fake-model", "--api-key", "sk-bench"]
-    return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout)
+    return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout, env=env)
 
 
 def test_solved_and_failed_tasks_as_json(

@@ -20,9 +20,10 @@ from zen.base.paths import expand_user
 from zen.bench import child, endpoint, tasks
 from zen.bench.progress import Progress
 from zen.bench.rows import make_row
-from zen.bench.verify import Verdict, verify
+from zen.bench.verify import Verdict, check_sandbox, sandbox_header, verify
 from zen.cli.output import fail
 from zen.cli.parser import help_formatter
+from zen.tools.sandbox.runner import Sandbox
 
 MODES = ("single", "dual", *child.COLLABORATIONS)
 DEFAULT_TIMEOUT = 600.0
@@ -103,15 +104,22 @@ def _measure(args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str
     if problem:
         return fail(f"bench: {problem}", exits.API_ERROR)
     modes = list(dict.fromkeys(point.header["collaboration"] if m == "dual" else m for m in modes))
+    checks = check_sandbox(point.sandbox, point.sandbox_options)
+    sandbox, unsandboxed = sandbox_header(checks)
+    if checks.mode == "on" and unsandboxed:
+        return fail(f"bench: sandbox is on, but {sandbox['problem']}; nothing ran", exits.USAGE)
     header = {
         **point.header,
         "modes": modes,
         "repeat": args.repeat,
         "tasks": len(chosen),
+        "sandbox": sandbox,
     }
     print(f"zen bench: {endpoint.describe(header)}", file=sys.stderr, flush=True)
+    if unsandboxed:
+        print(unsandboxed, file=sys.stderr, flush=True)
     try:
-        rows = asyncio.run(_stoppable(_run_all(args, chosen, modes, point)))
+        rows = asyncio.run(_stoppable(_run_all(args, chosen, modes, point, checks)))
     except KeyboardInterrupt:
         return fail("bench: interrupted; the running task was stopped", exits.INTERRUPTED)
     except _Signalled as e:
@@ -150,7 +158,11 @@ class _Stop(Exception):
 
 
 async def _run_all(
-    args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str], point: endpoint.Endpoint
+    args: argparse.Namespace,
+    chosen: list[tasks.Task],
+    modes: list[str],
+    point: endpoint.Endpoint,
+    checks: Sandbox,
 ) -> list[dict[str, Any]]:
     progress = Progress(len(chosen) * len(modes) * args.repeat)
     rows: list[dict[str, Any]] = []
@@ -159,7 +171,7 @@ async def _run_all(
             for task in chosen:
                 for mode in modes:
                     progress.start(task.name, mode)
-                    row = await _run_one(task, mode, repeat, args.timeout, point)
+                    row = await _run_one(task, mode, repeat, args.timeout, point, checks)
                     if (
                         not rows
                         and row["ended"] == "error"
@@ -174,7 +186,12 @@ async def _run_all(
 
 
 async def _run_one(
-    task: tasks.Task, mode: str, repeat: int, timeout: float | None, point: endpoint.Endpoint
+    task: tasks.Task,
+    mode: str,
+    repeat: int,
+    timeout: float | None,
+    point: endpoint.Endpoint,
+    checks: Sandbox,
 ) -> dict[str, Any]:
     deadline = timeout or task.timeout or DEFAULT_TIMEOUT
     run_dir = Path(tempfile.mkdtemp(prefix="zen-bench-"))
@@ -183,7 +200,7 @@ async def _run_one(
         env = endpoint.child_env(home, point.keys)
         outcome = await child.run_child(task, mode, workspace, env, deadline)
         answer = str(outcome.result.get("result") or "")
-        verdict = await verify(task, run_dir, workspace, answer, home)
+        verdict = await verify(task, run_dir, workspace, answer, checks)
     except OSError as e:
         outcome = child.Outcome(stderr=f"cannot prepare the run: {e}")
         verdict = Verdict("error", str(e))

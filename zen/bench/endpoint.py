@@ -22,6 +22,7 @@ from zen.base.paths import expand_user
 from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
 from zen.settings.providers import PROVIDERS
+from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
 
 KEPT = (
@@ -42,6 +43,9 @@ class Endpoint:
     header: dict[str, Any] = field(default_factory=dict)
     probe: tuple[str, str | None] = ("", None)
     """The main role's base URL and key: asked for `/models` before the first task."""
+    sandbox: SandboxMode = "auto"
+    sandbox_options: SandboxOptions = field(default_factory=SandboxOptions)
+    """The user's sandbox, which each task's check runs in too (`verify.check_sandbox`)."""
 
 
 def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
@@ -64,6 +68,8 @@ def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
         keys=keys,
         header=_header(config, settings),
         probe=(main.base_url, main.api_key),
+        sandbox=config.sandbox,
+        sandbox_options=config.sandbox_options,
     )
 
 
