@@ -112,7 +112,7 @@ def test_a_commit_works_a_push_does_not_and_the_guard_undoes(
     told = run(fake_llm, run_zen, calls, "--yes", env={"GIT_CONFIG_NOSYSTEM": "1"})
     log = git(repo, "log", "--format=%s", home=home).split("\n")
     assert log[0] == "from the sandbox", told[1]
-    assert "exited with" in told[2]
+    assert "exited with" in told[2] and "ran in the sandbox: no network" in told[2]
     assert git(tmp_path / "remote.git", "branch", home=home) == ""  # nothing arrived
     assert not (repo / ".envrc").exists()
     assert "the sandbox undid changes to .envrc" in told[3]

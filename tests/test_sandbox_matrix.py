@@ -122,7 +122,14 @@ def _configs(state: State, network: str, level: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("state", "network", "level"), CELLS)
-async def test_every_cell(fake_llm, tmp_path: Path, monkeypatch, state, network, level) -> None:
+async def test_every_cell(
+    fake_llm: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    state: State,
+    network: str,
+    level: str,
+) -> None:
     happened = await _run_cell(fake_llm, tmp_path, monkeypatch, state, network, level, {})
     assert happened == expected(state, network, level)
 
@@ -145,7 +152,7 @@ def expected_outside(state: State, level: str) -> str:
     ],
 )
 async def test_every_request_to_leave_the_sandbox(
-    fake_llm, tmp_path: Path, monkeypatch, state: State, level: str
+    fake_llm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: State, level: str
 ) -> None:
     args = {"unsandboxed": "needs the network"}
     happened = await _run_cell(fake_llm, tmp_path, monkeypatch, state, "off", level, args)

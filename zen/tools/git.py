@@ -19,7 +19,7 @@ from pydantic import Field
 from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
 from zen.tools.git_process import GitError, GitOutput, repo_config, run_git
 from zen.tools.git_readonly import READ_ONLY, only_reads, option_ok, reading_flags
-from zen.tools.git_sandboxed import Ran, refused_on, run_writing
+from zen.tools.git_sandboxed import INSIDE_FAILED, Ran, refused_on, run_writing
 from zen.tools.sandbox.run import undone_note
 
 __all__ = ["Git", "GitError", "GitOutput", "GitParams", "run_git", "split_args"]
@@ -110,6 +110,8 @@ class Git(Tool):
         if ran.undone:
             result.ok = False
             result.output += undone_note(ran.undone)
+        elif ran.inside and not result.ok:
+            result.output += f"\n{INSIDE_FAILED}"
         return result
 
 

@@ -46,6 +46,14 @@ class Ran(NamedTuple):
     """Said before the output: the sandbox could not run, so this ran outside it."""
     undone: Sequence[str] = ()
     """What the sandbox undid after the call (`Prepared.finish`)."""
+    inside: bool = False
+    """It ran in the sandbox."""
+
+
+INSIDE_FAILED = (
+    "[this ran in the sandbox: no network, no ssh agent or credentials, writes only in the "
+    "workspace; if the command needs those (push, fetch), ask the user to run it]"
+)
 
 
 async def run_writing(
@@ -79,7 +87,7 @@ async def run_writing(
         )
     except SandboxError as exc:
         return ToolResult.error(str(exc))
-    return Ran(git_output(done, TIMEOUT, parts[0]), undone=undone)
+    return Ran(git_output(done, TIMEOUT, parts[0]), undone=undone, inside=True)
 
 
 def refused_on(ctx: ToolContext) -> ToolResult | None:
