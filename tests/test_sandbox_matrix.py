@@ -13,6 +13,7 @@ are in test_sandbox_policy_e2e.py.
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,9 @@ CELLS = [
 ]
 
 
+RunCell = Callable[..., Awaitable[str]]
+
+
 class Person:
     """Someone at the terminal who says yes, and remembers being asked."""
 
@@ -122,16 +126,8 @@ def _configs(state: State, network: str, level: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(("state", "network", "level"), CELLS)
-async def test_every_cell(
-    fake_llm: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    state: State,
-    network: str,
-    level: str,
-) -> None:
-    happened = await _run_cell(fake_llm, tmp_path, monkeypatch, state, network, level, {})
-    assert happened == expected(state, network, level)
+async def test_every_cell(run_cell: RunCell, state: State, network: str, level: str) -> None:
+    assert await run_cell(state, network, level) == expected(state, network, level)
 
 
 def expected_outside(state: State, level: str) -> str:
@@ -152,40 +148,39 @@ def expected_outside(state: State, level: str) -> str:
     ],
 )
 async def test_every_request_to_leave_the_sandbox(
-    fake_llm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: State, level: str
+    run_cell: RunCell, state: State, level: str
 ) -> None:
-    args = {"unsandboxed": "needs the network"}
-    happened = await _run_cell(fake_llm, tmp_path, monkeypatch, state, "off", level, args)
+    happened = await run_cell(state, "off", level, {"unsandboxed": "needs the network"})
     assert happened == expected_outside(state, level)
 
 
-async def _run_cell(
-    fake_llm: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    state: State,
-    network: str,
-    level: str,
-    args: dict[str, str],
-) -> str:
-    """Load both configs, run one bash call, and say what happened."""
-    home, project, outside = tmp_path / "home", tmp_path / "project", tmp_path / "outside"
-    for folder in (home / ".zen", project / ".zen", outside):
-        folder.mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    user_yaml, project_yaml = _configs(state, network, level)
-    (home / ".zen" / "config.yaml").write_text(user_yaml)
-    (project / ".zen" / "config.yaml").write_text(project_yaml)
-    command = f"touch made-inside; touch {outside}/made-outside"
-    bash = call("bash", {"command": command, **args})
-    fake = fake_llm([tool_calls([bash]), text("done")])
-    flags = {"model": "m", "base_url": fake.base_url, "api_key": "k"}
-    config = load_config(project, flags, env={"HOME": str(home)}, trusted=True)
-    session = closing(Session(config, Workspace(project)))
-    if not state.works:
-        session.builder.sandbox.path = str(tmp_path / "no-bwrap-here")
-    person = Person()
-    await session.run("go", ev.ignore, approve_all if level == "--yes" else person)
-    inside, escaped = (project / "made-inside").exists(), (outside / "made-outside").exists()
-    where = "outside" if escaped else "sandboxed" if inside else None
-    return "refused" if where is None else f"asks, then {where}" if person.asked else where
+@pytest.fixture
+def run_cell(fake_llm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RunCell:
+    """`await run_cell(state, network, level, bash_args)`: load both configs, run one bash
+    call, and say what happened."""
+
+    async def run(
+        state: State, network: str, level: str, args: dict[str, str] | None = None
+    ) -> str:
+        home, project, outside = tmp_path / "home", tmp_path / "project", tmp_path / "outside"
+        for folder in (home / ".zen", project / ".zen", outside):
+            folder.mkdir(parents=True)
+        monkeypatch.setenv("HOME", str(home))
+        user_yaml, project_yaml = _configs(state, network, level)
+        (home / ".zen" / "config.yaml").write_text(user_yaml)
+        (project / ".zen" / "config.yaml").write_text(project_yaml)
+        command = f"touch made-inside; touch {outside}/made-outside"
+        bash = call("bash", {"command": command, **(args or {})})
+        fake = fake_llm([tool_calls([bash]), text("done")])
+        flags = {"model": "m", "base_url": fake.base_url, "api_key": "k"}
+        config = load_config(project, flags, env={"HOME": str(home)}, trusted=True)
+        session = closing(Session(config, Workspace(project)))
+        if not state.works:
+            session.builder.sandbox.path = str(tmp_path / "no-bwrap-here")
+        person = Person()
+        await session.run("go", ev.ignore, approve_all if level == "--yes" else person)
+        inside, escaped = (project / "made-inside").exists(), (outside / "made-outside").exists()
+        where = "outside" if escaped else "sandboxed" if inside else None
+        return "refused" if where is None else f"asks, then {where}" if person.asked else where
+
+    return run
