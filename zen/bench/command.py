@@ -105,7 +105,7 @@ def _measure(args: argparse.Namespace, chosen: list[tasks.Task], modes: list[str
         return fail(f"bench: {problem}", exits.API_ERROR)
     modes = list(dict.fromkeys(point.header["collaboration"] if m == "dual" else m for m in modes))
     checks = check_sandbox(point.sandbox, point.sandbox_options)
-    sandbox, unsandboxed = sandbox_header(checks)
+    sandbox, unsandboxed = asyncio.run(sandbox_header(checks))
     if checks.mode == "on" and unsandboxed:
         return fail(f"bench: sandbox is on, but {sandbox['problem']}; nothing ran", exits.USAGE)
     header = {

@@ -25,7 +25,7 @@ from zen.base.terminal_safe import terminal_safe
 from zen.bench.tasks import Task
 from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 from zen.tools.child import Finished, run_child
-from zen.tools.sandbox.run import SandboxError, run_sandboxed
+from zen.tools.sandbox.run import SandboxError, run_sandboxed, unavailable
 from zen.tools.sandbox.runner import Sandbox
 
 SHOWN = 400
@@ -34,6 +34,8 @@ PASSED_ON = ("PATH", "LANG")
 """The only variables a check gets from the user's environment."""
 WINDOWS_ON = ("SYSTEMROOT", "COMSPEC", "PATHEXT")
 """And on Windows, what a Python process needs to start."""
+PROBE_WAIT = 30.0
+"""Seconds to wait for the sandbox's first check on a loaded machine."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,13 @@ def check_sandbox(mode: SandboxMode, user: SandboxOptions, home: Path | None = N
     return Sandbox(mode, options)
 
 
-def sandbox_header(box: Sandbox) -> tuple[dict[str, Any], str]:
+async def sandbox_header(box: Sandbox) -> tuple[dict[str, Any], str]:
     """The report header's `sandbox` field, and the line for stderr when tasks and checks run
     unsandboxed ("" when the sandbox works)."""
-    problem = "sandbox: off" if box.mode == "off" else box.problem()
+    try:
+        problem = "sandbox: off" if box.mode == "off" else await unavailable(box, PROBE_WAIT)
+    except SandboxError as e:
+        problem = str(e)
     field = {"mode": box.mode, "active": not problem, "problem": problem or None}
     if not problem:
         return field, ""
@@ -90,8 +95,10 @@ async def verify(
     }
     box = check_sandbox(sandbox.mode, sandbox.options, home)
     try:
-        if box.active():
+        if box.mode != "off" and not await unavailable(box, PROBE_WAIT):
             done, _ = await run_sandboxed(box, workspace, command, env, add_env=paths, **options)
+        elif box.mode == "on":
+            return Verdict("error", "the check did not run: the sandbox is on but cannot run")
         else:
             done = await run_child(command, env={**env, **paths}, **options)
     except (OSError, SandboxError) as e:

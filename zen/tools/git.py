@@ -78,7 +78,7 @@ class Git(Tool):
             parts = split_args(params.args)
         except GitError as exc:
             return ToolResult.error(str(exc))
-        refusal = None if only_reads(parts, ctx.workspace) else refused_on(ctx)
+        refusal = None if only_reads(parts, ctx.workspace) else await refused_on(ctx)
         return refusal or "git " + shlex.join(parts)
 
     async def execute(self, params: GitParams, ctx: ToolContext) -> ToolResult:

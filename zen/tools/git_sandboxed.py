@@ -26,7 +26,7 @@ from zen.tools.git_process import (
     git_output,
     run_git,
 )
-from zen.tools.sandbox.run import SandboxError, run_sandboxed
+from zen.tools.sandbox.run import SandboxError, run_sandboxed, unavailable
 from zen.tools.sandbox.runner import ON_REFUSAL
 
 _OVERRIDE = re.compile(r"GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)")
@@ -62,12 +62,14 @@ async def run_writing(
     """Run a call that may write or start programs, or say why it cannot run. GitError as
     `run_git`."""
     box, root = ctx.sandbox, ctx.workspace.root
-    refusal = refused_on(ctx)
-    if refusal is not None:
-        return refusal
     if box is None or box.mode == "off":
         return Ran(await run_git(parts, root, limit=limit, config=config))
-    problem = box.problem()
+    try:
+        problem = await unavailable(box, TIMEOUT)
+    except SandboxError as exc:
+        return ToolResult.error(str(exc))
+    if problem and box.mode == "on":
+        return ToolResult.error(ON_REFUSAL.format(problem=problem))
     if problem:  # `auto` where the sandbox cannot run: as bash, said once
         told = box.told or os.name == "nt"
         box.told = True
@@ -90,11 +92,14 @@ async def run_writing(
     return Ran(git_output(done, TIMEOUT, parts[0]), undone=undone, inside=True)
 
 
-def refused_on(ctx: ToolContext) -> ToolResult | None:
+async def refused_on(ctx: ToolContext) -> ToolResult | None:
     """The refusal of a writing call when the sandbox is `on` and cannot run here (before
     anyone is asked: nothing would run)."""
     box = ctx.sandbox
     if box is None or box.mode != "on":
         return None
-    problem = box.problem()
+    try:
+        problem = await unavailable(box, TIMEOUT)
+    except SandboxError as exc:
+        return ToolResult.error(str(exc))
     return ToolResult.error(ON_REFUSAL.format(problem=problem)) if problem else None

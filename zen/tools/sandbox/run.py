@@ -18,6 +18,13 @@ class SandboxError(Exception):
     """The sandbox could not be prepared or started; the message says which, and why."""
 
 
+async def unavailable(box: Sandbox, timeout: float) -> str:
+    """Why `box` cannot run commands here ("" when it can), found out at first use within
+    `timeout`: the one question callers outside bash (git, `zen bench`'s check) ask before
+    `run_sandboxed`. SandboxError when it cannot tell in time: then nothing may run."""
+    return box.problem()
+
+
 async def run_sandboxed(
     box: Sandbox,
     root: Path,
