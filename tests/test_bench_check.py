@@ -4,7 +4,8 @@ stderr and in the report's header saying so. `zen bench` as a subprocess with a 
 the fake server scripting the model.
 
 The check here reports what it could reach: its environment, the network, its own tests
-folder, a file outside the workspace and a planted secret in the user's home.
+folder, a file outside the workspace (which must not appear outside: the sandbox's /tmp is its
+own) and a planted secret in the user's home.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,9 +25,9 @@ from tests.test_bench_tasks import NAMES, solve
 from zen.bench import tasks
 from zen.bench.verify import check_sandbox, verify
 from zen.settings.sandbox_options import SandboxOptions
-from zen.tools.sandbox.probe import probe
+from zen.tools.sandbox.runner import probe_now
 
-_found = probe()
+_found = probe_now()
 ALLOWED = {
     "PATH",
     "LANG",
@@ -40,6 +40,8 @@ ALLOWED = {
     "ZEN_BENCH_ANSWER",
     "ZEN_RUN",
 }
+NO_SANDBOX = "sandbox_options: {program: /nonexistent/bwrap}\n"
+"""The user's config of a machine where the sandbox cannot run."""
 SECRETS = {
     "GITHUB_TOKEN": "ghp_secret",
     "AWS_SECRET_ACCESS_KEY": "aws_secret",
@@ -97,6 +99,7 @@ def run_check(
     secret = home / ".ssh" / "id_rsa"
     secret.write_text("PRIVATE KEY\n")
     outside = tmp_path / "outside.txt"
+    assert not outside.exists()
     check = CHECK.replace("ALLOWED", repr(ALLOWED)).replace("PORT", str(port))
     check = check.replace("OUTSIDE", repr(str(outside))).replace("SECRET", repr(str(secret)))
     tasks = tmp_path / "tasks"
@@ -108,6 +111,8 @@ def run_check(
     (row,) = doc["rows"]
     output = row["check_output"].splitlines()
     lines = dict(line.split(": ", 1) for line in output if ": " in line)
+    if outside.exists():  # written for real, not in a private /tmp of the sandbox's
+        lines["outside"] = "written"
     return done, doc, lines
 
 
@@ -121,9 +126,10 @@ def test_the_check_runs_in_a_fresh_sandbox_with_an_allow_listed_environment(
         "network": "closed",
         "tests-mode": said["tests-mode"],
         "tests": "read-only",
-        "outside": "read-only",
+        "outside": said["outside"],
         "secret": "hidden",
     }, said
+    assert said["outside"] in ("read-only", "writable")  # not "written": it never got out
     assert doc["sandbox"] == {"mode": "auto", "active": True, "problem": None}
     assert "no sandbox" not in done.err
 
@@ -131,29 +137,30 @@ def test_the_check_runs_in_a_fresh_sandbox_with_an_allow_listed_environment(
 def test_without_a_sandbox_the_check_gets_the_same_environment_and_it_is_said(
     fake_llm, run_zen, tmp_path: Path, home: Path, listener: int
 ) -> None:
-    bin_dir = tmp_path / "bin"  # python3 is here, bwrap is not
-    bin_dir.mkdir()
-    (bin_dir / "python3").symlink_to(sys.executable)
-    done, doc, said = run_check(fake_llm, run_zen, tmp_path, home, listener, PATH=str(bin_dir))
+    (home / ".zen").mkdir()
+    (home / ".zen" / "config.yaml").write_text(NO_SANDBOX)
+    done, doc, said = run_check(fake_llm, run_zen, tmp_path, home, listener)
     assert said["env"] == "ok", said
     assert int(said["tests-mode"], 8) & 0o222 == 0  # read-only (root writes it anyway)
-    assert doc["sandbox"]["active"] is False and "bwrap" in doc["sandbox"]["problem"]
-    assert "zen bench: no sandbox (bwrap" in done.err
+    assert doc["sandbox"]["active"] is False and "/nonexistent/bwrap" in doc["sandbox"]["problem"]
+    assert "zen bench: no sandbox (sandbox_options.program: /nonexistent/bwrap" in done.err
 
 
 def test_sandbox_on_where_it_cannot_run_runs_nothing(
     fake_llm, run_zen, tmp_path: Path, home: Path
 ) -> None:
     (home / ".zen").mkdir()
-    (home / ".zen" / "config.yaml").write_text("sandbox: on\n")
+    (home / ".zen" / "config.yaml").write_text(f"sandbox: on\n{NO_SANDBOX}")
     tasks = tmp_path / "tasks"
     task(tasks, "never", "Say hello.")
     fake = fake_llm(scripted)
-    done = bench(run_zen, fake, tasks, "--mode", "single", env={"PATH": "/nonexistent-bin"})
-    assert done.code == 2 and "bench: sandbox is on, but bwrap" in done.err, done.err
+    done = bench(run_zen, fake, tasks, "--mode", "single")
+    assert done.code == 2, done.err
+    assert "bench: sandbox is on, but sandbox_options.program: /nonexistent/bwrap" in done.err
     assert fake.requests == []
 
 
+@pytest.mark.e2e  # some reference solutions run the task's script
 @pytest.mark.skipif(_found.program is None, reason=f"no working sandbox here: {_found.problem}")
 @pytest.mark.parametrize("name", NAMES)
 async def test_every_builtin_check_passes_its_reference_solution_in_its_sandbox(

@@ -335,10 +335,10 @@ def test_explore_sub_agents_run_on_the_scout_model(
 
 
 def test_dual_with_cheap_scouts_costs_half_of_single() -> None:
-    """bench/tokens.py's goal on its mixed task: scouts and Coder at a quarter of the price."""
+    """dev/bench/tokens.py's goal on its mixed task: scouts and Coder at a quarter of the price."""
     import asyncio
 
-    from bench import tokens
+    from dev.bench import tokens
 
     shape = tokens.SHAPES["mixed"]
     single = asyncio.run(tokens.run(shape, "single", scouts=False))

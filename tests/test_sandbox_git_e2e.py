@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import call, text, tool_calls
-from zen.tools.sandbox.probe import probe
+from zen.tools.sandbox.runner import probe_now
 
-_found = probe()
+_found = probe_now()
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's"),
     pytest.mark.skipif(_found.program is None, reason=f"no working sandbox here: {_found.problem}"),

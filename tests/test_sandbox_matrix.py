@@ -26,11 +26,11 @@ from zen.agent.session import Session
 from zen.base import events as ev
 from zen.settings.loading import load_config
 from zen.tools.base import Approval, ApprovalRequest
-from zen.tools.sandbox.probe import probe
+from zen.tools.sandbox.runner import probe_now
 from zen.tools.workspace import Workspace
 from zen.ui.oneshot import approve_all
 
-_found = probe()
+_found = probe_now()
 pytestmark = [
     pytest.mark.usefixtures("close_clients"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's"),
@@ -115,10 +115,17 @@ class Person:
 
 
 def _configs(state: State, network: str, level: str) -> tuple[str, str]:
+    """The user's and the project's config for a cell; where the sandbox cannot run, the
+    user's names a program that is not there."""
     user = [f"sandbox: {state.user}"]
     project = [f"sandbox: {state.project}"] if state.project else []
-    if network != "off":
-        (user if network == "on (user)" else project).append("sandbox_options: {network: 'on'}")
+    user_options = [] if state.works else ["program: /nonexistent/bwrap"]
+    if network == "on (user)":
+        user_options.append("network: 'on'")
+    if network == "on (project)":
+        project.append("sandbox_options: {network: 'on'}")
+    if user_options:
+        user.append(f"sandbox_options: {{{', '.join(user_options)}}}")
     if level != "confirm" and level != "--yes":
         name, _, who = level.partition(" (")
         (user if who == "user)" else project).append(f"permissions: {{bash: {name}}}")
@@ -175,8 +182,6 @@ def run_cell(fake_llm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         flags = {"model": "m", "base_url": fake.base_url, "api_key": "k"}
         config = load_config(project, flags, env={"HOME": str(home)}, trusted=True)
         session = closing(Session(config, Workspace(project)))
-        if not state.works:
-            session.builder.sandbox.path = str(tmp_path / "no-bwrap-here")
         person = Person()
         await session.run("go", ev.ignore, approve_all if level == "--yes" else person)
         inside, escaped = (project / "made-inside").exists(), (outside / "made-outside").exists()

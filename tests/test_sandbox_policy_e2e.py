@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import call, text, tool_calls
-from zen.tools.sandbox.probe import probe
+from zen.tools.sandbox.runner import probe_now
 
-_found = probe()
+_found = probe_now()
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's")
 needs_bwrap = pytest.mark.skipif(
     _found.program is None, reason=f"no working sandbox here: {_found.problem}"
@@ -27,25 +27,34 @@ KEY = "sk-zen-secret-key"
 
 
 class Listener:
-    """A TCP server on the host's loopback that keeps whatever reaches it."""
+    """A TCP server on the host's loopback that keeps whatever reaches it, for as long as the
+    test runs (a loaded machine may take minutes to get there)."""
 
     def __init__(self) -> None:
         self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(30)
+        self.server.settimeout(0.5)
         self.port = self.server.getsockname()[1]
         self.received = b""
+        self.done = threading.Event()
+        """A connection was read to its end."""
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
         while True:
             try:
                 conn, _ = self.server.accept()
-                with conn:
-                    conn.settimeout(5)
+            except TimeoutError:
+                continue
+            except OSError:  # closed
+                return
+            with conn:
+                conn.settimeout(5)
+                try:
                     while chunk := conn.recv(4096):
                         self.received += chunk
-            except OSError:
-                return
+                except OSError:
+                    pass
+            self.done.set()
 
 
 @pytest.fixture
@@ -102,6 +111,7 @@ def test_a_projects_network_makes_sandboxed_ask_and_its_keys_setting_is_ignored(
     assert "SENT" not in told and listener.received == b""
     done, told = bash(fake_llm, run_zen, send_env(listener.port), "--yes")
     assert "SENT" in told, told  # the network the project asked for, but no key
+    assert listener.done.wait(10)
     assert KEY.encode() not in listener.received and listener.received.endswith(b"|no-key")
     assert "ignored in the project's .zen/config.yaml: bash_inherits_keys: true" in done.err
 

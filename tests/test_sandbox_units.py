@@ -16,23 +16,51 @@ from zen.tools.sandbox.macos import seatbelt_profile
 from zen.tools.sandbox.runner import Sandbox
 
 WS, TMP = Path("/w/ws"), Path("/w/tmp")
+P = Path("/Users/u/.pyenv")
 
 
 def test_bwrap_mounts_secrets_last_and_network_only_when_allowed(tmp_path: Path) -> None:
     secret = tmp_path / ".ssh"
     secret.mkdir()
-    plan = Plan(WS, TMP, writable=[Path("/w/cache")], read_only=[WS / ".zen"], hidden=[secret])
+    home = Path("/w")
+    plan = Plan(
+        WS, TMP, writable=[Path("/w/cache")], read_only=[WS / ".zen"], hidden=[secret],
+        homes=[home], shown=[(Path("/opt/py"), home / ".pyenv")], sized=True, seccomp_fd=7,
+    )  # fmt: skip
     argv = bwrap_argv("bwrap", plan, ["/bin/bash", "-c", "ls"])
     assert argv[:4] == ["bwrap", "--ro-bind", "/", "/"]
     assert argv[-4:] == ["--", "/bin/bash", "-c", "ls"]
-    order = [argv.index(x) for x in (str(WS), str(TMP), "/w/cache", str(WS / ".zen"), str(secret))]
+    # the fresh home before what is shown in it and before the workspace inside it
+    places = ["/tmp", str(home), "/w/.pyenv", "/w/cache", str(WS), str(WS / ".zen"), str(secret)]
+    order = [argv.index(x) for x in places]
     assert order == sorted(order)
+    assert argv[argv.index("/tmp") - 3 : argv.index("/tmp")] == ["--size", str(1 << 30), "--tmpfs"]
+    assert argv[argv.index("/dev/shm") - 2] == str(256 << 20)
+    assert argv[argv.index(str(home)) - 1] == "--tmpfs"
+    assert argv[argv.index("--seccomp") + 1] == "7"
     assert argv[argv.index(str(secret)) - 1] == "--tmpfs"
     for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
         assert flag in argv
     assert argv[argv.index("--cap-drop") + 1] == "ALL"
     networked = bwrap_argv("bwrap", Plan(WS, TMP, network=True), ["true"])
     assert "--unshare-net" not in networked
+
+
+def test_bwrap_without_size_uses_folders_and_hides_a_file_with_an_empty_file(
+    tmp_path: Path,
+) -> None:
+    """bubblewrap before 0.7.0 (or setuid) has no `--size`: the fresh places are folders of
+    the command's private directory. A hidden file is an empty regular file: /dev/null on a
+    `nodev` bind read as EACCES."""
+    secret = tmp_path / ".pgpass"
+    secret.write_text("x")
+    plan = Plan(WS, TMP, hidden=[secret], homes=[Path("/h")])
+    argv = bwrap_argv("bwrap", plan, ["true"])
+    assert "--size" not in argv
+    assert argv[argv.index("/tmp") - 2 : argv.index("/tmp")] == ["--bind", str(TMP / "tmp")]
+    assert argv[argv.index("/dev/shm") - 1] == str(TMP / "shm")
+    assert argv[argv.index("/h") - 1] == str(TMP / "home0")
+    assert argv[argv.index(str(secret)) - 1] == str(TMP / "empty")
 
 
 def test_seatbelt_profile_says_what_bwrap_enforces() -> None:
@@ -49,7 +77,11 @@ def test_seatbelt_profile_says_what_bwrap_enforces() -> None:
     secrets = profile.index("(deny file-read* file-write*")
     assert '(subpath "/home/u/.ssh")' in profile[secrets:]
     assert '(subpath "/home/u/we\\"ird")' in profile  # a quote cannot end the rule
-    assert lines[-1] == "(deny network*)"
+    assert lines[-2:] == ["(deny network*)", "(deny network-outbound (remote unix-socket))"]
+    homed = seatbelt_profile(Plan(WS, TMP, homes=[Path("/Users/u")], shown=[(P, P)]), [])
+    assert homed.index('(deny file-read*\n  (subpath "/Users/u")') < homed.index(
+        '(allow file-read*\n  (subpath "/Users/u/.pyenv")'
+    )
     assert "(deny network*)" not in seatbelt_profile(Plan(WS, TMP, network=True), [])
 
 
@@ -70,6 +102,11 @@ def test_environment_scrub() -> None:
         "LANG": "C.UTF-8",
     }
     assert box.env(environ) == {"PATH": "/bin", "HOME": "/h", "LANG": "C.UTF-8"}
+    more = Sandbox("auto", SandboxOptions(env=["CORP_*", "NPM_TOKEN"], hidden_env=["CORP_X"]))
+    environ.update(CORP_X="x", CORP_API_KEY="x", NPM_TOKEN="x", HTTPS_PROXY="x", LC_ALL="C")
+    assert sorted(more.env(environ)) == [
+        "CORP_URL", "HOME", "LANG", "LC_ALL", "NPM_TOKEN", "PATH", "npm_token",
+    ]  # fmt: skip
     kept = Sandbox("auto", SandboxOptions(), keep=frozenset({"OPENAI_API_KEY"}))  # inherits
     assert "OPENAI_API_KEY" in kept.env(environ) and "GITHUB_TOKEN" not in kept.env(environ)
 

@@ -35,14 +35,6 @@ was cut off."""
 CUT_MARK = "[answer cut at max_tokens]"
 
 
-class TimeLimit(LLMError):
-    """The task ran out of its time (`max_time`): one line, exit 4 in `-p`."""
-
-
-class BudgetLimit(LLMError):
-    """The task cost more than `max_budget_usd`: one line, its own exit code in `-p`."""
-
-
 ASK_WINDOW_ABOVE = 2_000
 """Below this many tokens no window can be full: the server is not asked for its size yet."""
 

@@ -13,10 +13,23 @@ import dataclasses
 from collections.abc import Coroutine
 from typing import Any
 
-from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
-from zen.agent.session_models import ModelRoles
+from zen.agent.loop import RunResult
+from zen.agent.session_models import SessionModels
 from zen.base import events as ev
 from zen.tools.hooks import Hooks
+
+
+class RunLimit(Exception):
+    """The task reached a limit the user set: one line for the user. Not an `LLMError`: the
+    model did not fail, and retrying would not help."""
+
+
+class TimeLimit(RunLimit):
+    """The task ran out of its time (`max_time`): one line, exit 4 in `-p`."""
+
+
+class BudgetLimit(RunLimit):
+    """The task cost more than `max_budget_usd`: one line, its own exit code in `-p`."""
 
 
 class PromptHooks:
@@ -70,7 +83,7 @@ def capped_waits(emit: ev.Emit, max_time: float | None) -> ev.Emit:
     return capped
 
 
-async def within_limits(run: Coroutine[Any, Any, RunResult], models: ModelRoles) -> RunResult:
+async def within_limits(run: Coroutine[Any, Any, RunResult], models: SessionModels) -> RunResult:
     """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed or
     it cost more than `max_budget_usd` (`models` counts the cost and calls the stop)."""
     limit, budget = models.config.max_time, models.config.max_budget_usd

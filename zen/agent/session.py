@@ -30,7 +30,7 @@ from zen.agent.memo_keeper import MemoKeeper
 from zen.agent.record import Record
 from zen.agent.roles import TOP
 from zen.agent.run_guards import PromptHooks, capped_waits, within_limits
-from zen.agent.session_models import ModelRoles
+from zen.agent.session_models import SessionModels
 from zen.agent.subagents import SubAgentRunner
 from zen.agent.triage import Decision, run_triaged, triage
 from zen.base import events as ev
@@ -84,7 +84,7 @@ class Session:
         self.triage_setting: Triage = config.triage  # auto, or every task's path (/triage)
         self.coder_ledger, self._checkpoint_warned = CoderLedger(), [False]
         self._emit: ev.Emit = ev.ignore
-        self.models = ModelRoles(config)
+        self.models = SessionModels(config)
         self.record = Record(
             store, workspace.root, describe=self._describe, state=self._state, warn=self._warn
         )
@@ -213,7 +213,7 @@ class Session:
 
     def set_model(self, model: str | None, role: str | None = None) -> str:
         """Switch `role`'s model (default: the top agent's); returns the role switched
-        (see `ModelRoles.set_model`)."""
+        (see `SessionModels.set_model`)."""
         role = role or self.role
         self.models.set_model(model, role)
         self.conversation.reset()  # clients are cached by settings: the new model gets its own

@@ -23,7 +23,7 @@ from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, ModelSettings
 
 
-class ModelRoles:
+class SessionModels:
     def __init__(self, config: Config) -> None:
         self.config = config
         """The configuration, with the models switched to in this session."""

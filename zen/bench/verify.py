@@ -4,11 +4,12 @@ The task's `tests/` are copied next to the workspace only now (Harbor uploads it
 the agent finishes) and made read-only, and `python tests/check.py WORKSPACE ANSWER_FILE` runs
 with the workspace as its working directory. A check imports the code the model wrote, so it
 runs as that code deserves: in a fresh sandbox of its own (no network, writes only in the
-workspace, its temporary home and TMPDIR; `check_sandbox`), with an allow-listed environment
-(PATH, LANG, the temporary HOME and TMPDIR, `ZEN_BENCH_*`): none of the user's keys or tokens.
-Where no sandbox works, the same environment, outside, and `sandbox_header` says so once.
-Exit 0: solved; exit 1: not solved; anything else (a traceback, a signal, its deadline passed)
-means the check itself broke, and the row says so. Its output is bounded and made safe to print.
+workspace, its own fresh home and /tmp; its tests and the answer shown read-only in that home;
+`check_sandbox`), with an allow-listed environment (PATH, LANG, the temporary HOME and TMPDIR,
+`ZEN_BENCH_*`): none of the user's keys or tokens. Where no sandbox works, the same
+environment, outside, and `sandbox_header` says so once. Exit 0: solved; exit 1: not solved;
+anything else (a traceback, a signal, its deadline passed) means the check itself broke, and
+the row says so. Its output is bounded and made safe to print.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import shutil
 import stat
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,11 +47,15 @@ class Verdict:
     output: str
 
 
-def check_sandbox(mode: SandboxMode, user: SandboxOptions, home: Path | None = None) -> Sandbox:
-    """A check's sandbox: the user's mode and hidden paths, no network, no writable folder but
-    the check's own `home` (the workspace and a fresh TMPDIR come with every sandbox)."""
+def check_sandbox(mode: SandboxMode, user: SandboxOptions, shown: Sequence[Path] = ()) -> Sandbox:
+    """A check's sandbox: the user's mode, program and hidden paths, no network, nothing
+    writable but the workspace (and its own fresh home and /tmp); `shown`: the check's files,
+    bound read-only into that home."""
     options = SandboxOptions(
-        writable=[str(home)] if home else [], hidden=user.hidden, hidden_env=user.hidden_env
+        readable=[str(path) for path in shown],
+        hidden=user.hidden,
+        hidden_env=user.hidden_env,
+        program=user.program,
     )
     return Sandbox(mode, options)
 
@@ -76,16 +82,20 @@ async def verify(
     """Run the task's check on the finished workspace; `sandbox`: `check_sandbox`'s, whose
     mode and rules a fresh sandbox for this check takes."""
     checks = run_dir / "check"
-    shutil.copytree(task.tests, checks / "tests", symlinks=True)
-    answer_file = checks / "answer.md"
-    answer_file.write_text(answer, encoding="utf-8")
-    _read_only(checks / "tests", answer_file)
     home, tmp = checks / "home", checks / "tmp"
-    home.mkdir()
-    tmp.mkdir()
-    paths = {"ZEN_BENCH_WORKSPACE": str(workspace), "ZEN_BENCH_ANSWER": str(answer_file)}
+    tmp.mkdir(parents=True)
+    tests = home / "tests"  # in the home, where the sandbox can show it read-only
+    shutil.copytree(task.tests, tests, symlinks=True)
+    answer_file = home / "answer.md"
+    answer_file.write_text(answer, encoding="utf-8")
+    _read_only(tests, answer_file)
     env = check_env(home, tmp)
-    command = [sys.executable, str(checks / "tests" / "check.py"), str(workspace), str(answer_file)]
+    paths = {  # what the sandbox's own allow-list would not pass
+        "ZEN_BENCH_WORKSPACE": str(workspace),
+        "ZEN_BENCH_ANSWER": str(answer_file),
+        "PYTHONDONTWRITEBYTECODE": env.pop("PYTHONDONTWRITEBYTECODE"),
+    }
+    command = [sys.executable, str(tests / "check.py"), str(workspace), str(answer_file)]
     options: dict[str, Any] = {
         "cwd": workspace,
         "timeout": task.check_timeout,
@@ -93,10 +103,11 @@ async def verify(
         "merge": True,
         "tail": True,
     }
-    box = check_sandbox(sandbox.mode, sandbox.options, home)
+    box = check_sandbox(sandbox.mode, sandbox.options, (tests, answer_file))
     try:
         if box.mode != "off" and not await unavailable(box, PROBE_WAIT):
-            done, _ = await run_sandboxed(box, workspace, command, env, add_env=paths, **options)
+            inside = await run_sandboxed(box, workspace, command, env, add_env=paths, **options)
+            done = inside.done
         elif box.mode == "on":
             return Verdict("error", "the check did not run: the sandbox is on but cannot run")
         else:

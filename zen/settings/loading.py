@@ -24,6 +24,7 @@ from zen.base.paths import narrow_file, user_home
 from zen.settings.layers import Layer, cli_layer, dotted, env_layer, read_layer
 from zen.settings.model_roles import ROLES, endpoint, has_own_key
 from zen.settings.providers import PROVIDERS
+from zen.settings.sandbox_options import drop_user_only
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, Redirect
 from zen.settings.user_only import confine_project
 
@@ -71,6 +72,7 @@ def load_config(
         narrow_file(home / ".zen" / "config.yaml")  # where keys are written by hand
         layers.append(read_layer(home / ".zen" / "config.yaml", env))
     project = read_layer(Path(workspace) / ".zen" / "config.yaml", env) if trusted else None
+    dropped = drop_user_only(project.data) if project else []  # the program, what it shows
     layers.append(project)
     layers += [env_layer(env), cli_layer(cli)]
     present = [layer for layer in layers if layer is not None]
@@ -93,7 +95,7 @@ def load_config(
         if without is not None:
             without._env = config._env
         config._redirected = _redirected(config, without, present, project)
-        confine_project(config, without, project.source)
+        confine_project(config, without, project.source, dropped)
     return config
 
 

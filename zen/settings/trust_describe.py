@@ -146,6 +146,8 @@ def _describe_config(data: Any) -> list[str]:
 def _sandbox_lines(src: str, data: dict[Any, Any]) -> list[str]:
     """What the project's sandbox settings would do, and which only the user may set
     (`zen/settings/user_only.py`)."""
+    from zen.settings.sandbox_options import USER_ONLY  # pydantic: only when there is a config
+
     lines = []
     mode = data.get("sandbox")
     if isinstance(mode, bool):  # YAML 1.1 reads on/off as booleans; zen's loader does not
@@ -178,7 +180,11 @@ def _sandbox_lines(src: str, data: dict[Any, Any]) -> list[str]:
         value = options.get(key)
         if isinstance(value, list) and value:
             lines.append(f"{src}: {what} {', '.join(map(str, value))} (sandbox_options.{key})")
-    other = [str(k) for k in options if k not in ("network", "writable", "hidden", "hidden_env")]
+    for key in USER_ONLY:
+        if key in options:
+            lines.append(f"{src}: sandbox_options.{key}: ignored (only your own config can set it)")
+    known = ("network", "writable", "hidden", "hidden_env", *USER_ONLY)
+    other = [str(k) for k in options if k not in known]
     if other:
         lines.append(f"{src}: also sets sandbox_options {', '.join(other)}")
     return lines

@@ -5,11 +5,15 @@ paths and variables), and may open its network or add writable folders, which th
 question spells out in plain words. It may not weaken `sandbox` (`on` > `auto` > `off`), drop
 the user's own `hidden`, `hidden_env` or `writable` entries (its lists add to the user's), or
 hand commands zen's API keys (`bash_inherits_keys`): those are read from the user's own layers
-only (`~/.zen/config.yaml`, the environment, the flags). And since a network the project opened
-is not one the user chose, `permissions: {bash: sandboxed}` then asks (`network_by_project`).
+only (`~/.zen/config.yaml`, the environment, the flags), as are `sandbox_options.program`,
+`env` and `readable` (`sandbox_options.drop_user_only`, before the layers merge). And since
+a network the project opened is not one the user chose, `permissions: {bash: sandboxed}`
+then asks (`network_by_project`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from pydantic import ValidationError
 
@@ -19,12 +23,15 @@ from zen.settings.schema import Config, ConfigError
 STRENGTH = {"off": 0, "auto": 1, "on": 2}
 
 
-def confine_project(config: Config, user: Config | None, source: str) -> None:
+def confine_project(
+    config: Config, user: Config | None, source: str, dropped: Sequence[str] = ()
+) -> None:
     """Undo in `config` (every layer merged) what only the user may set, given `user` (the
     same layers without the project's; None when they do not validate alone: the defaults).
+    `dropped`: the project's `sandbox_options` keys already left out (`drop_user_only`).
     ConfigError, naming `source` (the project's file), when the lists together are invalid."""
     mine = user if user is not None else Config()
-    refused: list[str] = []
+    refused = list(dropped)
     if STRENGTH[config.sandbox] < STRENGTH[mine.sandbox]:
         refused.append(f"sandbox: {config.sandbox}")
         config.sandbox = mine.sandbox

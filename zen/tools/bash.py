@@ -26,7 +26,13 @@ from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import Finished, Output, run_child
 from zen.tools.process import Killed
-from zen.tools.sandbox.run import SandboxError, run_sandboxed, undone_note
+from zen.tools.sandbox.run import (
+    SandboxError,
+    run_sandboxed,
+    unavailable,
+    undone_note,
+    unsandboxed_note,
+)
 from zen.tools.sandbox.runner import ON_REFUSAL, OUTSIDE_REFUSED, Sandbox
 
 DEFAULT_TIMEOUT = 120
@@ -65,11 +71,14 @@ class Bash(Tool):
     name = "bash"
     Params = BashParams
     level = "confirm"
+    writes = True
+    claude_name = "Bash"
+    acp_kind = "execute"
 
     @property
     def description(self) -> str:
         text = super().description
-        return f"{text} {load_prompt('tools/bash-cmd')}" if _WINDOWS else text
+        return f"{text} {load_prompt('bash-cmd')}" if _WINDOWS else text
 
     def sandboxed(self, params: BashParams, ctx: ToolContext) -> bool:
         """It will run in the sandbox, on the user's own rules (`permissions: {bash:
@@ -97,6 +106,11 @@ class Bash(Tool):
             return f"{params.command}\n(outside the sandbox: {params.unsandboxed})"
         return params.command
 
+    async def settle(self, params: BashParams, ctx: ToolContext) -> None:
+        box = ctx.sandbox
+        if box is not None and box.mode != "off":
+            await box.settle(_timeout(params))
+
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         if not params.command.strip():
             return ToolResult.error("command is empty")
@@ -105,22 +119,27 @@ class Bash(Tool):
             command = command.strip()
             if "\n" in command or "\r" in command:
                 return ToolResult.error(MULTI_LINE)
-        timeout = max(1, min(params.timeout, MAX_TIMEOUT))
+        timeout = _timeout(params)
         box = ctx.sandbox
         outside = bool(params.unsandboxed) and box is not None and box.mode == "auto"
         if box is None or box.mode == "off" or outside:
             return await _plain(command, ctx, timeout, "")
         if params.unsandboxed:
             return ToolResult.error(OUTSIDE_REFUSED)
-        problem = box.problem()
+        try:
+            problem = await unavailable(box, timeout)  # the command's own deadline bounds it
+        except SandboxError as exc:
+            return ToolResult.error(str(exc))
         if problem and box.mode == "on":
             return ToolResult.error(ON_REFUSAL.format(problem=problem))
-        if problem:  # said once; never on Windows, which has no sandbox to miss
-            told = box.told or _WINDOWS
-            note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
-            box.told = True
+        if problem:  # said once, to the model and the user
+            note = unsandboxed_note(box, problem, ctx.run.emit, ctx.agent)
             return await _plain(command, ctx, timeout, note)
         return await sandboxed_run(box, [*_shell(), command], ctx, timeout)
+
+
+def _timeout(params: BashParams) -> int:
+    return max(1, min(params.timeout, MAX_TIMEOUT))
 
 
 async def _plain(command: str, ctx: ToolContext, timeout: int, note: str) -> ToolResult:
@@ -138,18 +157,18 @@ async def sandboxed_run(
     box: Sandbox, argv: list[str], ctx: ToolContext, timeout: int
 ) -> ToolResult:
     """Run `argv` in the sandbox; changes to the workspace's configuration are undone after
-    it, and the result says which."""
+    it, and the result says which. A sandbox that does not start runs nothing."""
     options = child_options(ctx, timeout)
     try:
-        done, undone = await run_sandboxed(
-            box, ctx.workspace.root, argv, options.pop("env"), **options
-        )
+        inside = await run_sandboxed(box, ctx.workspace.root, argv, options.pop("env"), **options)
     except SandboxError as exc:
         return ToolResult.error(str(exc))
-    result = finished(done, timeout)
-    if undone:
+    result = finished(inside.done, timeout)
+    if inside.notes:
+        result.output = "\n".join([*inside.notes, result.output])
+    if inside.undone:
         result.ok = False
-        result.output += undone_note(undone)
+        result.output += undone_note(inside.undone)
     return result
 
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from zen.settings.sandbox_options import SandboxOptions
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.git_process import (
     QUIET_ENV,
@@ -26,24 +27,30 @@ from zen.tools.git_process import (
     git_output,
     run_git,
 )
-from zen.tools.sandbox.run import SandboxError, run_sandboxed, unavailable
+from zen.tools.sandbox.environment import allowed
+from zen.tools.sandbox.run import SandboxError, run_sandboxed, unavailable, unsandboxed_note
 from zen.tools.sandbox.runner import ON_REFUSAL
 
 _OVERRIDE = re.compile(r"GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)")
 
 
-def sandbox_env(config: RepoConfig) -> dict[str, str]:
-    """Of `git_env`, what must reach git through a sandbox that scrubs the environment: the
-    quiet variables and the numbered overrides (the user's own among them, so the count
-    stays true). None of them is a secret zen holds."""
+def sandbox_env(config: RepoConfig, options: SandboxOptions) -> dict[str, str]:
+    """Of `git_env`, what reaches git through the sandbox's allow-list: the quiet variables,
+    the numbered overrides (the user's own among them, so the count stays true), and the
+    user's other `GIT_*` variables (identity, config paths: what git starts because of them
+    runs inside too) but those that look secret or `options.hidden_env` names."""
     env = git_env(config)
-    return {k: v for k, v in env.items() if k in QUIET_ENV or _OVERRIDE.fullmatch(k)}
+    mine = SandboxOptions(env=["GIT_*"], hidden_env=options.hidden_env)
+    own = allowed({k: v for k, v in env.items() if k.startswith("GIT_")}, mine)
+    fixed = {k: v for k, v in env.items() if k in QUIET_ENV or _OVERRIDE.fullmatch(k)}
+    return {**own, **fixed}
 
 
 class Ran(NamedTuple):
     output: GitOutput
     note: str = ""
-    """Said before the output: the sandbox could not run, so this ran outside it."""
+    """Said before the output: the sandbox could not run, so this ran outside it (or it ran
+    without a missing `writable` folder)."""
     undone: Sequence[str] = ()
     """What the sandbox undid after the call (`Prepared.finish`)."""
     inside: bool = False
@@ -71,25 +78,24 @@ async def run_writing(
     if problem and box.mode == "on":
         return ToolResult.error(ON_REFUSAL.format(problem=problem))
     if problem:  # `auto` where the sandbox cannot run: as bash, said once
-        told = box.told or os.name == "nt"
-        box.told = True
-        note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
+        note = unsandboxed_note(box, problem, ctx.run.emit, ctx.agent)
         return Ran(await run_git(parts, root, limit=limit, config=config), note)
     env = {k: v for k, v in os.environ.items() if k not in ctx.hidden_env}
     try:
-        done, undone = await run_sandboxed(
+        inside = await run_sandboxed(
             box,
             root,
             ["git", "--no-pager", *parts],
             env,
-            add_env=sandbox_env(config),
+            add_env=sandbox_env(config, box.options),
             timeout=TIMEOUT,
             limit=limit,
             stop_at_limit=True,
         )
     except SandboxError as exc:
         return ToolResult.error(str(exc))
-    return Ran(git_output(done, TIMEOUT, parts[0]), undone=undone, inside=True)
+    note = "\n".join(inside.notes)
+    return Ran(git_output(inside.done, TIMEOUT, parts[0]), note, inside.undone, inside=True)
 
 
 async def refused_on(ctx: ToolContext) -> ToolResult | None:

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
+from zen.agent.loop import RunResult
+from zen.agent.run_guards import BudgetLimit, TimeLimit
 from zen.agent.session import Session
 from zen.base import events as ev
 from zen.base import exits

@@ -3,9 +3,10 @@ function of the same plan bubblewrap gets, so the two say the same thing.
 
 Seatbelt lets a later rule override an earlier one, so the profile allows everything, then
 denies every write, allows the writable places, denies the workspace's configuration again
-(Seatbelt matches paths, so files that do not exist yet are covered too, unlike a bind), then
-denies reading the secrets and, unless allowed, the network. Not run on this project's
-machines: see docs/sandbox.md.
+(Seatbelt matches paths, so files that do not exist yet are covered too, unlike a bind), denies
+reading home but what is shown of it, then denies the secrets and, unless allowed, the network
+(unix-socket connections named too). Not run on this project's machines: see
+docs/sandbox.md.
 """
 
 from __future__ import annotations
@@ -28,10 +29,14 @@ def seatbelt_profile(plan: Plan, hidden: Sequence[Path]) -> str:
         "(deny file-write*)",
         _rule("allow file-write*", [_subpath(p) for p in writable] + _literals(_DEVICES)),
         _rule("deny file-write*", [_subpath(plan.root / rel) for rel in PROTECTED]),
-        _rule("deny file-read* file-write*", [_subpath(p) for p in hidden]),
     ]
+    if plan.homes:
+        seen = [*(dest for _, dest in plan.shown), *(src for src, _ in plan.shown), *writable]
+        lines.append(_rule("deny file-read*", [_subpath(p) for p in plan.homes]))
+        lines.append(_rule("allow file-read*", [_subpath(p) for p in seen]))
+    lines.append(_rule("deny file-read* file-write*", [_subpath(p) for p in hidden]))
     if not plan.network:
-        lines.append("(deny network*)")
+        lines += ["(deny network*)", "(deny network-outbound (remote unix-socket))"]
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""bench/tokens.py's scripted model: the task shapes and one policy per role.
+"""dev/bench/tokens.py's scripted model: the task shapes and one policy per role.
 
 The model's decisions are fixed, so only zen's structure differs between modes: which files
 each role reads, which lines it changes, which notes it writes. Each shape has the words a user

@@ -1,6 +1,6 @@
 """CPU to read one long streamed answer: 20,000 words in 4-character SSE chunks.
 
-    python bench/stream_parse.py [CHECKOUT]
+    python dev/bench/stream_parse.py [CHECKOUT]
 
 Measures ChatClient.stream (and the fake server, which runs in this process) against the
 checkout given (default: this one), so two versions can be compared on one machine.
@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parents[2]
 root = sys.argv[1] if len(sys.argv) > 1 else str(HERE)
 sys.path.insert(0, root)
 sys.path.insert(1, str(HERE))  # the fake server

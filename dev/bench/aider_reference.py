@@ -7,8 +7,8 @@ a user of a small local model would run it, against a llama.cpp server started w
 `--metrics`: the server's own counters give the prompt tokens it had to read (uncached), the
 ones it reused from its cache, and the tokens it wrote, for aider and zen alike.
 
-    python bench/aider_reference.py --aider /path/to/aider --base-url http://127.0.0.1:8080/v1 \
-        [--tasks DIR] [-k NAME] > bench/results/aider.json
+    python dev/bench/aider_reference.py --aider /path/to/aider --base-url http://127.0.0.1:8080/v1 \
+        [--tasks DIR] [-k NAME] > dev/bench/results/aider.json
 
 aider is not a dependency of zen: install it in a venv of its own (`pip install aider-chat`).
 """
@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ADDED_MAX = 8_000
 """Bytes: files larger than this stay out of aider's chat (a data file of 1,200 rows)."""
 

@@ -16,7 +16,7 @@ loopback HTTP in 4-character SSE chunks, zen's ChatClient (openai SDK) parses it
 events go either to a raw printer (each TextDelta written as is) or to the markdown log. CPU
 is the main thread's (`time.thread_time()`), so the server thread is not counted.
 
-Run: `python bench/render.py [--repeat N] [--end-to-end]` from the repository root. CPU time
+Run: `python dev/bench/render.py [--repeat N] [--end-to-end]` from the repository root. CPU time
 is `time.process_time()`, best of N.
 """
 
@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fakes.server import FakeLLM, long_markdown, text  # noqa: E402
 from zen.base import events as ev  # noqa: E402

@@ -5,7 +5,7 @@
   (c) agent overhead per turn over a 200-turn scripted run (the server answers at once):
       the run's wall time minus the time spent inside the model client, per turn.
 
-Run: python bench/core.py   (the interpreter's installed `zen` if it has one, else the checkout)
+Run: python dev/bench/core.py   (the interpreter's installed `zen` if it has one, else the checkout)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.server import FakeLLM, call, text, tool_calls  # noqa: E402

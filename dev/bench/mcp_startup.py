@@ -7,7 +7,7 @@ tests/fakes/mcp_servers.py, 7 times), waits for the prompt, then exits. Also mea
 time until every server is up (`/mcp` shows 7 running), which is what the first model request
 waits for.
 
-Run: `python bench/mcp_startup.py [--repeat N]` from the repository root; median of N.
+Run: `python dev/bench/mcp_startup.py [--repeat N]` from the repository root; median of N.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pexpect
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.mcp_servers import stdio_command  # noqa: E402

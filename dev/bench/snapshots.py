@@ -7,7 +7,7 @@ changed, and one after 20 files changed. "Per turn" is what a turn that may chan
 pays: a checkpoint before and one after (two snapshots, refs and records), measured on the
 unchanged workspace. Disk is the shadow repository's size, before and after `git gc`.
 
-    python -m bench.snapshots [--files 10000] [--repeat 5] [--json]
+    python -m dev.bench.snapshots [--files 10000] [--repeat 5] [--json]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ real server (`max_tokens: 1`), and its `timings` say how many prompt tokens were
 (`cache_n`) and how many read (`prompt_n`). A later request of a run repeats its first one and
 adds to the end, so the first request is where a run's reuse is decided.
 
-Run: python bench/prefix_reuse.py http://127.0.0.1:PORT [--zen CHECKOUT] [--dual]
+Run: python dev/bench/prefix_reuse.py http://127.0.0.1:PORT [--zen CHECKOUT] [--dual]
 (`--zen`: the checkout whose zen to measure, e.g. an older one, default this one).
 """
 
@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.server import FakeLLM, text  # noqa: E402

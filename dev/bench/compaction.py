@@ -10,7 +10,7 @@ request against the window, prompt tokens sent and the share a prefix cache coul
 constraint's presence in the last request, and the time per compaction (the fake model
 answers at once, so this is zen's own cost plus one loopback summary request).
 
-    python -m bench.compaction [--window 32000] [--tasks 20] [--json]
+    python -m dev.bench.compaction [--window 32000] [--tasks 20] [--json]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ alternating, median of N runs each, measured two ways:
   `run_child` polls for the exit status with a backoff capped at 50 ms, so this figure moves
   in steps: a few ms more may cost one poll step more.
 
-    python bench/sandbox_cost.py [runs]
+    python dev/bench/sandbox_cost.py [runs]
 
 Goal: sandboxed / unsandboxed <= 1.2 for a 100 ms command (docs/sandbox.md has the figures).
 """
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from zen.settings.sandbox_options import SandboxOptions  # noqa: E402
 from zen.tools.child import run_child  # noqa: E402
@@ -35,9 +35,13 @@ async def process(box: Sandbox | None, root: Path) -> float:
     ready = box.prepare(root, COMMAND, env) if box else None
     if ready is not None:
         argv, env = ready.argv, ready.env
-    proc = await asyncio.create_subprocess_exec(*argv, cwd=root, env=env)
+    fds = ready.fds if ready else ()
+    proc = await asyncio.create_subprocess_exec(*argv, cwd=root, env=env, pass_fds=fds)
+    for fd in fds:
+        os.close(fd)
     await proc.wait()
     if ready is not None:
+        ready.started()
         ready.finish()
     return time.perf_counter() - started
 
@@ -50,17 +54,20 @@ async def tool(box: Sandbox | None, root: Path) -> float:
     else:
         ready = box.prepare(root, COMMAND, env)
         try:
-            await run_child(ready.argv, cwd=root, env=ready.env, timeout=30, limit=10_000)
+            await run_child(
+                ready.argv, cwd=root, env=ready.env, timeout=30, limit=10_000, pass_fds=ready.fds
+            )
         finally:
             ready.finish()
+        ready.started()
     return time.perf_counter() - started
 
 
 async def main(runs: int) -> None:
     box = Sandbox("on", SandboxOptions())
-    problem = box.problem()
-    if problem:
-        sys.exit(f"no sandbox here: {problem}")
+    found = await box.settle(30)
+    if found is None or found.program is None:
+        sys.exit(f"no sandbox here: {found and found.problem}")
     print(f"command: {' '.join(COMMAND)}; {runs} runs each, medians")
     with tempfile.TemporaryDirectory() as folder:
         for name, measure in (("process", process), ("bash tool", tool)):

@@ -6,7 +6,7 @@ peak RSS is that call's own: read-file of the first page; edit-file of one line 
 a 50 MB file is refused before it is read. "peak" is the process's max RSS minus its RSS after
 imports.
 
-Run: python bench/file_tools.py
+Run: python dev/bench/file_tools.py
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SIZES_MB = (1, 10, 50)
 
 CHILD = r"""

@@ -6,7 +6,7 @@ spawn → initialize → session/new → session/prompt, timing each answer and 
 (the first streamed chunk of the answer). What the editor waits for after pressing enter is
 `prompt → first update`; `initialize → first update` adds the handshake and session opening.
 
-Run: `python bench/acp_latency.py [--repeat N]` from the repository root; medians of N.
+Run: `python dev/bench/acp_latency.py [--repeat N]` from the repository root; medians of N.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from acp import spawn_agent_process, text_block  # noqa: E402

@@ -5,7 +5,7 @@ takes `--turn` seconds at the fake server, so one explorer costs about 2 x turn;
 another, N of them would cost N times the measured time of one (the `N x one` column).
 Run from the repository root:
 
-    python -m bench.parallel [--turn 0.3] [--limits 4,8]
+    python -m dev.bench.parallel [--turn 0.3] [--limits 4,8]
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Cost = uncached x input price + cached x cache ratio x input price + output x ou
 each multiplied by the role's price factor (`--cheap` for scouts and the Coder). Prices are
 relative (input = 1 unit per token, output = 4): only ratios are reported.
 
-    python -m bench.tokens [--json] [--shapes scout,edit,mixed,long]
+    python -m dev.bench.tokens [--json] [--shapes scout,edit,mixed,long]
 """
 
 from __future__ import annotations
@@ -30,7 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.token_script import MODELS, ROLE_OF, SHAPES, Script, Shape, change, edited, files, module
+from dev.bench.token_script import (
+    MODELS,
+    ROLE_OF,
+    SHAPES,
+    Script,
+    Shape,
+    change,
+    edited,
+    files,
+    module,
+)
 from tests.fakes.server import FakeLLM, Reply
 from zen.agent.read_stubs import stubbed
 from zen.agent.session import Session

@@ -9,7 +9,7 @@ run, so a server's prefix cache reuses them; the facts and the task are what a n
 carries the task's files, which are the task's size, not the prompt's.
 Measured with the git layer and tool on (inside a repository), the largest case, with fixed
 facts (workspace, OS, date) so the figures are the same on every machine. `~tokens` is zen's
-own estimate (UTF-8 bytes / 4). Run: python bench/prompt_size.py
+own estimate (UTF-8 bytes / 4). Run: python dev/bench/prompt_size.py
 
 `tests/test_prompt_size_doc.py` checks the table in docs/benchmarks.md against these rows.
 """
@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from zen.agent.context import estimate  # noqa: E402
 from zen.agent.roles import CODER  # noqa: E402

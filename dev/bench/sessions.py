@@ -8,7 +8,7 @@
       scripted model reads the files it has no notes for (so the saving is by construction of
       the script; what is measured is what the notes cost and what the reads they replace cost)
 
-Run: python bench/sessions.py
+Run: python dev/bench/sessions.py
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.server import FakeLLM, call, text, tool_calls  # noqa: E402

@@ -7,7 +7,7 @@
       each message is sent 1 s after the prompt appears (a person typing it).
 
 No network: the fake OpenAI-compatible server runs on 127.0.0.1, HOME is a temporary folder.
-Run: python bench/prompt_time.py [runs]
+Run: python dev/bench/prompt_time.py [runs]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 import pexpect
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.server import FakeLLM, text  # noqa: E402

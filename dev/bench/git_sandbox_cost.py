@@ -2,7 +2,7 @@
 (reading the repository's configuration, the run, the undo check) for `git rev-parse HEAD` in
 a fresh one-commit repository, with the sandbox off and on, alternating, median of N runs.
 
-    python bench/git_sandbox_cost.py [runs]
+    python dev/bench/git_sandbox_cost.py [runs]
 
 docs/sandbox.md has the figures. Such calls ask a person first (confirm level), so this is
 what a `--yes` run or an `always` answer pays per call.
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from zen.settings.sandbox_options import SandboxMode, SandboxOptions  # noqa: E402
 from zen.stores.memo import MemoStore  # noqa: E402
@@ -53,9 +53,10 @@ async def main(runs: int) -> None:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         subprocess.run(["git", *identity, "commit", "-q", "--allow-empty", "-m", "x"], cwd=root)
         outside, inside = context(root, "off"), context(root, "on")
-        problem = inside.sandbox.problem() if inside.sandbox else "no sandbox"
-        if problem:
-            sys.exit(f"no sandbox here: {problem}")
+        assert inside.sandbox is not None
+        found = await inside.sandbox.settle(30)
+        if found is None or found.program is None:
+            sys.exit(f"no sandbox here: {found and found.problem}")
         plain, boxed = [], []
         for _ in range(runs):
             plain.append(await once(outside))

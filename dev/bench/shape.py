@@ -1,6 +1,6 @@
 """The shape of the code, in the figures the restructuring issues quote.
 
-    python bench/shape.py
+    python dev/bench/shape.py
 
 Files and lines under `zen/`, the largest file, files over 300 and 500 lines, functions over
 50 lines, the class with the most methods, import circles between files (the same check as
@@ -14,7 +14,7 @@ import ast
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.test_layers import circles, module_graph  # noqa: E402
