@@ -60,6 +60,10 @@ def bench(
     return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout, env=env)
 
 
+JOURNALS = [Path(".zen"), Path(".zen/sandbox")]
+"""What the sandbox's undo journals (`~/.zen/sandbox/`) leave once every command ended."""
+
+
 def test_solved_and_failed_tasks_as_json(
     fake_llm, run_zen, tmp_path: Path, project: Path, home: Path
 ) -> None:
@@ -91,7 +95,9 @@ def test_solved_and_failed_tasks_as_json(
     assert solved["triage"] is None and solved["triage_escalated"] is False
     # every request carried the key; none of it reached the start folder or the real home
     assert all(h.get("authorization") == "Bearer sk-bench" for h in fake.request_headers)
-    assert list(project.iterdir()) == [] and not (home / ".zen").exists()
+    assert list(project.iterdir()) == []
+    # the real home gets only the (empty) journal folder of the checks' sandbox
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) in ([], JOURNALS)
     assert "✓ a-solve · single" in done.err and "✗ b-fail · single" in done.err
 
 

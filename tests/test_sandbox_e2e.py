@@ -90,8 +90,8 @@ def test_escapes_fail(fake_llm, run_zen, project: Path, tmp_path: Path) -> None:
 def test_workspace_configuration_stays_as_it_was(fake_llm, run_zen, project: Path) -> None:
     hooks = project / ".git" / "hooks"
     hooks.mkdir(parents=True)
-    (hooks / "pre-commit.sample").write_text("#!/bin/sh\n")
-    (hooks / "pre-commit.sample").chmod(0o755)
+    (hooks / "pre-commit").write_text("#!/bin/sh\n")
+    (hooks / "pre-commit").chmod(0o755)
     (project / ".git" / "config").write_text("[core]\n")
     cmd = (
         "echo evil > .git/hooks/pre-commit; echo '[alias]' >> .git/config; "
@@ -100,8 +100,8 @@ def test_workspace_configuration_stays_as_it_was(fake_llm, run_zen, project: Pat
         "echo evil > .git/hooks/post-checkout; echo kept > notes.txt"
     )
     _, told = bash(fake_llm, run_zen, cmd, "--yes", env=env())
-    assert sorted(p.name for p in hooks.iterdir()) == ["pre-commit.sample"]
-    assert (hooks / "pre-commit.sample").stat().st_mode & 0o777 == 0o755
+    assert sorted(p.name for p in hooks.iterdir()) == ["pre-commit"]
+    assert (hooks / "pre-commit").stat().st_mode & 0o777 == 0o755
     assert (project / ".git" / "config").read_text() == "[core]\n"
     for planted in (".zen", ".envrc", ".mcp.json"):
         assert not (project / planted).exists(), planted

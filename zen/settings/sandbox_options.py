@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from zen.base.paths import expand_user, zen_home
+from zen.base.paths import expand_user, user_home, zen_home
 
 SandboxMode = Literal["auto", "on", "off"]
 
@@ -216,9 +216,10 @@ class SandboxOptions(BaseModel):
         """A `writable` folder may hold secrets (they stay hidden under it), but may not be a
         secret, lie inside one, or hold a home (every secret under it would be writable)."""
         secrets = secret_paths(self.hidden)
+        home = user_home() or Path("/nonexistent")
         for text in self.writable:
             path = Path(os.path.normpath(checked_path(text)))
-            if Path.home().is_relative_to(path):
+            if home.is_relative_to(path):
                 raise ValueError(f"writable path {text!r} would expose the secrets of your home")
             for secret in secrets:
                 if path == secret or path.is_relative_to(secret):

@@ -28,9 +28,9 @@ from zen.tools.child import Finished, Output, run_child
 from zen.tools.process import Killed
 from zen.tools.sandbox.run import (
     SandboxError,
+    after_note,
     run_sandboxed,
     unavailable,
-    undone_note,
     unsandboxed_note,
 )
 from zen.tools.sandbox.runner import ON_REFUSAL, OUTSIDE_REFUSED, Sandbox
@@ -166,9 +166,8 @@ async def sandboxed_run(
     result = finished(inside.done, timeout)
     if inside.notes:
         result.output = "\n".join([*inside.notes, result.output])
-    if inside.undone:
-        result.ok = False
-        result.output += undone_note(inside.undone)
+    result.ok = result.ok and not inside.undone
+    result.output += after_note(inside)
     return result
 
 

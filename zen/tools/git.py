@@ -20,7 +20,7 @@ from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
 from zen.tools.git_process import GitError, GitOutput, repo_config, run_git
 from zen.tools.git_readonly import READ_ONLY, only_reads, option_ok, reading_flags
 from zen.tools.git_sandboxed import INSIDE_FAILED, Ran, refused_on, run_writing
-from zen.tools.sandbox.run import undone_note
+from zen.tools.sandbox.run import after_note
 
 __all__ = ["Git", "GitError", "GitOutput", "GitParams", "run_git", "split_args"]
 
@@ -109,11 +109,10 @@ class Git(Tool):
         result = _result(parts[0], ran.output)
         if ran.note:
             result.output = f"{ran.note}\n{result.output}"
-        if ran.undone:
-            result.ok = False
-            result.output += undone_note(ran.undone)
-        elif ran.inside and not result.ok:
-            result.output += f"\n{INSIDE_FAILED}"
+        if ran.inside is not None:
+            failed = not result.ok and not ran.inside.undone
+            result.ok = result.ok and not ran.inside.undone
+            result.output += after_note(ran.inside) + (f"\n{INSIDE_FAILED}" if failed else "")
         return result
 
 

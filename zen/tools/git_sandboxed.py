@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
 from typing import NamedTuple
 
 from zen.settings.sandbox_options import SandboxOptions
@@ -28,7 +27,13 @@ from zen.tools.git_process import (
     run_git,
 )
 from zen.tools.sandbox.environment import allowed
-from zen.tools.sandbox.run import SandboxError, run_sandboxed, unavailable, unsandboxed_note
+from zen.tools.sandbox.run import (
+    Inside,
+    SandboxError,
+    run_sandboxed,
+    unavailable,
+    unsandboxed_note,
+)
 from zen.tools.sandbox.runner import ON_REFUSAL
 
 _OVERRIDE = re.compile(r"GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)")
@@ -51,10 +56,8 @@ class Ran(NamedTuple):
     note: str = ""
     """Said before the output: the sandbox could not run, so this ran outside it (or it ran
     without a missing `writable` folder)."""
-    undone: Sequence[str] = ()
-    """What the sandbox undid after the call (`Prepared.finish`)."""
-    inside: bool = False
-    """It ran in the sandbox."""
+    inside: Inside | None = None
+    """How it ran in the sandbox (None: outside)."""
 
 
 INSIDE_FAILED = (
@@ -94,8 +97,7 @@ async def run_writing(
         )
     except SandboxError as exc:
         return ToolResult.error(str(exc))
-    note = "\n".join(inside.notes)
-    return Ran(git_output(inside.done, TIMEOUT, parts[0]), note, inside.undone, inside=True)
+    return Ran(git_output(inside.done, TIMEOUT, parts[0]), "\n".join(inside.notes), inside)
 
 
 async def refused_on(ctx: ToolContext) -> ToolResult | None:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from zen.base.paths import expand_user, zen_home
+from zen.base.paths import expand_user, user_home, zen_home
 from zen.settings.sandbox_options import SECRET_PATHS, TOOLCHAINS
 
 _TOOLCHAIN_VARS = (
@@ -27,7 +27,8 @@ _TOOLCHAIN_VARS = (
 def homes(environ: Mapping[str, str]) -> list[Path]:
     """$HOME and the passwd entry's home, each once; never `/` (a service user's home)."""
     found: list[Path] = []
-    candidates = [environ.get("HOME", "")]
+    home = user_home(environ)
+    candidates = [str(home) if home else ""]
     try:
         candidates.append(pwd.getpwuid(os.getuid()).pw_dir)
     except (KeyError, OSError):

@@ -31,7 +31,9 @@ class Inside:
     undone: list[str] = field(default_factory=list)
     """What the sandbox undid after it (`Prepared.finish`)."""
     notes: list[str] = field(default_factory=list)
-    """Lines for the model (a `writable` folder left out)."""
+    """Lines for the model before the output (a `writable` folder left out)."""
+    said: str = ""
+    """Said after the output (the undo's walk for repositories stopped short)."""
 
 
 async def unavailable(box: Sandbox, timeout: float) -> str:
@@ -90,14 +92,20 @@ async def run_sandboxed(
         said = (done.err.data() if done.err else b"") or done.out.data()
         lines = said.decode("utf-8", "replace").strip().splitlines()
         raise SandboxError(NOT_STARTED.format(why=lines[-1] if lines else f"exit {done.code}"))
-    return Inside(done, undone, ready.notes)
+    return Inside(done, undone, ready.notes, ready.watch.note)
 
 
-def undone_note(undone: Sequence[str]) -> str:
-    """What the model is told when the sandbox undid changes ("" when it undid none)."""
-    if not undone:
-        return ""
-    return (
-        f"\n[the sandbox undid changes to {', '.join(undone[:10])}: the workspace's zen, git "
-        "and shell configuration is read-only inside it]"
-    )
+def after_note(inside: Inside) -> str:
+    """What the model is told after the output: the changes the sandbox undid, and what the
+    undo itself said ("" when neither)."""
+    text = ""
+    if inside.undone:
+        undone = inside.undone
+        more = f" and {len(undone) - 10} more" if len(undone) > 10 else ""
+        text += (
+            f"\n[the sandbox undid changes to {', '.join(undone[:10])}{more}: the configuration "
+            "of zen, git, editors and shells in the workspace is read-only inside it]"
+        )
+    if inside.said:
+        text += f"\n[{inside.said}]"
+    return text

@@ -16,8 +16,6 @@ import asyncio
 import contextlib
 import os
 import platform
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +49,7 @@ class Prepared:
     argv: list[str]
     env: dict[str, str]
     tmpdir: Path
-    root: Path
-    before: guard.Snapshot
-    hidden: list[Path]
+    watch: guard.Watch
     fds: tuple[int, ...] = ()
     """Handed to `run_child(pass_fds=…)`, which closes them: the seccomp program, the write
     end of the status pipe."""
@@ -83,14 +79,12 @@ class Prepared:
         self.fds, self.status = (), None
 
     def finish(self) -> list[str]:
-        """Undo changes to the workspace's configuration, drop the temp folder; what was
-        undone."""
+        """Undo changes to the workspace's configuration and git's, drop the temp folder;
+        what was undone."""
         try:
-            return guard.restore(self.root, self.before, self.hidden)
+            return self.watch.finish()
         except OSError as exc:
             return [f"(some could not be undone: {exc})"]
-        finally:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 class Sandbox:
@@ -116,6 +110,7 @@ class Sandbox:
         """`auto` said once that commands run unsandboxed."""
         self._noted: set[str] = set()
         self._probing: asyncio.Task[Probe | None] | None = None
+        self.guard = guard.Guard()
 
     def found(self) -> Probe | None:
         """What the probe said, None while it has not answered."""
@@ -200,14 +195,19 @@ class Sandbox:
         shown = home.shown(fresh, environ, self.options.readable, visible, secrets)
         private = [*fresh, Path("/tmp"), Path("/dev/shm"), *([runtime] if runtime else [])]
         hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
-        tmpdir = Path(tempfile.mkdtemp(prefix="zen-sandbox-"))
+        watch = self.guard.begin(root, hidden)
+        trees = _work_trees(watch.writable, fresh, private)
+        if trees:
+            shown = [*shown, *((tree, tree) for tree in trees)]
+            hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
+        tmpdir = watch.tmpdir
         fds = filter_fds(platform.machine().lower(), self.options.network == "off")
         status_read, status_write = os.pipe()
         plan = Plan(
             root=root,
             tmpdir=tmpdir,
-            writable=writable,
-            read_only=guard.existing(root),
+            writable=[*writable, *watch.writable],
+            read_only=watch.read_only,
             hidden=hidden,
             network=self.options.network == "on",
             homes=fresh,
@@ -221,7 +221,6 @@ class Sandbox:
             folder.mkdir()
         empty_file(plan).touch(mode=0o444)
         env = {**self.env(environ), "TMPDIR": "/tmp"}
-        before = guard.record(root, hidden)
         if Path(program).name == "sandbox-exec":
             os.close(status_read)
             os.close(status_write)
@@ -230,11 +229,9 @@ class Sandbox:
             secrets_real = [Path(os.path.realpath(p)) for p in secrets]
             env["TMPDIR"] = str(tmpdir)
             argv = [program, "-p", seatbelt_profile(plan, secrets_real), *command]
-            return Prepared(argv, env, tmpdir, root, before, hidden, notes=notes)
+            return Prepared(argv, env, tmpdir, watch, notes=notes)
         argv = limits.wrap(bwrap_argv(program, plan, command))
-        return Prepared(
-            argv, env, tmpdir, root, before, hidden, (*fds, status_write), status_read, notes
-        )
+        return Prepared(argv, env, tmpdir, watch, (*fds, status_write), status_read, notes)
 
     def _writable(self) -> tuple[list[Path], list[str]]:
         """The `writable` folders that exist; a note, once each, for those that do not."""
@@ -263,6 +260,21 @@ def _keep(program: str, task: asyncio.Task[Probe | None]) -> None:
     """Keep a definite answer, whoever was still waiting for it."""
     if not task.cancelled() and task.exception() is None and (answer := task.result()):
         _known[program] = answer
+
+
+def _work_trees(
+    git_dirs: Sequence[Path], fresh: Sequence[Path], private: Sequence[Path]
+) -> list[Path]:
+    """The work trees of the enclosing repositories whose git directory is bound in, when they
+    lie in a fresh folder (a home, /tmp): shown read-only, so git finds the repository from
+    the workspace (it stops where the filesystem changes) and sees its other files. Never a
+    home or a folder holding one: home stays fresh."""
+    return [
+        tree
+        for tree in (path.parent for path in git_dirs if path.name == ".git")
+        if any(tree.is_relative_to(place) for place in private)
+        and not any(place.is_relative_to(tree) for place in fresh)
+    ]
 
 
 def _filter_here() -> bool:
