@@ -11,7 +11,6 @@ what a `--yes` run or an `always` answer pays per call.
 from __future__ import annotations
 
 import asyncio
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from dev.bench.sandbox_cost import medians, settled  # noqa: E402
 from zen.settings.sandbox_options import SandboxMode, SandboxOptions  # noqa: E402
 from zen.stores.memo import MemoStore  # noqa: E402
 from zen.stores.read_tracker import ReadTracker  # noqa: E402
@@ -54,18 +54,12 @@ async def main(runs: int) -> None:
         subprocess.run(["git", *identity, "commit", "-q", "--allow-empty", "-m", "x"], cwd=root)
         outside, inside = context(root, "off"), context(root, "on")
         assert inside.sandbox is not None
-        found = await inside.sandbox.settle(30)
-        if found is None or found.program is None:
-            sys.exit(f"no sandbox here: {found and found.problem}")
+        await settled(inside.sandbox)
         plain, boxed = [], []
         for _ in range(runs):
             plain.append(await once(outside))
             boxed.append(await once(inside))
-    p, b = statistics.median(plain), statistics.median(boxed)
-    print(
-        f"git {ARGS}, {runs} runs each, medians: outside {p * 1000:.1f} ms, "
-        f"in the sandbox {b * 1000:.1f} ms (+{(b - p) * 1000:.1f} ms, {b / p:.2f}x)"
-    )
+    print(f"git {ARGS}, {runs} runs each, medians: {medians(plain, boxed)}")
 
 
 if __name__ == "__main__":
