@@ -48,9 +48,19 @@ def scripted(body: dict[str, Any]) -> Reply:
     return text("I did nothing.")
 
 
-def bench(run_zen: Any, fake: Any, tasks: Path, *args: str, timeout: float = 120) -> Done:
+def bench(
+    run_zen: Any,
+    fake: Any,
+    tasks: Path,
+    *args: str,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> Done:
     flags = ["--base-url", fake.base_url, "--model", "fake-model", "--api-key", "sk-bench"]
-    return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout)
+    return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout, env=env)
+
+
+"""What the sandbox's undo journals (`~/.zen/sandbox/`) leave once every command ended."""
 
 
 def test_solved_and_failed_tasks_as_json(
@@ -87,12 +97,13 @@ def test_solved_and_failed_tasks_as_json(
     # every request carried the key; none of it reached the start folder; the home got only
     # the results file, named in the last line, the same document
     assert all(h.get("authorization") == "Bearer sk-bench" for h in fake.request_headers)
-    assert list(project.iterdir()) == [] and [p.name for p in (home / ".zen").iterdir()] == [
-        "bench"
-    ]
+    assert list(project.iterdir()) == []
     (kept,) = (home / ".zen" / "bench").iterdir()
     assert done.err.strip().splitlines()[-1] == f"zen bench: results in {kept}"
     assert json.loads(kept.read_text()) == doc
+    # besides, the real home gets only the (empty) journal folder of the checks' sandbox
+    found = {p.relative_to(home) for p in home.rglob("*")} - {Path(".zen/sandbox")}
+    assert found == {Path(".zen"), Path(".zen/bench"), kept.relative_to(home)}
     assert "✓ a-solve · single" in done.err and "✗ b-fail · single" in done.err
 
 

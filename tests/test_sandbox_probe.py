@@ -13,6 +13,7 @@ from zen.settings.loading import load_config
 from zen.settings.sandbox_options import SandboxOptions
 from zen.tools.sandbox import home, runner
 from zen.tools.sandbox.probe import untrusted
+from zen.tools.sandbox.run import SandboxError, unavailable
 from zen.tools.sandbox.runner import Sandbox
 
 BWRAP = shutil.which("bwrap", path="/usr/bin:/bin")
@@ -67,6 +68,17 @@ async def test_a_slow_probe_is_no_answer_and_never_blocks_the_loop() -> None:
     assert found is not None and found.program == BWRAP, found
     assert ticks > 0  # the loop ran while the probe did
     assert box.active()  # the answer is the process's
+
+
+@needs_bwrap
+async def test_for_git_and_the_bench_check_no_answer_is_not_no_sandbox() -> None:
+    """`unavailable`, which git's writing calls and `zen bench`'s check ask before running:
+    a probe without an answer in time is an error (nothing runs), never "" (inside) or a
+    problem (outside, under `auto`)."""
+    runner._known.clear()
+    with pytest.raises(SandboxError, match="did not answer within 0.0001 s"):
+        await unavailable(Sandbox("auto", SandboxOptions()), 0.0001)
+    assert await unavailable(Sandbox("auto", SandboxOptions()), 60) == ""
 
 
 def test_a_project_cannot_pick_the_program_or_widen_what_is_shown(

@@ -22,6 +22,7 @@ from zen.mcp.servers import collect_servers, mcp_enabled
 from zen.settings.extensions import Extension, load_skills
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError
+from zen.settings.user_only import refused
 from zen.stores.session_db import SessionError
 from zen.stores.session_rows import SessionInfo
 from zen.stores.sessions import SessionStore
@@ -208,6 +209,8 @@ async def open_session(
     `snapshot_home`: the user agreed to checkpoints of their home folder (else none there).
     """
     remember(*config.known_keys())  # scrubbed from errors, logs and saved sessions from now on
+    if ignored := refused(config):
+        warn(ignored)
     workspace = make_workspace(config, root)
     temp_journal.sweep()  # temp files a killed zen left in a workspace, exactly those
     check_startup(config)

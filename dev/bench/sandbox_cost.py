@@ -1,7 +1,7 @@
 """The sandbox's start cost per command: a ~100 ms command, sandboxed (bwrap) and not,
 alternating, median of N runs each, measured two ways:
 - process: start to exit status (asyncio's own wait), what the sandbox itself costs;
-- bash tool: through `run_child` with the sandbox's preparation and undo, what a call costs.
+- bash tool: through `run_sandboxed` (preparation, `run_child`, undo), what a call costs.
   `run_child` polls for the exit status with a backoff capped at 50 ms, so this figure moves
   in steps: a few ms more may cost one poll step more.
 
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from zen.settings.sandbox_options import SandboxOptions  # noqa: E402
 from zen.tools.child import run_child  # noqa: E402
+from zen.tools.sandbox.run import run_sandboxed  # noqa: E402
 from zen.tools.sandbox.runner import Sandbox  # noqa: E402
 
 COMMAND = ["/bin/sh", "-c", "sleep 0.1"]
@@ -49,25 +50,33 @@ async def process(box: Sandbox | None, root: Path) -> float:
 async def tool(box: Sandbox | None, root: Path) -> float:
     started = time.perf_counter()
     env = dict(os.environ)
+    options = {"cwd": root, "timeout": 30, "limit": 10_000, "merge": True}
     if box is None:
-        await run_child(COMMAND, cwd=root, env=env, timeout=30, limit=10_000, merge=True)
+        await run_child(COMMAND, env=env, **options)
     else:
-        ready = box.prepare(root, COMMAND, env)
-        try:
-            await run_child(
-                ready.argv, cwd=root, env=ready.env, timeout=30, limit=10_000, pass_fds=ready.fds
-            )
-        finally:
-            ready.finish()
-        ready.started()
+        await run_sandboxed(box, root, COMMAND, env, **options)
     return time.perf_counter() - started
+
+
+async def settled(box: Sandbox) -> None:
+    """Wait for the probe; exit unless the sandbox works here (a figure without it is none)."""
+    found = await box.settle(30)
+    if found is None or found.program is None:
+        sys.exit(f"no sandbox here: {found and found.problem}")
+
+
+def medians(plain: list[float], boxed: list[float]) -> str:
+    """The two medians and what the sandbox adds."""
+    p, b = statistics.median(plain), statistics.median(boxed)
+    return (
+        f"unsandboxed {p * 1000:6.1f} ms  sandboxed {b * 1000:6.1f} ms  "
+        f"(+{(b - p) * 1000:.1f} ms, {b / p:.2f}x)"
+    )
 
 
 async def main(runs: int) -> None:
     box = Sandbox("on", SandboxOptions())
-    found = await box.settle(30)
-    if found is None or found.program is None:
-        sys.exit(f"no sandbox here: {found and found.problem}")
+    await settled(box)
     print(f"command: {' '.join(COMMAND)}; {runs} runs each, medians")
     with tempfile.TemporaryDirectory() as folder:
         for name, measure in (("process", process), ("bash tool", tool)):
@@ -75,11 +84,7 @@ async def main(runs: int) -> None:
             for _ in range(runs):
                 plain.append(await measure(None, Path(folder)))
                 boxed.append(await measure(box, Path(folder)))
-            p, b = statistics.median(plain), statistics.median(boxed)
-            print(
-                f"{name:9}  unsandboxed {p * 1000:6.1f} ms  sandboxed {b * 1000:6.1f} ms  "
-                f"(+{(b - p) * 1000:.1f} ms, {b / p:.2f}x)"
-            )
+            print(f"{name:9}  {medians(plain, boxed)}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
 from zen.settings.loading import inherited_keys, key_variables
 from zen.settings.schema import Config
+from zen.settings.user_only import network_by_project
 from zen.stores.memo import MemoStore
 from zen.stores.read_tracker import ReadTracker
 from zen.stores.session_log import SessionLog
@@ -87,7 +88,13 @@ class AgentBuilder:
         self.checkpoints = checkpoints
         config = models.config
         keep = inherited_keys(config, os.environ)
-        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep, workspace.root)
+        self.sandbox = Sandbox(
+            config.sandbox,
+            config.sandbox_options,
+            keep,
+            workspace.root,
+            network_by_project=network_by_project(config),
+        )
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)

@@ -108,8 +108,10 @@ def remove(run_dir: Path) -> None:
     """Delete a run's folder, even files the agent made read-only."""
 
     def unlock(func: Any, path: str, _exc: Any) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(path, stat.S_IRWXU)
+        with contextlib.suppress(OSError):  # a read-only folder keeps its entries: open both
+            os.chmod(os.path.dirname(path), stat.S_IRWXU)
+            if not os.path.islink(path):
+                os.chmod(path, stat.S_IRWXU)
             func(path)
 
     if sys.version_info >= (3, 12):

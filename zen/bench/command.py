@@ -22,9 +22,10 @@ from zen.base.paths import expand_user
 from zen.bench import child, endpoint, tasks
 from zen.bench.progress import Progress
 from zen.bench.rows import make_row
-from zen.bench.verify import Verdict, verify
+from zen.bench.verify import Verdict, check_sandbox, sandbox_header, verify
 from zen.cli.output import fail
 from zen.cli.parser import help_formatter
+from zen.tools.sandbox.runner import Sandbox
 
 MODES = ("single", "dual", *child.COLLABORATIONS)
 DEFAULT_TIMEOUT = 600.0
@@ -114,15 +115,27 @@ def _measure(args: argparse.Namespace, chosen: list[tasks.Task], asked: list[str
         return fail(f"bench: {problem}", exits.API_ERROR)
     point = endpoint.build(config, endpoint.served_to(roles, served))
     modes = labels(asked, point.header["collaboration"])
-    header = {**point.header, "modes": list(modes), "repeat": args.repeat, "tasks": len(chosen)}
+    checks = check_sandbox(point.sandbox, point.sandbox_options)
+    sandbox, unsandboxed = asyncio.run(sandbox_header(checks))
+    if checks.mode == "on" and unsandboxed:
+        return fail(f"bench: sandbox is on, but {sandbox['problem']}; nothing ran", exits.USAGE)
+    header = {
+        **point.header,
+        "modes": list(modes),
+        "repeat": args.repeat,
+        "tasks": len(chosen),
+        "sandbox": sandbox,
+    }
     results = Results(header, args.output)
     problem = results.check_output()
     if problem:
         return fail(f"bench: {problem}")
     print(title_line(header), file=sys.stderr, flush=True)
+    if unsandboxed:
+        print(unsandboxed, file=sys.stderr, flush=True)
     code = exits.DONE
     try:
-        asyncio.run(_stoppable(_run_all(args, chosen, modes, point, results)))
+        asyncio.run(_stoppable(_run_all(args, chosen, modes, point, results, checks)))
         results.finish()
     except KeyboardInterrupt:
         code = _stopped(results, "interrupted (Ctrl-C)", exits.INTERRUPTED)
@@ -188,6 +201,7 @@ async def _run_all(
     modes: dict[str, str],
     point: endpoint.Endpoint,
     results: Any,
+    checks: Sandbox,
 ) -> None:
     progress = Progress(len(chosen) * len(modes) * args.repeat)
     try:
@@ -195,7 +209,9 @@ async def _run_all(
             for task in chosen:
                 for mode, collaboration in modes.items():
                     progress.start(task.name, mode)
-                    row = await _run_one(task, mode, collaboration, repeat, args.timeout, point)
+                    row = await _run_one(
+                        task, mode, collaboration, repeat, args.timeout, point, checks
+                    )
                     if (
                         not results.rows
                         and row["ended"] == "error"
@@ -215,6 +231,7 @@ async def _run_one(
     repeat: int,
     timeout: float | None,
     point: endpoint.Endpoint,
+    checks: Sandbox,
 ) -> dict[str, Any]:
     deadline = timeout or task.timeout or DEFAULT_TIMEOUT
     run_dir = Path(tempfile.mkdtemp(prefix="zen-bench-"))
@@ -223,7 +240,7 @@ async def _run_one(
         env = endpoint.child_env(home, point.keys)
         outcome = await child.run_task(task, collaboration or "single", workspace, env, deadline)
         answer = str(outcome.result.get("result") or "")
-        verdict = await verify(task, run_dir, workspace, answer, home)
+        verdict = await verify(task, run_dir, workspace, answer, checks)
     except OSError as e:
         outcome = child.Outcome(stderr=f"cannot prepare the run: {e}")
         verdict = Verdict("error", str(e))

@@ -21,6 +21,7 @@ from zen.llm.served import Served, applied
 from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
 from zen.settings.providers import PROVIDERS
+from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
 
 KEPT = (
@@ -39,6 +40,9 @@ class Endpoint:
     config_yaml: str
     keys: dict[str, str] = field(default_factory=dict)
     header: dict[str, Any] = field(default_factory=dict)
+    sandbox: SandboxMode = "auto"
+    sandbox_options: SandboxOptions = field(default_factory=SandboxOptions)
+    """The user's sandbox, which each task's check runs in too (`verify.check_sandbox`)."""
 
 
 def resolve(start: Path, overrides: dict[str, Any], dual: bool) -> Endpoint:
@@ -71,6 +75,8 @@ def build(config: Config, settings: dict[str, ModelSettings]) -> Endpoint:
         config_yaml=yaml.safe_dump(_escaped(data), sort_keys=False),
         keys=keys,
         header=_header(config, settings),
+        sandbox=config.sandbox,
+        sandbox_options=config.sandbox_options,
     )
 
 

@@ -227,9 +227,11 @@ def sandbox_line(config: Any, root: Path | None = None) -> Line:
     """Where bash runs: probes bwrap (one tiny sandbox, 10 s at most)."""
     import asyncio
 
+    from zen.settings.user_only import network_by_project
     from zen.tools.sandbox.runner import Sandbox
 
-    box = Sandbox(config.sandbox, config.sandbox_options, root=root)
+    by_project = network_by_project(config)
+    box = Sandbox(config.sandbox, config.sandbox_options, root=root, network_by_project=by_project)
     if box.mode != "off":
         asyncio.run(box.settle(10.0))
     broken = box.found() is None or bool(box.problem())

@@ -36,6 +36,7 @@ _CODE = (
     "settings/sandbox_options.py",
     "settings/layers.py",
     "settings/loading.py",
+    "settings/user_only.py",
     "settings/model_roles.py",
     "settings/providers.py",
     "settings/config_check.py",

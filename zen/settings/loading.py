@@ -26,6 +26,7 @@ from zen.settings.model_roles import ROLES, endpoint, has_own_key
 from zen.settings.providers import PROVIDERS
 from zen.settings.sandbox_options import drop_user_only
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, Redirect
+from zen.settings.user_only import confine_project
 
 _FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
 
@@ -62,7 +63,8 @@ def load_config(
 
     The project layer (`<workspace>/.zen/config.yaml`) is read only when `trusted` (see
     zen/settings/trust.py): this is the one place that decides whether a repository's settings
-    apply, and the config remembers it for `.mcp.json` (`Config.project_trusted`)."""
+    apply, and the config remembers it for `.mcp.json` (`Config.project_trusted`). Even then
+    it cannot weaken the sandbox or give commands zen's keys (`user_only.py`)."""
     home = user_home(env)  # the process's home unless an environment was given
     env = os.environ if env is None else env
     layers = [read_layer(_default_file(), env)]
@@ -70,8 +72,7 @@ def load_config(
         narrow_file(home / ".zen" / "config.yaml")  # where keys are written by hand
         layers.append(read_layer(home / ".zen" / "config.yaml", env))
     project = read_layer(Path(workspace) / ".zen" / "config.yaml", env) if trusted else None
-    if project is not None:
-        drop_user_only(project.data)  # the program enforcing the sandbox, what it shows
+    dropped = drop_user_only(project.data) if project else []  # the program, what it shows
     layers.append(project)
     layers += [env_layer(env), cli_layer(cli)]
     present = [layer for layer in layers if layer is not None]
@@ -94,6 +95,7 @@ def load_config(
         if without is not None:
             without._env = config._env
         config._redirected = _redirected(config, without, present, project)
+        confine_project(config, without, project.source, dropped)
     return config
 
 

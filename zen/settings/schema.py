@@ -261,6 +261,9 @@ class Config(_Endpoint):
     _prompts_confined: bool = PrivateAttr(default=True)
     _redirected: dict[str, Redirect] = PrivateAttr(default_factory=dict)
     _key_sources: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
+    _network_by_project: bool = PrivateAttr(default=False)
+    _refused: list[str] = PrivateAttr(default_factory=list)
+    """The project's settings only the user may set (`user_only.py`), ignored."""
 
     def known_keys(self) -> list[str]:
         """Every API key this config can see (its own and the environment's), for

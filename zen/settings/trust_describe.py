@@ -106,6 +106,7 @@ def _describe_config(data: Any) -> list[str]:
             "auto": "runs without asking",
             "deny": "is refused",
             "confirm": "asks first",
+            "sandboxed": "runs without asking when it runs in the sandbox",
         }.get(str(level), "")
         lines.append(
             f"{src}: permission {tool}: {level}" + (f" ({tool} {meaning})" if meaning else "")
@@ -121,7 +122,11 @@ def _describe_config(data: Any) -> list[str]:
         lines.append(_server_line(src, name, spec))
     if data.get("hooks"):
         lines += _hook_lines(src, data["hooks"])
+    lines += _sandbox_lines(src, data)
     known = {
+        "sandbox",
+        "sandbox_options",
+        "bash_inherits_keys",
         "base_url",
         "provider",
         "api_key",
@@ -135,6 +140,53 @@ def _describe_config(data: Any) -> list[str]:
     other = [str(key) for key in data if key not in known]
     if other:
         lines.append(f"{src}: also sets {', '.join(other)}")
+    return lines
+
+
+def _sandbox_lines(src: str, data: dict[Any, Any]) -> list[str]:
+    """What the project's sandbox settings would do, and which only the user may set
+    (`zen/settings/user_only.py`)."""
+    from zen.settings.sandbox_options import USER_ONLY  # pydantic: only when there is a config
+
+    lines = []
+    mode = data.get("sandbox")
+    if isinstance(mode, bool):  # YAML 1.1 reads on/off as booleans; zen's loader does not
+        mode = "on" if mode else "off"
+    if mode == "on":
+        lines.append(f"{src}: runs every command in the sandbox, never outside it (sandbox: on)")
+    elif mode is not None:
+        lines.append(
+            f"{src}: sandbox: {mode}: ignored where it would weaken your own setting (only "
+            "your own config can)"
+        )
+    if data.get("bash_inherits_keys"):
+        lines.append(
+            f"{src}: bash_inherits_keys: ignored (only your own config can give commands "
+            "zen's API keys)"
+        )
+    options = data.get("sandbox_options")
+    if not isinstance(options, dict):
+        return lines + ([f"{src}: sandbox_options zen cannot read"] if options else [])
+    if str(options.get("network")).lower() in ("on", "true"):
+        lines.append(
+            f"{src}: gives commands the network (sandbox_options.network: on); "
+            "`bash: sandboxed` then asks before each command"
+        )
+    for key, what in (
+        ("writable", "lets commands write"),
+        ("hidden", "hides from commands"),
+        ("hidden_env", "withholds from commands the variables"),
+    ):
+        value = options.get(key)
+        if isinstance(value, list) and value:
+            lines.append(f"{src}: {what} {', '.join(map(str, value))} (sandbox_options.{key})")
+    for key in USER_ONLY:
+        if key in options:
+            lines.append(f"{src}: sandbox_options.{key}: ignored (only your own config can set it)")
+    known = ("network", "writable", "hidden", "hidden_env", *USER_ONLY)
+    other = [str(k) for k in options if k not in known]
+    if other:
+        lines.append(f"{src}: also sets sandbox_options {', '.join(other)}")
     return lines
 
 

@@ -22,18 +22,18 @@ from typing import Any
 
 from pydantic import Field
 
-from zen.base import events as ev
 from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import Finished, Output, run_child
 from zen.tools.process import Killed
-from zen.tools.sandbox.runner import (
-    NOT_STARTED,
-    ON_REFUSAL,
-    OUTSIDE_REFUSED,
-    UNANSWERED,
-    Sandbox,
+from zen.tools.sandbox.run import (
+    SandboxError,
+    after_note,
+    run_sandboxed,
+    unavailable,
+    unsandboxed_note,
 )
+from zen.tools.sandbox.runner import ON_REFUSAL, OUTSIDE_REFUSED, Sandbox
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -81,9 +81,15 @@ class Bash(Tool):
         return f"{text} {load_prompt('bash-cmd')}" if _WINDOWS else text
 
     def sandboxed(self, params: BashParams, ctx: ToolContext) -> bool:
-        """It will run in the sandbox (`permissions: {bash: sandboxed}` approves it)."""
+        """It will run in the sandbox, on the user's own rules (`permissions: {bash:
+        sandboxed}` approves it): a network the project's config opened is not one."""
         box = ctx.sandbox
-        return box is not None and not self.person_only(params, ctx) and box.active()
+        return (
+            box is not None
+            and not box.network_by_project
+            and not self.person_only(params, ctx)
+            and box.active()
+        )
 
     def person_only(self, params: BashParams, ctx: ToolContext) -> bool:
         """A request to leave a working `auto` sandbox: only a person may allow it."""
@@ -94,6 +100,8 @@ class Bash(Tool):
         box = ctx.sandbox
         if params.unsandboxed and box is not None and box.mode == "on":
             return ToolResult.error(OUTSIDE_REFUSED)
+        if box is not None and box.mode == "on" and (problem := box.problem()):
+            return ToolResult.error(ON_REFUSAL.format(problem=problem))  # nobody is asked
         if self.person_only(params, ctx):
             return f"{params.command}\n(outside the sandbox: {params.unsandboxed})"
         return params.command
@@ -118,19 +126,14 @@ class Bash(Tool):
             return await _plain(command, ctx, timeout, "")
         if params.unsandboxed:
             return ToolResult.error(OUTSIDE_REFUSED)
-        found = await box.settle(timeout)  # the command's own deadline bounds the wait
-        if found is None:
-            return ToolResult.error(UNANSWERED.format(timeout=timeout))
-        if found.problem and box.mode == "on":
-            return ToolResult.error(ON_REFUSAL.format(problem=found.problem))
-        if found.problem:  # said once, to the model and the user; never on Windows
-            told = box.told or _WINDOWS
-            why = found.problem
-            note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {why}]"
-            if not told:
-                text = f"sandbox unavailable, so commands run unsandboxed: {why}"
-                ctx.run.emit(ev.SandboxUnavailable(agent=ctx.agent, text=text))
-            box.told = True
+        try:
+            problem = await unavailable(box, timeout)  # the command's own deadline bounds it
+        except SandboxError as exc:
+            return ToolResult.error(str(exc))
+        if problem and box.mode == "on":
+            return ToolResult.error(ON_REFUSAL.format(problem=problem))
+        if problem:  # said once, to the model and the user
+            note = unsandboxed_note(box, problem, ctx.run.emit, ctx.agent)
             return await _plain(command, ctx, timeout, note)
         return await sandboxed_run(box, [*_shell(), command], ctx, timeout)
 
@@ -157,31 +160,14 @@ async def sandboxed_run(
     it, and the result says which. A sandbox that does not start runs nothing."""
     options = child_options(ctx, timeout)
     try:
-        ready = box.prepare(ctx.workspace.root, argv, options.pop("env"))
-    except OSError as exc:
-        return ToolResult.error(f"cannot prepare the sandbox: {exc}")
-    try:
-        done = await run_child(ready.argv, env=ready.env, pass_fds=ready.fds, **options)
-    except OSError as exc:
-        ready.abandon()
-        return ToolResult.error(NOT_STARTED.format(why=exc))
-    finally:
-        undone = ready.finish()
-    if not ready.started():
-        lines = _text(done.out).strip().splitlines()
-        return ToolResult.error(NOT_STARTED.format(why=lines[-1] if lines else f"exit {done.code}"))
-    result = finished(done, timeout)
-    if ready.notes:
-        result.output = "\n".join([*ready.notes, result.output])
-    if undone:
-        result.ok = False
-        more = f" and {len(undone) - 10} more" if len(undone) > 10 else ""
-        result.output += (
-            f"\n[the sandbox undid changes to {', '.join(undone[:10])}{more}: the configuration "
-            "of zen, git, editors and shells in the workspace is read-only inside it]"
-        )
-    if ready.watch.note:
-        result.output += f"\n[{ready.watch.note}]"
+        inside = await run_sandboxed(box, ctx.workspace.root, argv, options.pop("env"), **options)
+    except SandboxError as exc:
+        return ToolResult.error(str(exc))
+    result = finished(inside.done, timeout)
+    if inside.notes:
+        result.output = "\n".join([*inside.notes, result.output])
+    result.ok = result.ok and not inside.undone
+    result.output += after_note(inside)
     return result
 
 

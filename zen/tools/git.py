@@ -4,7 +4,8 @@ Reading commands (`status`, `diff`, `log`, `show`, `blame` with allow-listed opt
 inside the workspace: `git_readonly.py`) run at level auto; anything else (commit, checkout,
 push, a path outside, `--output`...) asks first. Every git process runs with the repository's
 own programs switched off (`git_process.py`); when its configuration names one no setting can
-switch off, only reading commands run. A pager or editor would hang a run nobody can type
+switch off, only reading commands run. Anything but a reading command runs in the sandbox
+while it is active (`git_sandboxed.py`). A pager or editor would hang a run nobody can type
 into, so both are disabled, stdin is closed and the process gets no terminal at all.
 """
 
@@ -18,6 +19,8 @@ from pydantic import Field
 from zen.tools.base import Level, Params, Tool, ToolContext, ToolResult
 from zen.tools.git_process import GitError, GitOutput, repo_config, run_git
 from zen.tools.git_readonly import READ_ONLY, only_reads, option_ok, reading_flags
+from zen.tools.git_sandboxed import INSIDE_FAILED, Ran, refused_on, run_writing
+from zen.tools.sandbox.run import after_note
 
 __all__ = ["Git", "GitError", "GitOutput", "GitParams", "run_git", "split_args"]
 
@@ -74,9 +77,11 @@ class Git(Tool):
 
     async def preview(self, params: GitParams, ctx: ToolContext) -> str | ToolResult:
         try:
-            return "git " + shlex.join(split_args(params.args))
+            parts = split_args(params.args)
         except GitError as exc:
             return ToolResult.error(str(exc))
+        refusal = None if only_reads(parts, ctx.workspace) else await refused_on(ctx)
+        return refusal or "git " + shlex.join(parts)
 
     async def execute(self, params: GitParams, ctx: ToolContext) -> ToolResult:
         root = ctx.workspace.root
@@ -90,21 +95,39 @@ class Git(Tool):
                     f"off ({', '.join(config.unsafe)}); only reading commands run here "
                     "(status, diff, log, show, blame). Ask the user to run this command."
                 )
+            limit = ctx.max_tool_output * 4
+            ran: Ran | ToolResult
             if reading:
                 parts = [parts[0], *reading_flags(parts), *parts[1:]]
-            result = await run_git(parts, root, limit=ctx.max_tool_output * 4, config=config)
+                ran = Ran(await run_git(parts, root, limit=limit, config=config))
+            else:  # it may write or start programs: in the sandbox (git_sandboxed.py)
+                ran = await run_writing(parts, ctx, config, limit)
         except GitError as exc:
             return ToolResult.error(str(exc))
-        text = result.stdout
-        if result.truncated:
-            text += "\n[output cut: git was stopped; narrow the command (-n, a path, --stat)]"
-        if result.stderr.strip():
-            text = f"{text.rstrip()}\n{result.stderr.strip()}".strip()
-        if result.code != 0 and not result.truncated:
-            return ToolResult(
-                ok=False,
-                output=f"git {parts[0]} exited with {result.code}\n{text}".rstrip(),
-                summary=f"exit {result.code}",
-            )
-        lines = len(result.stdout.splitlines())
-        return ToolResult(True, text or "(no output)", f"exit 0, {lines} lines")
+        if isinstance(ran, ToolResult):
+            return ran
+        result = _result(parts[0], ran.output)
+        if ran.note:
+            result.output = f"{ran.note}\n{result.output}"
+        if ran.inside is not None:
+            failed = not result.ok and not ran.inside.undone
+            result.ok = result.ok and not ran.inside.undone
+            result.output += after_note(ran.inside) + (f"\n{INSIDE_FAILED}" if failed else "")
+        return result
+
+
+def _result(sub: str, result: GitOutput) -> ToolResult:
+    """The model's result: the output (cut, with a note) and stderr."""
+    text = result.stdout
+    if result.truncated:
+        text += "\n[output cut: git was stopped; narrow the command (-n, a path, --stat)]"
+    if result.stderr.strip():
+        text = f"{text.rstrip()}\n{result.stderr.strip()}".strip()
+    if result.code != 0 and not result.truncated:
+        return ToolResult(
+            ok=False,
+            output=f"git {sub} exited with {result.code}\n{text}".rstrip(),
+            summary=f"exit {result.code}",
+        )
+    lines = len(result.stdout.splitlines())
+    return ToolResult(True, text or "(no output)", f"exit 0, {lines} lines")

@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zen.tools.child import run_child
+from zen.tools.child import Finished, run_child
 
 TIMEOUT = 30.0
 CONFIG_TIMEOUT = 5.0
@@ -314,6 +314,11 @@ async def _spawn(
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+    return git_output(done, timeout, name)
+
+
+def git_output(done: Finished, timeout: float, name: str) -> GitOutput:
+    """What a finished git process said; GitError when it overran `timeout`."""
     if done.timed_out or done.code is None:
         raise GitError(f"git {name} timed out after {timeout:g}s")
     assert done.err is not None

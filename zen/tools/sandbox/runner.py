@@ -96,11 +96,14 @@ class Sandbox:
         options: SandboxOptions,
         keep: frozenset[str] = frozenset(),
         root: Path | None = None,
+        network_by_project: bool = False,
     ) -> None:
         self.mode: SandboxMode = mode
         self.root = root
         """The workspace: no sandbox program is taken from it (nor from `writable`, homes)."""
         self.options = options
+        self.network_by_project = network_by_project
+        """The network is on because a project's config said so: `bash: sandboxed` asks."""
         self.keep = keep
         """Variables passed in even if they look secret (`bash_inherits_keys`' keys)."""
         self.told = False
@@ -162,6 +165,8 @@ class Sandbox:
                 " (nothing runs)" if self.mode == "on" else " (commands run unsandboxed)"
             )
         net = "network on" if self.options.network == "on" else "no network"
+        if self.network_by_project:
+            net += " (opened by the project's config: `bash: sandboxed` asks)"
         gaps = []
         if found.program.endswith("bwrap") and not _filter_here():
             gaps.append(f"unix sockets not blocked on {platform.machine()}")
