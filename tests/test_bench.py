@@ -60,9 +60,6 @@ def bench(
     return run_zen("bench", "--tasks", str(tasks), *flags, *args, timeout=timeout, env=env)
 
 
-"""What the sandbox's undo journals (`~/.zen/sandbox/`) leave once every command ended."""
-
-
 def test_solved_and_failed_tasks_as_json(
     fake_llm, run_zen, tmp_path: Path, project: Path, home: Path
 ) -> None:
