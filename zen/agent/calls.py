@@ -28,7 +28,6 @@ class Caller(Protocol):
     registry: ToolRegistry
     runaways: Runaways
     files_changed: list[str]
-    messages: list[dict[str, Any]]
 
     def add(self, message: dict[str, Any]) -> None: ...
 
@@ -86,9 +85,7 @@ class Calls:
             )
         )
         for call in calls:
-            self.agent.messages.append(
-                {"role": "tool", "tool_call_id": call.id, "content": CUT_CALL}
-            )
+            self.agent.add({"role": "tool", "tool_call_id": call.id, "content": CUT_CALL})
 
     async def _run_batch(
         self, batch: list[ToolCall], results: dict[str, ToolResult], run: RunContext

@@ -223,9 +223,7 @@ class Agent:
         said = await hooks.run(event, emit, self.name, stop_hook_active=continues > 0)
         if not said.block:
             return False
-        self.messages.append(
-            {"role": "user", "content": f"A {event} hook asks you to go on: {said.reason}"}
-        )
+        self.add({"role": "user", "content": f"A {event} hook asks you to go on: {said.reason}"})
         return True
 
     async def _request(self, run: RunContext) -> AssistantTurn:
