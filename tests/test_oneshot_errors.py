@@ -15,8 +15,7 @@ import pytest
 
 from tests.conftest import zen_env
 from tests.fakes.server import call, llamacpp, raw, sse, status, text, tool_calls
-from zen.agent.calls import CUT_CALL
-from zen.agent.loop import CUT_MARK
+from zen.agent.loop import CUT_CALL, CUT_MARK
 from zen.base.preamble import asked
 
 

@@ -23,6 +23,7 @@ from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.roles import Role
 from zen.agent.session_models import ModelRoles
 from zen.agent.text_protocol import TextProtocol
+from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
 from zen.settings.loading import inherited_keys, key_variables
@@ -200,13 +201,13 @@ class AgentBuilder:
         collaboration: str,
         work_mode: str | None,
         *,
-        history: list[dict[str, Any]],
+        transcript: Transcript,
         reads: ReadTracker,
         log: SessionLog | None,
         notes: str = "",
     ) -> Agent:
-        """The agent the user talks to, continuing `history` with its `reads` (`notes`: the
-        project notes a new conversation's first message offers)."""
+        """The agent the user talks to, continuing the session's `transcript` with its `reads`
+        (`notes`: the project notes a new conversation's first message offers)."""
         extra = "\n\n".join(
             filter(
                 None,
@@ -233,7 +234,7 @@ class AgentBuilder:
             max_turns=role.max_turns(self.models.config),
             top=role.top,
             loop_limit=self.models.config.loop_limit,
-            history=history,
+            transcript=transcript,
             log=log,
             context=self.context_policy(model, top=True),
             preamble=self.facts.context(notes),

@@ -18,13 +18,17 @@ from zen.base import events as ev
 from zen.llm.client import ChatClient
 from zen.llm.deadlines import Deadlines
 from zen.llm.pricing import price_for
-from zen.llm.types import TokenUsage
+from zen.llm.types import ChatModel, TokenUsage
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, ModelSettings
 
+Connect = Callable[[ModelSettings], ChatModel]
+"""How a role's settings become the model it streams from: a `ChatClient` (the default), or a
+scripted model in a unit test (`tests/fakes/scripted.py`)."""
+
 
 class ModelRoles:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, connect: Connect | None = None) -> None:
         self.config = config
         """The configuration, with the models switched to in this session."""
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
@@ -33,16 +37,21 @@ class ModelRoles:
         """USD the current (or last) task cost; None when a price was unknown."""
         self.stop_run: Callable[[str], None] | None = None
         """Stops the current task (with "budget") once it cost more than `max_budget_usd`."""
-        self._clients: dict[str, ChatClient] = {}
+        self._connect = connect
+        self._clients: dict[str, ChatModel] = {}
         self._windows: dict[str, WindowResolver] = {}
 
     def settings(self, role: str) -> ModelSettings:
         return resolve_model(self.config, role if role in DUAL_ROLES else None)
 
-    def client(self, role: str) -> ChatClient:
+    def client(self, role: str) -> ChatModel:
         settings = self.settings(role)
         key = settings.model_dump_json()
-        if key not in self._clients:
+        if key in self._clients:
+            return self._clients[key]
+        if self._connect is not None:
+            self._clients[key] = self._connect(settings)
+        else:
             c = self.config
             self._clients[key] = ChatClient(
                 settings,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from zen.agent import text_context as tc
+from zen.agent.transcript import Transcript
 from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolContext, ToolResult
 from zen.tools.edit_file import find
@@ -62,7 +63,10 @@ class TextAgent(Protocol):
     name: str
     ctx: ToolContext
     registry: ToolRegistry
-    messages: list[dict[str, Any]]
+    transcript: Transcript
+
+    @property
+    def messages(self) -> list[dict[str, Any]]: ...
 
     def add(self, message: dict[str, Any]) -> None: ...
 

@@ -136,7 +136,7 @@ class TextProtocol:
     def _switch(self, agent: TextAgent, emit: ev.Emit) -> None:
         """From tools to edit blocks, for the rest of this agent's conversation."""
         self.active, self.may_switch = True, False
-        agent.messages[0] = {"role": "system", "content": self.system_prompt()}
+        agent.transcript.set_system(self.system_prompt())
         emit(
             ev.Notice(
                 agent=agent.name,

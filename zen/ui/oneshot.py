@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from zen.agent.loop import BudgetLimit, RunResult, TimeLimit
+from zen.agent.loop import RunResult
+from zen.agent.run_guards import BudgetLimit, TimeLimit
 from zen.agent.session import Session
 from zen.base import events as ev
 from zen.base import exits
@@ -186,22 +187,17 @@ class _Outcome:
     code: int = exits.API_ERROR
 
 
-async def _run_caught(session: Session, task: str, emit: ev.Emit, approver: Approver) -> _Outcome:
-    """Run the task; every failure becomes one message and exit code, never a traceback."""
-    o = _Outcome()
-    try:
-        o.result = await session.run(task, emit, approver)
-    except TimeLimit as e:
-        o.error, o.stop, o.code = str(e), "max_time", exits.MAX_TIME
-    except BudgetLimit as e:
-        o.error, o.stop, o.code = str(e), "max_budget", exits.BUDGET
-    except LLMError as e:
-        o.error = str(e)
-    except ConfigError as e:  # e.g. no key for a role's own provider, found when it starts
-        o.error, o.code = str(e), exits.USAGE
-    except Exception as e:  # a bug in zen still ends with one line (and one JSON object)
-        o.error = f"internal error: {type(e).__name__}: {e}"
-    return o
+def _failed(e: Exception) -> _Outcome:
+    """What stopped a run: one message and exit code, never a traceback."""
+    if isinstance(e, TimeLimit):
+        return _Outcome(error=str(e), stop="max_time", code=exits.MAX_TIME)
+    if isinstance(e, BudgetLimit):
+        return _Outcome(error=str(e), stop="max_budget", code=exits.BUDGET)
+    if isinstance(e, LLMError):
+        return _Outcome(error=str(e))
+    if isinstance(e, ConfigError):  # e.g. no key for a role's own provider, found when it starts
+        return _Outcome(error=str(e), code=exits.USAGE)
+    return _Outcome(error=f"internal error: {type(e).__name__}: {e}")  # a bug in zen
 
 
 def _report_text(o: _Outcome, streamed: StreamedText | None, out: TextIO, err: TextIO) -> None:
@@ -261,7 +257,10 @@ async def run_oneshot(
     refusals = Refusals()
     approver: Approver = approve_all if yes else refusals
     started = time.monotonic()
-    o = await _run_caught(session, task, seen, approver)
+    try:
+        o = _Outcome(await session.run(task, seen, approver))
+    except Exception as e:  # every failure becomes one message and exit code
+        o = _failed(e)
     if output_format == "text":
         _report_text(o, streamed, out, err)
     else:
