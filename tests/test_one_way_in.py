@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import closing
+from tests.fakes.scripted import ScriptedModel
 from tests.fakes.server import call, text, tool_calls
 from zen.agent.session import Session
 from zen.base import events as ev
+from zen.settings.loading import load_config
 from zen.settings.schema import Config
 from zen.stores.sessions import SessionStore
 from zen.tools.base import Approval, ApprovalRequest
@@ -106,6 +108,19 @@ async def test_resumed_after_a_stop_hook_the_model_still_has_its_instruction(
     told = await resumed_request(fake, tmp_path, store, sid)
     assert told[: len(live)] == live
     assert [m["role"] for m in told] == ["user", "assistant", "user", "assistant", "user"]
+
+
+async def test_a_conversation_looked_at_before_its_first_task_is_saved(tmp_path: Path) -> None:
+    """`/context` before the first message builds the agent before the record exists: its
+    messages were never saved, and `--continue` found an empty session."""
+    model = ScriptedModel([text("ok")])
+    config = load_config(tmp_path, {"model": "m", "api_key": "k", "context_window": 8000}, env={})
+    store = SessionStore(tmp_path / "s.db")
+    session = Session(config, Workspace(tmp_path), store=store, connect=model.connect)
+    await session.conversation.context_split()
+    await session.run("hi", ev.ignore)
+    assert session.record.id is not None
+    assert [m["role"] for m in store.messages(session.record.id)] == ["user", "assistant"]
 
 
 # -- the rule, checked on the source ----------------------------------------------------------

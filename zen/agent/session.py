@@ -142,6 +142,8 @@ class Session:
         if changed and not conversation.history:  # built early (/context) but nothing sent
             conversation.reset()
         agent = conversation.agent()
+        if conversation.transcript.log is None:  # built before the record opened (/context)
+            conversation.transcript.log = self.record.log()
         self.models.run_cost = 0.0
         run = self._run_context(asked, emit, approver)
         frame = self.current_run
