@@ -41,7 +41,6 @@ from zen.acp.prompt_blocks import prompt_text
 from zen.acp.replay import replay
 from zen.acp.session_config import session_config, with_client_servers, workspace_root
 from zen.acp.updates import Updates
-from zen.agent.record import title_of
 from zen.agent.session import Session
 from zen.llm.types import LLMError
 from zen.settings.model_roles import resolve_model
@@ -193,12 +192,12 @@ class ZenAgent:
             raise failure(str(e)) from None
         except Exception as e:
             raise failure(f"zen could not open the session: {type(e).__name__}: {e}") from None
-        sid = session.record.id if resume is not None else session.open_record()
+        sid = session.id if resume is not None else session.open_record()
         host.id = sid or uuid.uuid4().hex
         reads, writes = self.client_fs
         if reads or writes:  # file tools go through the editor; the guards stay zen's
             files = ClientFiles(self.conn, host.id, reads, writes)
-            session.builder.tools.update(client_file_tools(files))
+            session.add_tools(client_file_tools(files))
         self.hosts[host.id] = host
         return host
 
@@ -245,7 +244,7 @@ class ZenAgent:
         for notice in host.notices:
             updates.message(f"zen: warning: {notice}\n\n")
         host.notices.clear()
-        first = not session.conversation.history
+        first = not session.history
         approver = EditorApprover(self.conn, session_id, session, updates)
         host.cancelled = False
         host.running = run = asyncio.ensure_future(session.run(task, updates, approver))
@@ -307,12 +306,10 @@ def _accepted_task(host: Host, prompt: list[Any]) -> str:
 
 def _title_session(session: Session, task: str) -> None:
     """A saved session is titled after its first prompt; failing to is no reason to stop."""
-    record = session.record
-    if record.store is not None and record.id is not None:
-        try:
-            record.store.update(record.id, title=title_of(task))
-        except Exception as e:
-            log.warning("zen acp: could not title the session: %s", e)
+    try:
+        session.title(task)
+    except Exception as e:
+        log.warning("zen acp: could not title the session: %s", e)
 
 
 async def _run_failed(updates: Updates, message: str) -> RequestError:

@@ -31,6 +31,7 @@ from zen.agent.memo_keeper import MemoKeeper
 from zen.agent.record import Record
 from zen.agent.roles import TOP
 from zen.agent.run_guards import PromptHooks, RunLimits, capped_waits
+from zen.agent.session_front import FrontDoor
 from zen.agent.session_models import Connect, ModelRoles
 from zen.agent.subagents import SubAgentRunner
 from zen.agent.transcript import Transcript
@@ -53,12 +54,12 @@ if TYPE_CHECKING:
     from zen.mcp.manager import McpManager
 
 
-class Session:
+class Session(FrontDoor):
     """Besides its parts: `workspace`; `mcp`, the running MCP servers when any are configured;
     `checkpoints`, the workspace's snapshots when on; `memo` and `todo`, shared by its agents;
     `always`, the tools the user allowed for the rest of the session; the modes; `triage`, dual
     mode's triage of the current (or last) task; and `current_run`, the checkpoints of the run
-    in progress, or of the last one."""
+    in progress, or of the last one. What front ends ask of it besides is `FrontDoor`'s."""
 
     def __init__(
         self,

@@ -251,7 +251,7 @@ async def run_oneshot(
 
     def seen(event: ev.Event) -> None:
         if isinstance(event, ev.TurnStarted) and event.agent == session.role:
-            progress.turns, progress.session_id = event.turn, session.record.id
+            progress.turns, progress.session_id = event.turn, session.id
         emit(event)
 
     refusals = Refusals()
@@ -265,8 +265,8 @@ async def run_oneshot(
         _report_text(o, streamed, out, err)
     else:
         duration_ms = int((time.monotonic() - started) * 1000)
-        if o.result is not None and session.current_run is not None:
-            more = await session.current_run.changed()  # what bash changed is listed too
+        if o.result is not None:
+            more = await session.changed_files()  # what bash changed is listed too
             o.result.files_changed += [p for p in more if p not in o.result.files_changed]
         obj = result_object(
             session,

@@ -18,7 +18,7 @@ def _yes(ctx: CommandContext, arg: str) -> None:
 
 @command("sandbox", "show where bash runs, or switch: /sandbox auto|on|off", "[auto|on|off]")
 def _sandbox(ctx: CommandContext, arg: str) -> None:
-    box = ctx.session.builder.sandbox
+    box = ctx.session.sandbox
     modes: dict[str, SandboxMode] = {"auto": "auto", "on": "on", "off": "off"}
     mode = arg.strip().lower()
     if mode and mode not in modes:

@@ -88,7 +88,7 @@ def _model(ctx: CommandContext, arg: str) -> None:
     shown = ["main", *DUAL_ROLES] if session.mode == "dual" or role in DUAL_ROLES else ["main"]
     for name in shown:
         try:
-            settings = session.models.settings(name)
+            settings = session.settings(name)
         except ConfigError as e:  # e.g. a provider without a key: say so, keep the shell
             ctx.out.error(f"{name}: {e}")
             continue
