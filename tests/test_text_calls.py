@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from zen.llm.text_calls import MAX_CALLS, TextCall, parse_text_calls
+from zen.agent.protocols.written_calls import MAX_CALLS, TextCall, parse_text_calls
 
 TOOLS = [
     {

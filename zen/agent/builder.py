@@ -20,9 +20,9 @@ from zen.agent import compaction, work_modes
 from zen.agent.delegate import MakeAgent
 from zen.agent.loop import Agent
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
+from zen.agent.protocols.edit_blocks import TextProtocol
 from zen.agent.roles import Role
 from zen.agent.session_models import ModelRoles
-from zen.agent.text_protocol import TextProtocol
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index

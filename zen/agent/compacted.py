@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from zen.agent.context import RESTART_HEADER, is_restart, message_tokens, messages_tokens
-from zen.agent.text_protocol import from_zen
+from zen.agent.protocols.edit_blocks import from_zen
 from zen.base.preamble import asked
 from zen.base.text import clip
 from zen.settings.prompts import load_prompt, render

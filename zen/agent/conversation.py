@@ -15,7 +15,7 @@ from typing import Any
 
 from zen.agent.context import ContextSplit, split
 from zen.agent.loop import Agent
-from zen.agent.text_protocol import from_zen
+from zen.agent.protocols.edit_blocks import from_zen
 from zen.agent.transcript import Transcript
 from zen.base.preamble import asked
 from zen.stores.read_tracker import ReadTracker

@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 from zen.agent.calls import Calls
 from zen.agent.compaction import Compactor, ContextPolicy
+from zen.agent.protocols.edit_blocks import TextProtocol
+from zen.agent.protocols.recovered import recovered
 from zen.agent.read_stubs import stubbed
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
-from zen.agent.text_protocol import TextProtocol
-from zen.agent.text_turns import recovered
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.base.preamble import frame

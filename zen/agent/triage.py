@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from zen.agent.loop import Opening
-from zen.agent.text_context import named_files
+from zen.agent.protocols.block_files import named_files
 from zen.base import events as ev
 from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import ToolCall

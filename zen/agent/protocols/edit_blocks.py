@@ -22,14 +22,14 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from zen.agent import text_context as tc
-from zen.agent.text_apply import Applier, TextAgent, owner
+from zen.agent.protocols import block_files as tc
+from zen.agent.protocols.block_apply import Applier, TextAgent, owner
+from zen.agent.protocols.block_parser import Block, Malformed, WholeFile, lone_fence, parse
 from zen.base import events as ev
 from zen.base.preamble import asked
 from zen.llm.types import AssistantTurn
 from zen.settings.prompts import load_prompt, render
 from zen.tools.base import RunContext, ToolContext
-from zen.tools.files.edit_blocks import Block, Malformed, WholeFile, lone_fence, parse
 from zen.tools.files.text import off_loop
 
 Setting = Literal["native", "text", "auto"]

@@ -16,22 +16,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from zen.agent import text_context as tc
-from zen.agent.transcript import Transcript
-from zen.llm.types import ToolCall
-from zen.tools.base import RunContext, ToolContext, ToolResult
-from zen.tools.edit_file import find
-from zen.tools.files.edit_blocks import (
+from zen.agent.protocols import block_files as tc
+from zen.agent.protocols.block_checks import lost_definitions, omissions
+from zen.agent.protocols.block_parser import (
     Block,
     Command,
     Malformed,
     Replace,
     WholeFile,
 )
+from zen.agent.transcript import Transcript
+from zen.llm.types import ToolCall
+from zen.tools.base import RunContext, ToolContext, ToolResult
+from zen.tools.edit_file import find
 from zen.tools.files.regular import FileError, Target
 from zen.tools.files.targets import writable_target
 from zen.tools.files.text import decode_strict, off_loop, read_existing
-from zen.tools.files.whole_file import lost_definitions, omissions
 from zen.tools.registry import ToolRegistry
 
 

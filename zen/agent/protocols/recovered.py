@@ -13,9 +13,9 @@ import hashlib
 from dataclasses import replace
 from typing import Any
 
+from zen.agent.protocols.written_calls import parse_text_calls
 from zen.base import events as ev
 from zen.base.text import clip
-from zen.llm.text_calls import parse_text_calls
 from zen.llm.types import AssistantTurn, ToolCall
 
 

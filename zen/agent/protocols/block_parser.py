@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zen.tools.files.block_paths import (
+from zen.agent.protocols.block_paths import (
     angled,
     named_above,
     path_before,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zen.agent.text_imports import imported
+from zen.agent.protocols.block_imports import imported
 from zen.stores.read_tracker import stamp
 from zen.tools.base import ToolContext
 from zen.tools.files.regular import FileError, Target
