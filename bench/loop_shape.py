@@ -28,7 +28,9 @@ from tests.fakes.server import FakeLLM, text  # noqa: E402
 
 TEXT_PROTOCOL = (
     "agent/text_*.py",
-    "agent/protocols/**/*.py",
+    "agent/protocols/written_calls.py",
+    "agent/protocols/edit_blocks.py",
+    "agent/protocols/block_*.py",
     "llm/text_calls.py",
     "tools/files/edit_blocks.py",
     "tools/files/block_paths.py",
@@ -100,7 +102,7 @@ def main() -> None:
         print(f"frames to the first request ({mode[2:]}): {len(path)}")
         print("  " + " -> ".join(path))
     modules, packages = text_protocol()
-    print(f"text protocol: {len(modules)} modules in {len(packages)} packages")
+    print(f"text protocol: {len(modules)} modules in {len(packages)} package(s)")
     for module in modules:
         print(f"  {module}")
     shape.main()

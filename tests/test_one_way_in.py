@@ -168,15 +168,14 @@ def writes(tree: ast.AST) -> list[tuple[str, int]]:
 
 
 def test_only_add_enters_a_message() -> None:
-    found = []
-    for path in sorted(ZEN.rglob("*.py")):
-        rel = path.relative_to(ZEN.parent).as_posix()
-        for where, line in writes(ast.parse(path.read_text("utf-8"))):
-            if (rel, where) != ("zen/agent/transcript.py", "Transcript.add") and (
-                rel,
-                where,
-            ) not in REWRITES:
-                found.append(f"{rel}:{line} in {where or 'the module'}")
+    allowed = {("zen/agent/transcript.py", "Transcript.add"), *REWRITES}
+    found = [
+        f"{rel}:{line} in {where or 'the module'}"
+        for path in sorted(ZEN.rglob("*.py"))
+        if (rel := path.relative_to(ZEN.parent).as_posix())
+        for where, line in writes(ast.parse(path.read_text("utf-8")))
+        if (rel, where) not in allowed
+    ]
     assert found == [], "a message must enter the conversation through add(): " + ", ".join(found)
 
 

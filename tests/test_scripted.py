@@ -20,7 +20,7 @@ from tests.test_compaction import scripted as compaction_script
 from tests.test_compaction import state as summary_of
 from tests.test_text_protocol import CALC, EDIT
 from tests.test_triage import CODER_DONE, GREET, Roles
-from zen.agent.loop import CUT_CALL
+from zen.agent.protocols.base import CUT_CALL
 from zen.agent.session import Session
 from zen.base import events as ev
 from zen.base.preamble import asked
@@ -197,3 +197,46 @@ async def test_calls_written_as_text_run_as_calls(tmp_path: Path) -> None:
     assert [asked(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "user"] == [
         "read a.txt"
     ]
+
+
+async def test_auto_switches_once_to_edit_blocks(tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    prose_code = "Change it like this:\n```python\ndef add(a, b):\n    return a - b\n```"
+    model = ScriptedModel([text(prose_code), text(EDIT), text("Done.")])
+    session = session_on(model, tmp_path, tool_protocol="auto")
+    log = ev.EventLog()
+    result = await session.run("make add in calc.py subtract", log, yes)
+    assert result.text == "Done."
+    first, second, third = model.requests
+    assert first["tools"] and second["tools"] == [] and third["tools"] == []
+    assert "SEARCH" not in first["messages"][0]["content"]
+    assert "SEARCH" in second["messages"][0]["content"]
+    assert second["messages"][-1]["content"].startswith("[zen] ")  # the task again, with files
+    assert "return a - b" in (tmp_path / "calc.py").read_text()
+    switched = [e for e in log.events if isinstance(e, ev.Notice) and "switching" in e.text]
+    assert len(switched) == 1
+
+
+async def test_a_protocol_per_role_an_edit_block_coder_under_a_native_orchestrator(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    task = {"task": "[goal] make add subtract [files] calc.py"}
+    roles = Roles(
+        orchestrator=[tool_calls([call("send-to-coder", task)]), text("The Coder did it.")],
+        coder=[text(EDIT), text("Changed add().")],
+    )
+    model = ScriptedModel(roles)
+    session = session_on(
+        model,
+        tmp_path,
+        agent_mode="dual",
+        triage="large",
+        dual_agent={"coder": {"tool_protocol": "text"}},
+    )
+    result = await session.run("make add subtract", ev.ignore, yes)
+    assert result.text == "The Coder did it."
+    assert roles.order == ["orchestrator", "coder", "coder", "orchestrator"]
+    assert all(r["tools"] == [] for r in roles.requests["coder"])
+    assert all(r["tools"] for r in roles.requests["orchestrator"])
+    assert "return a - b" in (tmp_path / "calc.py").read_text()

@@ -20,7 +20,7 @@ from zen.agent import compaction, work_modes
 from zen.agent.delegate import MakeAgent
 from zen.agent.loop import Agent
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
-from zen.agent.protocols.edit_blocks import TextProtocol
+from zen.agent.protocols import Setting
 from zen.agent.roles import Role
 from zen.agent.session_models import ModelRoles
 from zen.agent.transcript import Transcript
@@ -185,14 +185,11 @@ class AgentBuilder:
         planning = "todo" in names and features.todo == "on" and features.planning_layer == "on"
         return role.system_prompt(collaboration, planning=planning, top=top)
 
-    def text_protocol(self, model: str, prompt: str) -> tuple[TextProtocol | None, str]:
-        """The text protocol of an agent on `model` (None: native tool calls), and its system
-        prompt: the text protocol's when that is active from the start, else `prompt`."""
+    def protocol(self, model: str, prompt: str) -> tuple[Setting, str]:
+        """The tool protocol of an agent on `model` (`tool_protocol`), and its system prompt:
+        the edit blocks' own when they are spoken from the start, else `prompt`."""
         setting = self.models.settings(model).tool_protocol
-        if setting == "native":
-            return None, prompt
-        text = TextProtocol(setting, lambda: system_prompt("text"))
-        return text, text.system_prompt() if text.active else prompt
+        return setting, system_prompt("text") if setting == "text" else prompt
 
     def top_agent(
         self,
@@ -222,7 +219,7 @@ class AgentBuilder:
                 self.models.config.permissions,
             )
         model = model_role(role, mode)
-        text, prompt = self.text_protocol(
+        protocol, prompt = self.protocol(
             model, self.system_prompt(role, names, collaboration, top=extra)
         )
         return Agent(
@@ -238,7 +235,7 @@ class AgentBuilder:
             log=log,
             context=self.context_policy(model, top=True),
             preamble=self.facts.context(notes),
-            text=text,
+            protocol=protocol,
         )
 
     def delegates(self, mode: str, collaboration: str) -> MakeAgent:
@@ -250,7 +247,7 @@ class AgentBuilder:
         def make(role: Role, name: str, call_id: str = "") -> Agent:
             model = model_role(role, mode)
             names = role.tool_names(collaboration)
-            text, prompt = self.text_protocol(model, self.system_prompt(role, names, collaboration))
+            protocol, prompt = self.protocol(model, self.system_prompt(role, names, collaboration))
             return Agent(
                 name,
                 self.models.client(model),
@@ -263,7 +260,7 @@ class AgentBuilder:
                 log=self._child_log(name, call_id),
                 context=self.context_policy(model),
                 preamble=self.facts.context(),
-                text=text,
+                protocol=protocol,
                 stub_reads=role.stub_reads,
             )
 

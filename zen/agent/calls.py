@@ -1,5 +1,6 @@
 """Running one turn's tool calls: consecutive read-only calls together, the rest in order, each
-through the registry and framed by its events.
+through the registry and framed by its events. An edit block is a `Step`: planned when its turn
+comes, it runs its call through the same door (`one`).
 
 The loop (`Agent._run_calls`) owns what surrounds them: the checkpoints, the result messages in
 call order, and an answer for every call when the run is cancelled midway. This knows only what
@@ -10,8 +11,10 @@ the list of files its run changed, kept as calls finish (so a failed run still t
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 
+from zen.agent.protocols.base import Call, Step
 from zen.agent.runaway import Runaways
 from zen.base import events as ev
 from zen.llm.types import ToolCall
@@ -34,19 +37,22 @@ class Calls:
         """Calls of the current turn that began to run (for the cancellation message)."""
 
     async def run(
-        self, calls: list[ToolCall], run: RunContext, results: dict[str, ToolResult]
+        self, calls: Sequence[Call], run: RunContext, results: dict[str, ToolResult]
     ) -> None:
-        """Run `calls` into `results` (by call id): consecutive read-only calls side by side,
-        the rest one at a time, in order. Cancelled, `results` holds those that finished."""
+        """Run `calls` into `results` (by id): consecutive read-only calls side by side, the
+        rest one at a time, in order. Cancelled, `results` holds those that finished."""
         self.started = set()
         batch: list[ToolCall] = []
         for call in calls:
-            if self.registry.is_read_only(call):
+            if isinstance(call, ToolCall) and self.registry.is_read_only(call):
                 batch.append(call)
                 continue
             await self._batch(batch, run, results)
             batch = []
-            await self._batch([call], run, results)
+            if isinstance(call, Step):
+                results[call.id] = await call.run(lambda c: self.one(c, run))
+            else:
+                await self._batch([call], run, results)
         await self._batch(batch, run, results)
 
     async def _batch(

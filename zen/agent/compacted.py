@@ -216,7 +216,7 @@ def user_texts(messages: list[dict[str, Any]]) -> list[str]:
     texts: list[str] = []
     for i, message in enumerate(messages):
         if i == 0 or message.get("role") != "user" or from_zen(message.get("content")):
-            continue  # the text protocol's results are zen's words, not the user's
+            continue  # edit blocks' results are zen's words, not the user's
         if is_restart(message):
             texts.extend(_unescape(m) for m in _KEPT.findall(asked(message["content"])))
             continue

@@ -91,7 +91,7 @@ class Conversation:
         if agent is None or agent.compactor is None or len(self.transcript) < 2:
             return 0, None
         known = agent.compactor.policy.window.known
-        return agent.context_tokens(), known.tokens if known else None
+        return self.transcript.tokens(agent.wire_tools()), known.tokens if known else None
 
     async def learn_window(self) -> None:
         """After a run: the top agent's window, asked of its server once (2 s deadline) when
@@ -105,7 +105,7 @@ class Conversation:
         agent = self.agent()
         assert agent.compactor is not None
         window = await agent.compactor.policy.window.get()
-        total = agent.context_tokens() if self.transcript.counted else None
+        total = self.transcript.tokens(agent.wire_tools()) if self.transcript.counted else None
         return split(self.transcript.messages, agent.wire_tools(), window, total)
 
     def rewind(self, turn: Turn) -> bool:
@@ -131,7 +131,7 @@ class Conversation:
 
 def _asked(content: Any, label: str) -> bool:
     """The message of a turn: its text (with or without the facts framed before it), or that
-    with files the text protocol attached."""
+    with the files attached for edit blocks."""
     if not isinstance(content, str):
         return False
     return any(

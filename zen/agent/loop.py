@@ -1,8 +1,10 @@
 """The agent loop: one task, turn by turn: request, parse, run the calls, add the results.
 
 Read it top to bottom: `run` (the task's message, a first call zen may make itself, then the
-turns), `_step` (one turn), `_query` (one request), the calls (`_run_calls`, `run_call`), then
-how a run ends. Every message enters through `add` (`Transcript.add`), which also saves it.
+turns), `_step` (one turn), `_query` (one request), `_run_calls`, then how a run ends. What a
+reply asks for, and how results are said back, is the agent's protocol's (native calls or edit
+blocks, `agent/protocols/`): the loop has one path for both. Every message enters through
+`add` (`Transcript.add`), which also saves it.
 
 The conversation is append-only: every request repeats the previous request's messages and tool
 list byte for byte and only adds to the end, so providers' prefix caches hit on every turn.
@@ -17,8 +19,8 @@ from typing import Any, Literal
 
 from zen.agent.calls import Calls
 from zen.agent.compaction import Compactor, ContextPolicy
-from zen.agent.protocols.edit_blocks import TextProtocol
-from zen.agent.protocols.recovered import recovered
+from zen.agent.protocols import Setting, protocol_for
+from zen.agent.protocols.base import NativeCalls, Reading
 from zen.agent.read_stubs import stubbed
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
 from zen.agent.transcript import Transcript
@@ -37,10 +39,6 @@ INTERRUPTED = "\n\n[interrupted by the user]"
 """Ends a partial answer kept in the history: the model sees what it had said, and that it
 was cut off."""
 CUT_MARK = "[answer cut at max_tokens]"
-CUT_CALL = (
-    "Not run: your output was cut at max_tokens before this call was complete. Make smaller "
-    "steps: write or edit a large file in several calls, or send less in one call."
-)
 
 
 @dataclass
@@ -81,7 +79,7 @@ class Agent:
         top: bool = False,
         context: ContextPolicy | None = None,
         loop_limit: int = 3,
-        text: TextProtocol | None = None,
+        protocol: Setting = "native",
         preamble: str = "",
         stub_reads: bool = False,
     ) -> None:
@@ -99,8 +97,8 @@ class Agent:
         """Files this run changed so far: kept as it goes, so a failed run still tells."""
         self.runaways = Runaways(loop_limit)
         self.calls = Calls(name, registry, ctx, self.runaways, self.files_changed)
-        self.text = text
-        """Edit blocks instead of tool calls (`tool_protocol: text | auto`); None: native."""
+        self.protocol = protocol_for(protocol, name, registry, ctx, self.transcript, self.runaways)
+        """How the model asks for tools and hears back: calls or edit blocks (`tool_protocol`)."""
         self.stub_reads = stub_reads  # scouts: a noted file's reads become stubs (read_stubs)
         self.compactor = (
             None
@@ -110,11 +108,6 @@ class Agent:
         """Keeps the conversation inside the window; None: it is never compacted."""
         self._continues = 0
         """Times a Stop hook sent this run back to work."""
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        """What the next request sends (read only: `add` is the way in)."""
-        return self.transcript.messages
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
@@ -126,8 +119,7 @@ class Agent:
         does before the model is asked (dual mode's triage)."""
         opening = opening or Opening()
         asked = len(self.transcript)
-        if self.text is not None:
-            task = await self.text.task_message(self, task)
+        task = await self.protocol.task_message(task)
         facts = "\n".join(filter(None, [self.preamble if asked == 1 else "", opening.note]))
         self.add({"role": "user", "content": frame(facts, task)})
         self.files_changed.clear()
@@ -152,7 +144,8 @@ class Agent:
         """The first call zen makes for the model; the answer it ends the run with, if any."""
         assert opening.call is not None
         self.add(AssistantTurn(tool_calls=[opening.call]).to_message(self.client.echo_reasoning))
-        done = (await self._run_calls([opening.call], run)).get(opening.call.id)
+        results = await self._run_calls(NativeCalls([opening.call]), run)
+        done = (results or {}).get(opening.call.id)
         answer = opening.settle(done)
         if answer is not None:
             self.add({"role": "assistant", "content": answer})
@@ -161,53 +154,61 @@ class Agent:
         return answer
 
     async def _step(self, turn: int, run: RunContext) -> RunResult | None:
-        """One turn: the request, the reply kept, its calls run and answered. The run's
+        """One turn: the request, the reply kept, what it asks run and answered. The run's
         result when the turn ends it; None to go on."""
         emit = run.emit
         emit(ev.TurnStarted(agent=self.name, turn=turn))
         reply = await self._query(run)
-        reply = recovered(
-            reply, self.registry.schemas(), str(len(self.transcript)), self.name, emit
-        )
+        reply = self.protocol.recover(reply, str(len(self.transcript)), emit)
         self._keep_reply(reply, turn, emit)
         if reply.finish_reason == REPETITION:
             return self._runaway_end(reply.content, turn) if self._ran_away(emit) else None
-        if self.text is not None and await self.text.handled(self, reply, run):
-            return None  # edit blocks applied: their results are the next message
-        cut = reply.finish_reason == "length"
-        if not reply.tool_calls:
-            if cut:
-                return self._cut_answer(reply.content, turn, emit)
-            if await self._stop_hook_continues(emit):
-                return None
-            return RunResult(reply.content, turn, list(self.files_changed))
-        if cut:  # a call cut mid-arguments must not run half-formed
-            self._refuse(reply.tool_calls, emit)
+        reading = await self.protocol.read(reply, emit)
+        for message in reading.answers:  # zen answers instead (a cut call, auto's switch)
+            self.add(message)
+        if reading.answers:
             return None
-        await self._run_calls(reply.tool_calls, run)
-        return self._runaway_end("", turn) if self.runaways.ended else None
+        if reading.calls and await self._run_calls(reading, run) is not None:
+            return self._runaway_end("", turn) if self.runaways.ended else None
+        if reply.finish_reason == "length":  # nothing to run: the reply is the answer
+            return self._cut_answer(reply.content, turn, emit)
+        if await self._stop_hook_continues(emit):
+            return None
+        return RunResult(reply.content, turn, list(self.files_changed))
 
     async def _query(self, run: RunContext) -> AssistantTurn:
         """One request; compacts first when the window is full, and once more (then sends
         again) when the server says the conversation is too long. Cancelled midway, the text
         streamed so far stays in the conversation, marked as interrupted."""
         if self.stub_reads:
-            noted = stubbed(self.messages, lambda k: self.ctx.memo.read(k) is not None)
+            noted = stubbed(self.transcript.messages, lambda k: self.ctx.memo.read(k) is not None)
             self.transcript.shrink(noted)
         if self.compactor is not None:
             await self.compactor.if_full(run)
-        shown = Shown(self.name, run.emit)
+        said: list[str] = []  # this request's text so far (a retry's `Retrying` drops it)
+
+        def shown(event: ev.Event) -> None:
+            if event.agent == self.name and isinstance(event, ev.TextDelta):
+                said.append(event.text)
+            elif event.agent == self.name and isinstance(event, ev.Retrying):
+                said.clear()
+            run.emit(event)
+
         try:
             try:
-                return await self.client.stream(self.messages, self.wire_tools(), shown, self.name)
+                return await self.client.stream(
+                    self.transcript.messages, self.wire_tools(), shown, self.name
+                )
             except ContextLengthError:
-                shown = Shown(self.name, run.emit)
+                said.clear()
                 if self.compactor is None or await self.compactor.compact(run, "overflow") is None:
                     raise
-            return await self.client.stream(self.messages, self.wire_tools(), shown, self.name)
+            return await self.client.stream(
+                self.transcript.messages, self.wire_tools(), shown, self.name
+            )
         except asyncio.CancelledError:
-            if "".join(shown.text).strip():
-                self.add({"role": "assistant", "content": "".join(shown.text) + INTERRUPTED})
+            if "".join(said).strip():
+                self.add({"role": "assistant", "content": "".join(said) + INTERRUPTED})
             raise
 
     def _keep_reply(self, reply: AssistantTurn, turn: int, emit: ev.Emit) -> None:
@@ -226,38 +227,26 @@ class Agent:
 
     # -- the calls ---------------------------------------------------------------------------
 
-    async def _run_calls(self, calls: list[ToolCall], run: RunContext) -> dict[str, ToolResult]:
-        """Run one turn's calls (`Calls.run`) inside the run's checkpoints when one may change
-        files, and add their results in call order. Cancelled midway, every call still gets a
-        result message, so the next request never carries a dangling tool call."""
+    async def _run_calls(self, reading: Reading, run: RunContext) -> dict[str, ToolResult] | None:
+        """Run a reply's calls (`Calls.run`), inside the run's checkpoints when one may change
+        files, and add what the protocol makes of their results. Cancelled midway, the calls
+        are answered all the same (no dangling tool call). The results by id; None: the calls
+        did nothing, the reply stands as the answer."""
         results: dict[str, ToolResult] = {}
-        frame = run.frame
-        if frame is not None and not any(self.registry.may_change_files(c) for c in calls):
-            frame = None
+        frame = run.frame if reading.may_change_files(self.registry) else None
+        done = False
         try:
             if frame is not None:  # inside the try: a Ctrl-C here still answers every call
                 await frame.before()
-            await self.calls.run(calls, run, results)
+            await self.calls.run(reading.calls, run, results)
+            done = True
         finally:
-            for call in calls:
-                result = results.get(call.id)
-                if result:
-                    content = result.output
-                elif call.id in self.calls.started:
-                    content = "Cancelled by the user while running; it may have partly run."
-                else:
-                    content = "Cancelled by the user before it ran."
-                self.add({"role": "tool", "tool_call_id": call.id, "content": content})
+            answer = reading.answer(results, self.calls.started, cancelled=not done)
+            for message in answer or []:
+                self.add(message)
             if frame is not None:
                 await frame.after()
-        return results
-
-    def _refuse(self, calls: list[ToolCall], emit: ev.Emit) -> None:
-        """A reply cut at max_tokens: its calls are answered, never run half-formed."""
-        text = "output cut at max_tokens: its tool calls were not run"
-        emit(ev.Notice(agent=self.name, text=text, level="warning"))
-        for call in calls:
-            self.add({"role": "tool", "tool_call_id": call.id, "content": CUT_CALL})
+        return None if answer is None else results
 
     # -- how a run ends ----------------------------------------------------------------------
 
@@ -294,45 +283,14 @@ class Agent:
         self.add({"role": "user", "content": f"A {event} hook asks you to go on: {said.reason}"})
         return True
 
-    # -- for the session and the protocols ---------------------------------------------------
-
-    async def run_call(self, call: ToolCall, run: RunContext) -> ToolResult:
-        """One call through the registry, framed by its events (edit blocks come this way)."""
-        return await self.calls.one(call, run)
-
-    @property
-    def native(self) -> bool:
-        """The model drives tools by calls now (not edit blocks)."""
-        return self.text is None or not self.text.active
+    # -- for the session and compaction ------------------------------------------------------
 
     def wire_tools(self) -> list[dict[str, Any]]:
-        """The tool schemas a request carries (none in the text protocol)."""
-        schemas = self.registry.schemas()
-        return schemas if self.text is None else self.text.wire_tools(schemas)
-
-    def context_tokens(self) -> int:
-        """Tokens the next request holds (`Transcript.tokens`)."""
-        return self.transcript.tokens(self.wire_tools())
+        """The tool schemas a request carries (none for edit blocks)."""
+        return self.protocol.wire_tools()
 
     async def compact(self, run: RunContext, focus: str = "") -> ev.Compacted | None:
         """`/compact [focus]`: the conversation into the memo, now."""
         return (
             None if self.compactor is None else await self.compactor.compact(run, "manual", focus)
         )
-
-
-class Shown:
-    """The events of one request, passed on; the text this agent streamed is kept, so a
-    cancelled answer keeps what the user saw (a retry's `Retrying` drops the attempt's)."""
-
-    def __init__(self, agent: str, emit: ev.Emit) -> None:
-        self.agent, self.emit = agent, emit
-        self.text: list[str] = []
-
-    def __call__(self, event: ev.Event) -> None:
-        if event.agent == self.agent:
-            if isinstance(event, ev.TextDelta):
-                self.text.append(event.text)
-            elif isinstance(event, ev.Retrying):
-                self.text.clear()  # that attempt's text is thrown away
-        self.emit(event)

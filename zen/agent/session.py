@@ -172,7 +172,9 @@ class Session(FrontDoor):
         decision = await triage(task, self.workspace, self.triage_setting, self.collaboration)
         self.triage = decision
         run.emit(decision.event(agent.name))
-        if not (agent.native and run.delegate is not None):  # `auto` switched: no call to make
+        if not (
+            agent.protocol.native and run.delegate is not None
+        ):  # `auto` switched: no call to make
             return Opening(note=decision.note())
 
         def escalated(later: Decision) -> None:
@@ -200,14 +202,6 @@ class Session(FrontDoor):
             id=run_id, emit=emit, approver=approver, delegate=coder, spawn=spawn, frame=frame
         )
 
-    async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
-        """`/compact [focus]`: the top agent's conversation into the memo, now."""
-        if not self.conversation.history:
-            return None
-        return await self.conversation.agent().compact(
-            RunContext(emit=self.models.counting(emit)), focus
-        )
-
     def set_mode(self, mode: str) -> None:
         self.mode = mode  # type: ignore[assignment]
         self.conversation.reset()
@@ -233,12 +227,6 @@ class Session(FrontDoor):
         self.conversation.reset()  # clients are cached by settings: the new model gets its own
         self.record.save_meta()
         return role
-
-    def open_record(self) -> str | None:
-        """Create the session's record before its first task (an ACP client names the
-        session when it opens it); the first task gives it its title."""
-        self.record.open("", self.role, self.memo)
-        return self.record.id
 
     def clear(self) -> None:
         """Start a new session; the old one stays in the store, resumable."""

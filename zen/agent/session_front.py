@@ -1,6 +1,6 @@
 """What front ends ask of a session beside running tasks: its id, messages and turns, usage and
-context, a rewind, a file the user attached, a command the user typed, a role's model, the saved
-sessions and the project notes.
+context, a compaction or a rewind, a file the user attached, a command the user typed, a role's
+model, the saved sessions and the project notes.
 
 `FrontDoor` is a base class of `Session`: the shell, `-p` and `zen acp` call these methods and
 never the session's parts (`conversation`, `record`, `models`, `builder`, `memo_keeper`), so a
@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zen.agent.context import ContextSplit
+from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.schema import ModelSettings
-from zen.tools.base import Tool, ToolResult
+from zen.tools.base import RunContext, Tool, ToolResult
 
 if TYPE_CHECKING:
     from zen.agent.builder import AgentBuilder
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from zen.agent.record import Record
     from zen.agent.session_models import ModelRoles
     from zen.settings.extensions import Extension
+    from zen.stores.memo import MemoStore
     from zen.stores.sessions import SessionStore
     from zen.tools.sandbox.runner import Sandbox
 
@@ -60,6 +62,7 @@ class FrontDoor:
     builder: AgentBuilder
     memo_keeper: MemoKeeper
     current_run: RunCheckpoints | None
+    memo: MemoStore
 
     @property
     def role(self) -> str:
@@ -93,6 +96,20 @@ class FrontDoor:
     @property
     def skills(self) -> list[Extension]:
         return self.builder.skills
+
+    async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
+        """`/compact [focus]`: the top agent's conversation into the memo, now."""
+        if not self.conversation.history:
+            return None
+        return await self.conversation.agent().compact(
+            RunContext(emit=self.models.counting(emit)), focus
+        )
+
+    def open_record(self) -> str | None:
+        """Create the session's record before its first task (an ACP client names the
+        session when it opens it); the first task gives it its title."""
+        self.record.open("", self.role, self.memo)
+        return self.record.id
 
     def status(self) -> Status:
         return Status(

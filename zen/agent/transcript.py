@@ -55,7 +55,7 @@ class Transcript:
         self.log = log
 
     def set_system(self, system: str) -> None:
-        """The system prompt (an agent's, or the text protocol's after `auto` switched)."""
+        """The system prompt (an agent's, or the edit blocks' after `auto` switched)."""
         self._messages[0] = {"role": "system", "content": system}
 
     def add(self, message: Message) -> None:

@@ -1,38 +1,38 @@
-"""The text protocol: edit blocks instead of tool calls, for models that cannot drive tools.
+"""Edit blocks: the protocol for models that cannot drive tools.
 
 With `tool_protocol: text` no tool schema goes on the wire. The task's files come with the
-task (`text_context`), the model answers with SEARCH/REPLACE blocks, whole files and ```bash
-blocks (`zen.tools.files.edit_blocks`), and each block becomes a call of edit-file, write-file
-or bash that goes through the agent's own door (`run_call`): the registry's confinement,
-permissions, approvals and hooks, the read tracker's stale check, the run's checkpoints. The
-results come back as the next user message; an answer without blocks ends the run.
+task (`block_files`), the model answers with SEARCH/REPLACE blocks, whole files and ```bash
+blocks (`block_parser`), and each block becomes a call of edit-file, write-file or bash that
+goes through the loop's one door (`block_apply`): the registry's confinement, permissions,
+approvals and hooks, the read tracker's stale check, the run's checkpoints. The results come
+back as the next user message; an answer without blocks ends the run.
 
-`auto` starts native and switches once, for good, when the model's answer makes no usable call
-although it wrote code or a call-shaped text, before it ever made a usable call.
-
-Tool calls written as text (`zen.agent.text_turns.recovered`) are made native before the reply
-gets here, in either protocol: a reply that is only calls runs them as calls (a recovered call
-counts as usable for `auto`); blocks never mix with them, since recovery takes only replies
-that are nothing but calls.
+Tool calls written as text are made native before the reply gets here (`ToolProtocol.recover`): a
+reply that is only calls runs them as calls; blocks never mix with them, since recovery takes
+only replies that are nothing but calls.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
-from zen.agent.protocols import block_files as tc
-from zen.agent.protocols.block_apply import Applier, TextAgent, owner
+from zen.agent.protocols import block_files as bf
+from zen.agent.protocols.base import Door, Message, Reading, Step, ToolProtocol, tool_calls
+from zen.agent.protocols.block_apply import Applier, owner
 from zen.agent.protocols.block_parser import Block, Malformed, WholeFile, lone_fence, parse
+from zen.agent.runaway import Runaways
+from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.base.preamble import asked
 from zen.llm.types import AssistantTurn
 from zen.settings.prompts import load_prompt, render
-from zen.tools.base import RunContext, ToolContext
+from zen.tools.base import ToolContext, ToolResult
 from zen.tools.files.text import off_loop
+from zen.tools.registry import ToolRegistry
 
-Setting = Literal["native", "text", "auto"]
 _CODE = re.compile(r"^\s*(```|~~~|<{5,9}\s*SEARCH)", re.M)
 _CALL_SHAPED = re.compile(r'<tool_call>|<function=|"name"\s*:\s*"[\w.-]+"\s*,\s*"arguments"')
 NOTE = "[zen] "
@@ -48,139 +48,135 @@ def from_zen(content: object) -> bool:
     return isinstance(content, str) and content.startswith(NOTE)
 
 
-class TextProtocol:
-    """One agent's protocol: `active` once it speaks edit blocks (from the start, or after
-    `auto` switched)."""
+def tried(content: str) -> bool:
+    """The answer tried to act without a usable call: it holds code or call-shaped text."""
+    return bool(_CODE.search(content) or _CALL_SHAPED.search(content))
 
-    def __init__(self, setting: Setting, system_prompt: Callable[[], str]) -> None:
-        self.active = setting == "text"
-        self.may_switch = setting == "auto"
+
+class EditBlocks(ToolProtocol):
+    native = False
+
+    def __init__(
+        self,
+        agent: str,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        transcript: Transcript,
+        runaways: Runaways,
+        system_prompt: Callable[[], str],
+    ) -> None:
+        super().__init__(agent, registry)
+        self.ctx, self.transcript, self.runaways = ctx, transcript, runaways
         self.system_prompt = system_prompt
-        """The text protocol's system prompt (an `auto` switch puts it in place)."""
+        """Its system prompt (an `auto` switch puts it in place)."""
         self._shown: dict[Any, tuple[int, int] | None] = {}
         """Files shown to the model, with their stamp then: shown again once they change."""
-        self._last = ""
         self._ran: set[str] = set()
+        """Commands this task already ran: each runs once per task."""
 
-    def wire_tools(self, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The tools a request carries: none once the protocol is active."""
-        return [] if self.active else schemas
+    def wire_tools(self) -> list[dict[str, Any]]:
+        return []
 
-    async def task_message(self, agent: TextAgent, task: str) -> str:
-        """The task, with the files it needs attached when the protocol is active."""
-        self._last, self._ran = "", set()
-        if not self.active:
-            return task
-        files = await self.files_for(agent, task)
+    def new_task(self) -> None:
+        self._ran = set()
+
+    async def task_message(self, task: str) -> str:
+        """The task, with the files it needs attached."""
+        self.new_task()
+        files = await self.files_for(task)
         return f"{task}\n\n{files}" if files else task
 
-    async def files_for(self, agent: TextAgent, task: str) -> str:
-        """The relevant files not shown yet (or changed since), marked as read."""
-        ws = agent.ctx.workspace
-        skip = tc.attached_paths(task, ws)
-        paths, too_big = await off_loop(tc.relevant, task, ws, skip)
-        held = tc.attached_names(agent.messages)
-        seen = await off_loop(self._read, agent.ctx, paths, held)
-        return tc.render(seen, too_big)
+    async def read(self, reply: AssistantTurn, emit: ev.Emit) -> Reading:
+        if reply.tool_calls:
+            return tool_calls(reply, self.agent, emit)
+        blocks = parse(reply.content, frozenset(bf.attached_names(self.transcript.messages)))
+        blocks = blocks or await self._lone_file(reply.content)
+        if not blocks or self.runaways.repeated_blocks(reply.content, self.agent, emit):
+            return Reading()  # the answer stands
+        applier = Applier(self.ctx, self.registry, self.transcript, self.show, self._ran)
+        return Blocks(
+            [BlockStep(applier, block, f"block-{n}") for n, block in enumerate(blocks, 1)],
+            applier=applier,
+            cut=reply.finish_reason == "length",
+        )
 
-    def _read(self, ctx: ToolContext, paths: list[Any], held: set[str]) -> list[tc.Seen]:
+    async def ask_again(self) -> Message:
+        """After the switch from tools: the task again, with its files, to answer in blocks."""
+        messages = self.transcript.messages
+        task = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+        task = asked(task) if isinstance(task, str) else ""  # not the facts framed before it
+        files = await self.files_for(task)
+        text = NOTE + render(load_prompt("text-switch"), task=task)
+        return {"role": "user", "content": f"{text}\n\n{files}" if files else text}
+
+    async def files_for(self, task: str) -> str:
+        """The relevant files not shown yet (or changed since), marked as read."""
+        ws = self.ctx.workspace
+        skip = bf.attached_paths(task, ws)
+        paths, too_big = await off_loop(bf.relevant, task, ws, skip)
+        held = bf.attached_names(self.transcript.messages)
+        seen = await off_loop(self._read, paths, held)
+        return bf.render(seen, too_big)
+
+    def _read(self, paths: list[Any], held: set[str]) -> list[bf.Seen]:
         """The files to show: not those the conversation still holds, unchanged (a
         compaction drops attachments; a rewind, the messages that held them)."""
         seen = []
         for path in paths:
-            s = tc.read_seen(ctx, path)
+            s = bf.read_seen(self.ctx, path)
             if s is None or (s.shown in held and self._shown.get(s.path, False) == s.stamp):
                 continue
-            self.show(ctx, s)
+            self.show(s)
             seen.append(s)
         return seen
 
-    def show(self, ctx: ToolContext, seen: tc.Seen) -> None:
+    def show(self, seen: bf.Seen) -> None:
         """The model sees `seen` now: the read tracker learns it (the stale check)."""
-        ctx.read_tracker.mark_read(seen.path, seen.stamp)
+        self.ctx.read_tracker.mark_read(seen.path, seen.stamp)
         self._shown[seen.path] = seen.stamp
 
-    async def handled(self, agent: TextAgent, reply: AssistantTurn, run: RunContext) -> bool:
-        """After each reply: True when the loop goes on (blocks applied and their results
-        sent, or the switch to edit blocks made); False when the reply stands as the loop
-        would take it (native calls to run, or the final answer)."""
-        if reply.tool_calls:
-            if any(c.name in agent.registry.tools for c in reply.tool_calls):
-                self.may_switch = False  # the model can drive tools
-            return False
-        switched = False
-        if not self.active:
-            if not (self.may_switch and _tried(reply.content)):
-                return False
-            self._switch(agent, run.emit)
-            switched = True
-        blocks = parse(reply.content, frozenset(tc.attached_names(agent.messages)))
-        blocks = blocks or await _lone_file(agent, reply.content)
-        if switched and not blocks:
-            await self._ask_again(agent)
-            return True
-        if not blocks:
-            return False
-        if reply.content.strip() == self._last:
-            stop = "the model sent the same blocks again: stopped"
-            run.emit(ev.Notice(agent=agent.name, text=stop, level="warning"))
-            return False
-        self._last = reply.content.strip()
-        applier = Applier(agent, run, lambda seen: self.show(agent.ctx, seen), self._ran)
-        report = await self._apply(applier, blocks, cut=reply.finish_reason == "length")
-        if not applier.acted:
-            return False  # nothing left to do: the answer stands
-        agent.add({"role": "user", "content": report})
-        return True
+    async def _lone_file(self, content: str) -> list[Block]:
+        """An answer that is one bare fenced block: the whole new text of the one shown file
+        it can only be, or nothing (a snippet quoted in an answer stays an answer)."""
+        body = lone_fence(content)
+        path = None
+        if body is not None:
+            path = await off_loop(owner, self.ctx, self.transcript.messages, body)
+        return [] if path is None or body is None else [WholeFile(path, body)]
 
-    def _switch(self, agent: TextAgent, emit: ev.Emit) -> None:
-        """From tools to edit blocks, for the rest of this agent's conversation."""
-        self.active, self.may_switch = True, False
-        agent.transcript.set_system(self.system_prompt())
-        emit(
-            ev.Notice(
-                agent=agent.name,
-                text="the model made no tool call: switching to edit blocks (tool_protocol: auto)",
-            )
-        )
 
-    async def _ask_again(self, agent: TextAgent) -> None:
-        """After a switch: the task again, with its files, to answer with edit blocks."""
-        task = next((m["content"] for m in reversed(agent.messages) if m.get("role") == "user"), "")
-        task = asked(task) if isinstance(task, str) else ""  # not the facts framed before it
-        files = await self.files_for(agent, task)
-        text = NOTE + render(load_prompt("text-switch"), task=task)
-        agent.add({"role": "user", "content": f"{text}\n\n{files}" if files else text})
+class BlockStep(Step):
+    """One block, planned when its turn comes and applied through the door."""
 
-    async def _apply(self, applier: Applier, blocks: list[Block], *, cut: bool) -> str:
-        """Apply the blocks in order, framed by the run's checkpoints; the results message."""
-        run = applier.run
-        frame = run.frame if any(not isinstance(b, Malformed) for b in blocks) else None
-        results: list[tuple[bool, str]] = []
-        try:
-            if frame is not None:
-                await frame.before()
-            for block in blocks:
-                results.append(await applier.apply(block))
-        finally:
-            if frame is not None:
-                await frame.after()
-        if cut:
-            results.append((False, CUT))
-        body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(results, 1))
-        tail = ALL_DONE if all(ok for ok, _ in results) else SOME_FAILED
+    def __init__(self, applier: Applier, block: Block, step_id: str) -> None:
+        self.applier, self.block, self.id = applier, block, step_id
+        self.may_change_files = not isinstance(block, Malformed)
+
+    async def run(self, door: Door) -> ToolResult:
+        ok, line = await self.applier.apply(self.block, door)
+        return ToolResult(ok, line)
+
+
+@dataclass
+class Blocks(Reading):
+    """One answer's blocks: applied in order, their results one `[zen]` user message."""
+
+    applier: Applier | None = None
+    cut: bool = False
+
+    def answer(
+        self, results: dict[str, ToolResult], started: set[str], cancelled: bool
+    ) -> list[Message] | None:
+        assert self.applier is not None
+        if cancelled:
+            return []
+        if not self.applier.acted:
+            return None  # nothing left to do: the answer stands
+        lines = [(results[c.id].ok, results[c.id].output) for c in self.calls]
+        if self.cut:
+            lines.append((False, CUT))
+        body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(lines, 1))
+        tail = ALL_DONE if all(ok for ok, _ in lines) else SOME_FAILED
         head = f"{NOTE}results of your blocks:\n{body}"
-        return "\n\n".join(filter(None, [head, applier.attached(), tail]))
-
-
-async def _lone_file(agent: TextAgent, content: str) -> list[Block]:
-    """An answer that is one bare fenced block: the whole new text of the one shown file it
-    can only be, or nothing (a snippet quoted in an answer stays an answer)."""
-    body = lone_fence(content)
-    path = None if body is None else await off_loop(owner, agent, body)
-    return [] if path is None or body is None else [WholeFile(path, body)]
-
-
-def _tried(content: str) -> bool:
-    """The answer tried to act without a usable call: it holds code or call-shaped text."""
-    return bool(_CODE.search(content) or _CALL_SHAPED.search(content))
+        report = "\n\n".join(filter(None, [head, self.applier.attached(), tail]))
+        return [{"role": "user", "content": report}]
