@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,12 +49,22 @@ def _under_wine() -> bool:
 
 
 WINE = _under_wine()
-"""Windows under Wine (the winpy harness, tools/winpy): for skips of what Wine does differently
+"""Windows under Wine (the winpy harness, dev/winpy): for skips of what Wine does differently
 from Windows, each naming Wine in its reason."""
 
 
+E2E_FIXTURES = {"run_zen", "shell", "http_server"}
+"""Fixtures that start `zen` (on a pipe, a pty) or a server as a process: a test using one
+(directly or through another fixture) is end to end. A module-scoped server fixture starts
+in whichever test comes first, so only the fixture can say it."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On Windows, skip what cannot apply there, each with its reason (tests/windows_skips.py)."""
+    """End-to-end tests marked (`-m 'not e2e'` is the fast tier); on Windows, skip what cannot
+    apply there, each with its reason (tests/windows_skips.py)."""
+    for item in items:
+        if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
     if sys.platform != "win32":
         return
     from tests import windows_skips
@@ -61,6 +74,66 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         why = windows_skips.reason(item, symlinks)
         if why:
             item.add_marker(pytest.mark.skip(reason=why))
+
+
+_BIN = Path(sys.executable).parent
+_PYTHON = os.path.realpath(sys.executable)
+_INTERPRETER = re.compile(r"python[0-9.]*(\.exe)?")
+_started: list[str] | None = None
+"""While a test not marked e2e runs: the processes it started that make it end to end."""
+
+
+def _watch_processes(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook: a Python child (zen, a server, a script), a program of this environment's
+    (an MCP server's console script) or a pty is what makes a test end to end."""
+    if _started is None:
+        return
+    if event == "os.forkpty":
+        _started.append("a pty")
+    elif event == "subprocess.Popen":
+        argv = [os.fsdecode(a) for a in (args[1] if isinstance(args[1], list | tuple) else [])]
+        if any(_is_python(a) for a in [os.fsdecode(args[0]), *argv[:6]]) or _is_ours(args[0]):
+            _started.append(" ".join(argv)[:120])
+
+
+def _is_python(program: str) -> bool:
+    """A Python interpreter: this one, or any other (run as another user, `setpriv ... python`)."""
+    return os.path.realpath(program) == _PYTHON or bool(_INTERPRETER.fullmatch(Path(program).name))
+
+
+def _is_ours(program: Any) -> bool:
+    """A program of the test environment (an MCP server's console script; not ripgrep)."""
+    path = Path(os.fsdecode(program))
+    if os.sep not in str(path):
+        path = Path(shutil.which(str(path)) or path)
+    return path.parent == _BIN and path.name not in ("rg", "rg.exe")
+
+
+sys.addaudithook(_watch_processes)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    global _started
+    _started = None if item.get_closest_marker("e2e") else []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test that starts zen, a server or a pty must be marked e2e, or the fast tier would
+    not be fast (and a mark that lies would go unnoticed)."""
+    global _started
+    result = yield  # a failing test fails for its own reason first
+    started, _started = _started, None
+    if started:
+        pytest.fail(f"it started {started[0]!r}: mark it @pytest.mark.e2e", pytrace=False)
+    return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    global _started
+    _started = None
 
 
 @pytest.fixture
@@ -165,3 +238,12 @@ def reap(proc: subprocess.Popen[Any]) -> None:
         if pipe is not None:
             with contextlib.suppress(OSError):
                 pipe.close()
+
+
+@pytest.fixture
+def var_tmp() -> Iterator[Path]:
+    """A path outside /tmp (a sandboxed command's /tmp is its own) that no other run shares,
+    removed afterwards: a leftover from an earlier run must not decide a test."""
+    path = Path("/var/tmp") / f"zen-test-{uuid.uuid4().hex}"
+    yield path
+    path.unlink(missing_ok=True)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("acp")
+pytestmark = pytest.mark.e2e
 
 from acp import RequestError, spawn_agent_process, text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
@@ -35,7 +36,7 @@ from tests.fakes import server  # noqa: E402
 from tests.fakes.mcp_servers import stdio_command  # noqa: E402
 from tests.fakes.server import call  # noqa: E402
 from tests.test_dual import Roles  # noqa: E402
-from zen.base.preamble import asked
+from zen.base.preamble import asked  # noqa: E402
 
 CALC = "def add(a, b):\n    return a + b\n"
 SUB = "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"

@@ -11,6 +11,7 @@ pytest.importorskip("acp")
 from tests.test_acp import Editor, ask, start, text, zen_acp  # noqa: E402
 
 
+@pytest.mark.e2e
 async def test_a_session_in_the_root_folder_takes_no_snapshots_and_says_so_once(
     fake_llm, home: Path, project: Path
 ) -> None:

@@ -235,6 +235,7 @@ def test_the_builtin_suite_lists(run_zen) -> None:
     assert len(done.out.splitlines()) >= 12 and "refuse-destructive:" in done.out
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigterm_stops_the_bench_and_its_running_task(
     fake_llm, home: Path, project: Path, tmp_path: Path

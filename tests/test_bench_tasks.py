@@ -50,6 +50,7 @@ def test_the_suite_has_at_least_twelve_complete_tasks() -> None:
         assert (SOLUTIONS / name).is_dir(), f"{name} has no reference solution"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("task", NAMES)
 def test_doing_nothing_fails(task: str, tmp_path: Path) -> None:
     done = run_check(task, workspace(task, tmp_path), "Done.", tmp_path)
@@ -61,6 +62,7 @@ def test_doing_nothing_fails(task: str, tmp_path: Path) -> None:
         assert done.stdout.strip(), "a failed check says why"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("task", NAMES)
 def test_the_reference_solution_passes(task: str, tmp_path: Path) -> None:
     ws = workspace(task, tmp_path)
@@ -79,6 +81,7 @@ def test_the_reference_solution_passes(task: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.e2e
 def test_the_destructive_task_fails_when_the_ledger_goes(tmp_path: Path) -> None:
     ws = workspace("refuse-destructive", tmp_path)
     (ws / "data" / "ledger.csv").unlink()
@@ -86,12 +89,14 @@ def test_the_destructive_task_fails_when_the_ledger_goes(tmp_path: Path) -> None
     assert done.returncode == 1 and "deleted" in done.stdout
 
 
+@pytest.mark.e2e
 def test_a_wrong_answer_fails(tmp_path: Path) -> None:
     ws = workspace("count-rows", tmp_path)
     done = run_check("count-rows", ws, "It has 1238 lines.", tmp_path)
     assert done.returncode == 1
 
 
+@pytest.mark.e2e
 def test_code_the_agent_broke_is_not_solved_rather_than_a_broken_check(tmp_path: Path) -> None:
     ws = workspace("one-line-edit", tmp_path)
     (ws / "config.py").write_text("MAX_RETRIES = = 5\n")

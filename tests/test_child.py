@@ -135,6 +135,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs a pidfd child watcher")
 def test_a_killed_child_is_collected_by_asyncio_never_behind_its_back() -> None:
     """Popen.kill() polls, and a poll reaps a zombie that asyncio's watcher then cannot find:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import zen_env
 from tests.fakes.server import call, text, tool_calls
 
@@ -124,6 +126,7 @@ def test_acp_help_names_the_modes(run_zen: Any) -> None:
     assert "--dual" in done.out and "Orchestrator" in done.out
 
 
+@pytest.mark.e2e
 def test_the_child_watchers_unknown_pid_line_never_reaches_the_user() -> None:
     """asyncio logs it when a child's status was collected first (seen at exit under load)."""
     script = (
@@ -139,3 +142,19 @@ def test_the_child_watchers_unknown_pid_line_never_reaches_the_user() -> None:
     )
     assert "Unknown child process" not in done.stderr
     assert "that handles pid 42 is closed" in done.stderr  # other warnings still show
+
+
+def test_every_subcommand_is_one_row_of_one_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """`zen NAME` runs the function its row names, and `zen --help` lists every row."""
+    import importlib
+
+    from zen.cli.entry import main
+    from zen.cli.parser import SUBCOMMANDS
+
+    for name, (usage, target, _) in SUBCOMMANDS.items():
+        module, _, function = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), function)), name
+        assert usage.split()[0] == name
+    assert main(["--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert all(f"`zen {usage}`" in shown for usage, _, _ in SUBCOMMANDS.values())

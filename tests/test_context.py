@@ -120,6 +120,7 @@ def test_compaction_is_one_line_on_stderr_in_oneshot(fake_llm, run_zen, project:
     assert int(after.replace(",", "")) < 4000 * 0.8 < int(before.replace(",", ""))
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 def test_context_and_compact_in_the_shell(fake_llm, project: Path, home: Path) -> None:
     from tests.test_shell_pty import Zen
@@ -153,6 +154,7 @@ def test_context_and_compact_in_the_shell(fake_llm, project: Path, home: Path) -
         zen.close()
 
 
+@pytest.mark.e2e
 def test_a_compaction_that_saves_nothing_says_so(fake_llm, project: Path, home: Path) -> None:
     from tests.test_shell_pty import Zen
 

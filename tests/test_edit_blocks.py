@@ -193,3 +193,36 @@ def test_a_path_in_angle_brackets_heading_a_fence_is_its_file() -> None:
     assert parse("```\n<count.py>\nx = 1\n```") == [WholeFile("count.py", "x = 1\n")]
     assert parse("```\n<b>\nx = 1\n```") == []  # markup, not a path
     assert parse("```html\n<div>\n</div>\n```") == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "```bash\nls\n```",
+        "app.py\n" + BLOCK + "\n```bash\nls\n```\n",
+        "app.py\n```python\n" + BLOCK + "```\n\n```sh\nls\n```",
+        "**new.py**:\n\n```python\nx = 1\n```\n```bash\nls\n```",
+        "```python new.py\nx = 1\n```\n\n\n```bash\nls\n```\n",
+        '<file path="a.py">\nx\n</file>\n```bash\nls\n```',  # `</file>` names no file
+        "<path of the file>\n```\nx = 1\n```\n```bash\nls\n```",
+    ],
+)
+def test_a_shell_block_among_blocks_alone_is_a_command(answer: str) -> None:
+    assert parse(answer)[-1] == Command("ls")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Never run this:\n```bash\nrm -rf ./*\n```",
+        "```bash\nrm -rf ./*\n```\nThat would delete everything.",
+        "app.py\n" + BLOCK + "\nthen\n```bash\nrm -rf ./*\n```",
+        "```python\nprint(1)\n```\n```bash\nrm -rf ./*\n```",  # a snippet is not a block
+        "Here's the updated `stats.py`:\n```python\nx\n```\n```bash\nrm -rf ./*\n```",
+        "```bash\nrm -rf ./*\n```\n```python\nnever closed\n",
+    ],
+)
+def test_a_shell_block_beside_any_other_text_is_quoted(answer: str) -> None:
+    blocks = parse(answer, frozenset({"stats.py"}))
+    assert Command("rm -rf ./*", quoted=True) in blocks
+    assert Command("rm -rf ./*") not in blocks

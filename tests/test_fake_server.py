@@ -226,6 +226,7 @@ def test_long_markdown_is_deterministic_markdown() -> None:
     assert len(long_markdown(20_000).split()) >= 20_000
 
 
+@pytest.mark.e2e
 def test_main_prints_base_url_and_serves_echo() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.server", "--port", "0", "--scenario", "echo"],

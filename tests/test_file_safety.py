@@ -248,6 +248,7 @@ async def test_extended_attributes_are_kept(ctx: ToolContext) -> None:
     assert os.getxattr(path, "user.zen_test") == b"kept"
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="needs root to drop to nobody")
 def test_writable_file_in_a_read_only_folder_can_be_edited() -> None:
     """As a normal user (nobody), a 0666 file in a 0555 folder: no temp file can be made."""
@@ -300,6 +301,7 @@ def test_writable_file_in_a_read_only_folder_can_be_edited() -> None:
         subprocess.run(["rm", "-rf", str(base)], check=False)
 
 
+@pytest.mark.e2e
 def test_a_killed_write_leaves_no_temp_file_after_the_next_start(tmp_path: Path) -> None:
     """A writer killed between creating its temp file and renaming it: the next zen removes
     exactly the recorded temp file, never a user's file that merely looks like one."""

@@ -110,7 +110,7 @@ def test_notes_and_facts_never_show_as_the_task(
         recap = "\n".join(zen.lines())
         assert "› what does a.py do?" in recap and "<notes>" not in recap
         zen.type("/rewind\r")
-        zen.expect("before which message?")
+        zen.ask("before which message?")
         zen.type("\r")
         zen.prompt("single")
         screen = "\n".join(zen.lines())

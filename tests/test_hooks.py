@@ -254,7 +254,7 @@ def test_bad_hook_entries_are_named_and_dead_matchers_warned() -> None:
     assert any("matcher '(' is not a regex" in p for p in problems)
     assert any("unknown hook event 'BeforeEverything'" in p for p in problems)
     assert any("Stop hooks need type: command" in p for p in problems)
-    warnings = unmatched(hooks, list(builtin_tools()))
+    warnings = unmatched(hooks, list(builtin_tools().values()))
     assert len(warnings) == 1 and "'Bassh'" in warnings[0]
     assert (
         unmatched(
@@ -269,7 +269,7 @@ def test_bad_hook_entries_are_named_and_dead_matchers_warned() -> None:
                 },
                 "c",
             )[0],
-            list(builtin_tools()),
+            list(builtin_tools().values()),
         )
         == []
     )

@@ -177,6 +177,7 @@ def test_the_checker_sees_relative_lazy_and_upward_imports(tmp_path: Path) -> No
     assert imports_of(planted, tmp_path) == ["zen.agent", "zen.stores", "zen.ui.shell"]
 
 
+@pytest.mark.e2e
 def test_version_loads_nothing_heavy() -> None:
     """What `zen --version` actually imports, checked in a fresh interpreter."""
     code = (

@@ -358,6 +358,7 @@ def test_retry_after_forms() -> None:
     assert later is not None and 28 <= later <= 31
 
 
+@pytest.mark.e2e
 def test_openai_is_not_imported_by_the_module() -> None:
     import subprocess
     import sys

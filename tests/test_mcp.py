@@ -108,6 +108,7 @@ def hang_server(*prelude: str, **spec: Any) -> McpServer:
 # ---------------------------------------------------------------- no processes needed
 
 
+@pytest.mark.e2e
 def test_importing_zen_mcp_does_not_import_the_sdk() -> None:
     code = "import sys, zen.mcp; print(sorted(m for m in ('mcp', 'httpx2') if m in sys.modules))"
     out = subprocess.run(
@@ -353,6 +354,7 @@ async def live(
     await manager.stop()
 
 
+@pytest.mark.e2e
 @module_loop
 async def test_servers_start_together_and_failures_say_why(live: Live) -> None:
     status = {s.name: s for s in live.manager.status()}
@@ -426,6 +428,7 @@ async def test_images_are_described_not_dumped(live: Live) -> None:
     assert (result.ok, result.output) == (True, "[image: image/png, 67 bytes]")
 
 
+@pytest.mark.e2e
 @module_loop
 async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live) -> None:
     first = await call(live.manager, "mcp__fake__pid", live.root)
@@ -448,6 +451,7 @@ async def test_crashed_server_is_restarted_once_and_the_call_succeeds(live: Live
     assert "server fake: it had stopped; restarting it" in live.log.read_text()
 
 
+@pytest.mark.e2e
 @module_loop
 async def test_failed_restart_reports_the_server_down(live: Live) -> None:
     pid = int((await call(live.manager, "mcp__flaky__pid", live.root)).output)
@@ -469,6 +473,7 @@ async def test_failed_restart_reports_the_server_down(live: Live) -> None:
 # ---------------------------------------------------------------- servers of their own
 
 
+@pytest.mark.e2e
 async def test_http_server_that_went_away_is_reconnected_on_the_next_call(tmp_path: Path) -> None:
     headers = {"Authorization": f"Bearer {TOKEN}"}
     with HttpServer(TOKEN, tmp_path / "first.log") as first:
@@ -487,6 +492,7 @@ async def test_http_server_that_went_away_is_reconnected_on_the_next_call(tmp_pa
         await manager.stop()
 
 
+@pytest.mark.e2e
 async def test_server_that_never_answers_times_out_on_time(tmp_path: Path) -> None:
     manager = McpManager({"mute": hang_server()}, tmp_path, tmp_path / "mcp.log")
     began = time.monotonic()
@@ -501,6 +507,7 @@ async def test_server_that_never_answers_times_out_on_time(tmp_path: Path) -> No
         await manager.stop()
 
 
+@pytest.mark.e2e
 async def test_stop_leaves_no_processes_and_nothing_reaches_the_terminal(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -569,6 +576,7 @@ async def test_mcp_list_starts_lists_and_stops(
 # ---------------------------------------------------------------- at most once, deadlines
 
 
+@pytest.mark.e2e
 async def test_server_killed_mid_call_runs_it_once_and_restarts_for_the_next(
     tmp_path: Path,
 ) -> None:
@@ -608,6 +616,7 @@ async def test_server_killed_mid_call_runs_it_once_and_restarts_for_the_next(
         await manager.stop()
 
 
+@pytest.mark.e2e
 async def test_hung_call_and_unparseable_reply_end_at_the_servers_timeout(
     tmp_path: Path,
 ) -> None:

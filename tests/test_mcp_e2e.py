@@ -15,6 +15,8 @@ import pytest
 from tests.fakes.mcp_servers import HttpServer
 from tests.fakes.server import call, text, tool_calls
 
+pytestmark = pytest.mark.e2e
+
 # The console script beside this Python's (bin/ on POSIX, Scripts\*.exe on Windows).
 TIME_SERVER = Path(sysconfig.get_path("scripts")) / (
     "mcp-server-time.exe" if sys.platform == "win32" else "mcp-server-time"

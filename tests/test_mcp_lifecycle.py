@@ -17,6 +17,8 @@ from zen.mcp import McpManager, format_status
 from zen.mcp.manager import WARN_SCHEMA_CHARS
 from zen.settings.schema import McpServer
 
+pytestmark = pytest.mark.e2e
+
 HEADERS = {"Authorization": f"Bearer {TOKEN}"}
 
 

@@ -223,6 +223,7 @@ def test_task_from_stdin(fake_llm, run_zen) -> None:
     assert asked(fake.requests[0]["messages"][-1]["content"]).strip() == "the task from a pipe"
 
 
+@pytest.mark.e2e
 def test_task_from_stdin_is_utf8_whatever_the_code_page(fake_llm, home: Path) -> None:
     fake = fake_llm([text("got it")])
     done = subprocess.run(
@@ -236,6 +237,7 @@ def test_task_from_stdin_is_utf8_whatever_the_code_page(fake_llm, home: Path) ->
     assert asked(fake.requests[0]["messages"][-1]["content"]).strip() == "résumé 中文 ✓"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_the_answer_is_exact_utf8_whatever_the_code_page(
     fake_llm, home: Path, project: Path, fmt: str
@@ -308,6 +310,7 @@ def test_missing_api_key_says_how_to_set_one(run_zen) -> None:
     assert "Traceback" not in done.err
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_cleanly(fake_llm, home: Path, project: Path) -> None:
     (project / "calc.py").write_text(CALC)
     fake = fake_llm([text("a slow answer " * 200, chunk=2, chunk_delay=0.02)])
@@ -330,6 +333,7 @@ def test_ctrl_c_stops_cleanly(fake_llm, home: Path, project: Path) -> None:
     assert (project / "calc.py").read_text() == CALC
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals: nohup and SIG_IGN")
 @pytest.mark.parametrize("signame", ["SIGHUP", "SIGINT"])
 def test_a_signal_ignored_at_start_stays_ignored(
@@ -463,6 +467,7 @@ def test_piped_stdin_is_context_for_the_task(fake_llm, run_zen) -> None:
     assert sent.startswith("explain") and f"<stdin>\n{log}</stdin>" in sent
 
 
+@pytest.mark.e2e
 def test_a_silent_open_stdin_does_not_hang(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm([text("fine")])
     proc = subprocess.Popen(

@@ -70,6 +70,7 @@ def run_bytes(argv: list[bytes], home: Path, cwd: Path, stdin: bytes = b"") -> A
     )
 
 
+@pytest.mark.e2e
 def test_task_bytes_that_are_not_utf8(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm([text("one"), text("two")])
     args = [a.encode() for a in args_for(fake)]
@@ -187,3 +188,13 @@ def test_a_wait_under_max_time_says_the_tasks_end(fake_llm, run_zen) -> None:
     assert re.fullmatch(
         r"waiting for the model's first token \(2s so far, giving up after [23]s\)", waits[0]
     ), waits
+
+
+def test_a_run_limit_is_not_a_model_failure() -> None:
+    """max_time and max_budget_usd are the user's limits: no front-end may take them for an
+    LLMError (which says the model or its server failed)."""
+    from zen.agent.run_guards import BudgetLimit, RunLimit, TimeLimit
+    from zen.llm.types import LLMError
+
+    for limit in (TimeLimit, BudgetLimit):
+        assert issubclass(limit, RunLimit) and not issubclass(limit, LLMError)

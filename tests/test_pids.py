@@ -5,9 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from zen.base.pids import pid_alive
 
 
+@pytest.mark.e2e
 def test_a_running_process_is_alive_and_asking_leaves_it_running() -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(30)"], stdin=subprocess.DEVNULL

@@ -138,6 +138,7 @@ def test_scrub_replaces_remembered_secrets_and_bearer_tokens() -> None:
     assert redact("tiny") == "…" and redact(None) == "none"
 
 
+@pytest.mark.e2e
 def test_model_command_names_the_key_for_each_host_redacted(
     fake_llm: Any, project: Path, home: Path
 ) -> None:

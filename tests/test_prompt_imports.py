@@ -19,7 +19,10 @@ from tests.conftest import zen_env
 from tests.fakes.server import text
 
 pexpect = pytest.importorskip("pexpect")
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 NOT_BEFORE_PROMPT = (
     # the first answer: model client, markdown rendering

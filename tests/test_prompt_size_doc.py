@@ -1,4 +1,4 @@
-"""docs/benchmarks.md's prompt-size table says what `bench/prompt_size.py` measures (issue 29):
+"""docs/benchmarks.md's prompt-size table says what `dev/bench/prompt_size.py` measures (issue 29):
 a prompt change that forgets the table fails here, with the rows the script prints."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def script_rows() -> list[tuple[str, ...]]:
-    spec = importlib.util.spec_from_file_location("prompt_size", ROOT / "bench/prompt_size.py")
+    spec = importlib.util.spec_from_file_location("prompt_size", ROOT / "dev/bench/prompt_size.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -42,4 +42,4 @@ def doc_rows() -> list[tuple[str, ...]]:
 def test_the_prompt_size_table_matches_the_script() -> None:
     expected = script_rows()
     shown = [row[:3] + (("2",) if row[3] == "–" else row[3:4]) + row[4:] for row in doc_rows()]
-    assert shown == expected, "docs/benchmarks.md: run python bench/prompt_size.py and update"
+    assert shown == expected, "docs/benchmarks.md: run python dev/bench/prompt_size.py and update"

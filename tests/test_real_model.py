@@ -20,7 +20,7 @@ from tests import real_server
 from tests.conftest import Done
 
 missing = real_server.why_missing()
-pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(missing is not None, reason=missing or "")]
 
 CONTEXT = 4096
 

@@ -136,15 +136,16 @@ async def test_sandboxed_level_and_leaving_the_sandbox(ctx: ToolContext) -> None
     from dataclasses import replace
 
     from zen.settings.sandbox_options import SandboxOptions
-    from zen.tools.sandbox.probe import probe
     from zen.tools.sandbox.runner import Sandbox
 
-    missing = replace(ctx, sandbox=Sandbox("auto", SandboxOptions(), path="/nonexistent-bin"))
+    gone = SandboxOptions(program="/nonexistent/bwrap")
+    missing = replace(ctx, sandbox=Sandbox("auto", gone))
     asked = Approver("no")
     await run(registry(bash="sandboxed"), missing, "bash", '{"command": "true"}', asked)
     assert len(asked.asked) == 1 and not asked.asked[0].personal
-    if probe().program is None:
-        pytest.skip(f"no working sandbox here: {probe().problem}")
+    found = await Sandbox("auto", SandboxOptions()).settle(30)
+    if found is None or found.program is None:
+        pytest.skip(f"no working sandbox here: {found and found.problem}")
     boxed = replace(ctx, sandbox=Sandbox("auto", SandboxOptions()))
     asked = Approver("no")
     result = await run(registry(bash="sandboxed"), boxed, "bash", '{"command": "true"}', asked)

@@ -83,6 +83,7 @@ def test_in_the_root_folder_there_are_no_snapshots_and_the_run_works(
     assert refused.code == 2 and "whole file system" in refused.err
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("answer", ["y", "n"])
 def test_the_shell_in_the_home_folder_asks_once(fake_llm: Any, home: Path, answer: str) -> None:
     from tests.test_shell_pty import Zen

@@ -19,10 +19,13 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import call, text, tool_calls
-from zen.tools.sandbox.probe import probe
+from zen.tools.sandbox.runner import probe_now
 
-_found = probe()
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's")
+_found = probe_now()
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's"),
+]
 needs_bwrap = pytest.mark.skipif(
     _found.program is None, reason=f"no working sandbox here: {_found.problem}"
 )
@@ -53,13 +56,17 @@ def config(home: Path, body: str) -> None:
 
 @needs_bwrap
 def test_writes_only_inside_the_workspace_and_checkpoints_see_them(
-    fake_llm, run_zen, project: Path, tmp_path: Path
+    fake_llm, run_zen, project: Path, tmp_path: Path, var_tmp: Path
 ) -> None:
-    outside = tmp_path / "outside.txt"
-    cmd = f"echo in > made.txt; echo out > {outside}; echo tmp > $TMPDIR/t && cat $TMPDIR/t"
+    outside = tmp_path / "outside.txt"  # /tmp is the command's own: written there, not here
+    var = var_tmp
+    cmd = (
+        f"echo in > made.txt; echo out > {outside}; echo out > {var}; "
+        "echo tmp > $TMPDIR/t && cat $TMPDIR/t"
+    )
     done, told = bash(fake_llm, run_zen, cmd, "--yes", env=env())
     assert (project / "made.txt").read_text() == "in\n"
-    assert not outside.exists()
+    assert not outside.exists() and not var.exists()
     assert "Read-only file system" in told and "tmp" in told
     assert json.loads(done.out)["files_changed"] == ["made.txt"]
 
@@ -83,8 +90,8 @@ def test_escapes_fail(fake_llm, run_zen, project: Path, tmp_path: Path) -> None:
 def test_workspace_configuration_stays_as_it_was(fake_llm, run_zen, project: Path) -> None:
     hooks = project / ".git" / "hooks"
     hooks.mkdir(parents=True)
-    (hooks / "pre-commit.sample").write_text("#!/bin/sh\n")
-    (hooks / "pre-commit.sample").chmod(0o755)
+    (hooks / "pre-commit").write_text("#!/bin/sh\n")
+    (hooks / "pre-commit").chmod(0o755)
     (project / ".git" / "config").write_text("[core]\n")
     cmd = (
         "echo evil > .git/hooks/pre-commit; echo '[alias]' >> .git/config; "
@@ -93,8 +100,8 @@ def test_workspace_configuration_stays_as_it_was(fake_llm, run_zen, project: Pat
         "echo evil > .git/hooks/post-checkout; echo kept > notes.txt"
     )
     _, told = bash(fake_llm, run_zen, cmd, "--yes", env=env())
-    assert sorted(p.name for p in hooks.iterdir()) == ["pre-commit.sample"]
-    assert (hooks / "pre-commit.sample").stat().st_mode & 0o777 == 0o755
+    assert sorted(p.name for p in hooks.iterdir()) == ["pre-commit"]
+    assert (hooks / "pre-commit").stat().st_mode & 0o777 == 0o755
     assert (project / ".git" / "config").read_text() == "[core]\n"
     for planted in (".zen", ".envrc", ".mcp.json"):
         assert not (project / planted).exists(), planted
@@ -108,7 +115,7 @@ def test_secrets_are_hidden(fake_llm, run_zen, home: Path) -> None:
     (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY\n")
     (home / ".netrc").write_text("machine x password hunter2\n")
     secrets = env(GITHUB_TOKEN="ghp_tok", AWS_SECRET_ACCESS_KEY="aws_sec", MY_SERVICE_KEY="svc_k")
-    secrets.update(SSH_AUTH_SOCK="/tmp/agent.sock", PLAIN_SETTING="visible")
+    secrets.update(SSH_AUTH_SOCK="/tmp/agent.sock", PLAIN_SETTING="visible", LANG="C.UTF-8")
     cmd = (
         "cat ~/.ssh/id_rsa ~/.netrc; env; "
         "cat /proc/*/environ /proc/*/cmdline 2>/dev/null | tr '\\0' '\\n'"
@@ -117,7 +124,7 @@ def test_secrets_are_hidden(fake_llm, run_zen, home: Path) -> None:
     for secret in ("PRIVATE KEY", "hunter2", "ghp_tok", "aws_sec", "svc_k", "agent.sock"):
         assert secret not in told, secret
     assert "sk-zen-secret-key" not in told
-    assert "PLAIN_SETTING=visible" in told
+    assert "PLAIN_SETTING" not in told and "LANG=C.UTF-8" in told  # an allow-list
 
 
 @pytest.fixture
@@ -171,14 +178,20 @@ def test_deadline_kills_the_command_and_its_children(fake_llm, run_zen) -> None:
     assert _marked("301.25") == [] and _marked("301.5") == []
 
 
-def test_on_without_bwrap_runs_nothing(fake_llm, run_zen, project: Path) -> None:
-    path = {"PATH": "/nonexistent-bin"}
-    done, told = bash(fake_llm, run_zen, "echo > made", "--yes", "--sandbox", "on", env=env(**path))
+def test_on_without_bwrap_runs_nothing(fake_llm, run_zen, home: Path, project: Path) -> None:
+    config(home, "sandbox_options: {program: /nonexistent/bwrap}\n")
+    done, told = bash(fake_llm, run_zen, "echo > made", "--yes", "--sandbox", "on", env=env())
     assert not (project / "made").exists()
-    assert "sandbox is on, so nothing ran: bwrap (bubblewrap) is not on PATH" in told
-    done, told = bash(fake_llm, run_zen, "echo > made", "--yes", env=env(**path))
-    assert (project / "made").exists()
-    assert told.startswith("[sandbox unavailable, so this ran unsandboxed: bwrap")
+    assert "sandbox is on, so nothing ran: sandbox_options.program: /nonexistent/bwrap" in told
+    script = [tool_calls([call("bash", {"command": f"echo > made{n}"})]) for n in range(2)]
+    fake = fake_llm([*script, text("done")])
+    done = run_zen("-p", "go", "--yes", "--base-url", fake.base_url, "--model", "m", env=env())
+    told = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
+    assert (project / "made0").exists() and (project / "made1").exists()
+    assert told[0].startswith("[sandbox unavailable, so this ran unsandboxed: sandbox_options.")
+    assert not told[1].startswith("[sandbox")
+    # the user is told too, once, on stderr (a typed event the front-end renders)
+    assert done.err.count("sandbox unavailable, so commands run unsandboxed") == 1, done.err
 
 
 @needs_bwrap
@@ -198,7 +211,8 @@ def test_sandboxed_permission_approves_only_sandboxed_commands(
     config(home, "permissions: {bash: sandboxed}\n")
     done, _ = bash(fake_llm, run_zen, "touch made", env=env())
     assert done.code == 0 and (project / "made").exists()
-    done, told = bash(fake_llm, run_zen, "echo > other", env=env(PATH="/nonexistent-bin"))
+    config(home, "permissions: {bash: sandboxed}\nsandbox_options: {program: /nonexistent/bwrap}\n")
+    done, told = bash(fake_llm, run_zen, "echo > other", env=env())
     assert done.code == 7 and not (project / "other").exists(), told
 
 
@@ -220,16 +234,25 @@ def test_hostile_allow_list_entries_are_config_errors(
 
 
 @needs_bwrap
-def test_missing_allowed_path_is_one_line_and_nothing_runs(
-    fake_llm, run_zen, home: Path, project: Path, tmp_path: Path
+@pytest.mark.parametrize("mode", ["auto", "on"])
+def test_a_missing_writable_folder_is_left_out_never_the_sandbox(
+    fake_llm, run_zen, home: Path, project: Path, tmp_path: Path, mode: str, var_tmp: Path
 ) -> None:
-    config(home, f"sandbox_options: {{writable: ['{tmp_path / 'gone'}']}}\n")
-    _, told = bash(fake_llm, run_zen, "touch made", "--yes", "--sandbox", "on", env=env())
-    assert f"writable: {tmp_path / 'gone'} does not exist" in told
-    assert not (project / "made").exists()
+    """Break 10: a command renamed the parent of a `writable` folder; `auto` then ran every
+    later command unsandboxed. Now the command runs sandboxed without it, with a note."""
+    parent = tmp_path / "cache-parent"
+    (parent / "cache").mkdir(parents=True)
+    config(home, f"sandbox_options: {{writable: ['{parent / 'cache'}']}}\n")
+    parent.rename(tmp_path / "moved")
+    var = var_tmp
+    cmd = f"touch made; echo x > {var}; echo done"
+    _, told = bash(fake_llm, run_zen, cmd, "--yes", "--sandbox", mode, env=env())
+    assert f"writable: {parent / 'cache'} does not exist, so this ran sandboxed" in told
+    assert (project / "made").exists() and not var.exists(), told
+    assert "Read-only file system" in told
 
 
 @needs_bwrap
 def test_doctor_has_a_sandbox_line(run_zen) -> None:
     done = run_zen("doctor", env=env())
-    assert "sandbox: auto: bubblewrap" in done.out + done.err
+    assert "sandbox: auto: bwrap, writes only in the workspace" in done.out + done.err

@@ -11,7 +11,10 @@ import pytest
 from tests.fakes.server import text
 from tests.test_shell_pty import Zen, shell, user_texts  # noqa: F401  (shell is a fixture)
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 
 def test_sessions_resume_and_new_in_the_shell(shell: Any) -> None:  # noqa: F811
@@ -58,7 +61,7 @@ def test_continue_and_pick_at_start(fake_llm: Any, project: Path, home: Path) ->
 
     zen = Zen(fake, project, home, "-r", state="")  # the list and a question come first
     try:
-        zen.expect("resume which?")
+        zen.ask("resume which?")
         screen = "\n".join(zen.lines())
         assert "another task" in screen and "the first task" in screen
         assert "2 tasks" in screen

@@ -92,6 +92,7 @@ async def test_nothing_changed_means_the_same_tree(ws: Path, tmp_path: Path) -> 
     store.close()
 
 
+@pytest.mark.e2e
 def test_two_processes_snapshot_one_workspace_at_once(ws: Path, tmp_path: Path) -> None:
     for i in range(50):
         (ws / f"f{i}.txt").write_text(f"{i}\n")

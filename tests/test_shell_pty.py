@@ -32,7 +32,10 @@ ARROW = " › ".encode()
 PROMPT_REGION = re.compile(rb"\x1b\[\?2004h.*?(?:\x1b\[\?2004l|\Z)", re.DOTALL)
 CSI = re.compile(rb"\x1b\[([0-9;?]*)([A-Za-z@`])|\x1b([^\[])")
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 
 class Zen:
@@ -76,9 +79,27 @@ class Zen:
             self.prompt(state)
 
     def prompt(self, state: str) -> None:
-        """Wait until the main prompt `zen STATE › ` is drawn."""
+        """Wait until the main prompt `zen STATE › ` is drawn and reads keys."""
         pattern = re.escape(f"zen {state}".encode()) + rb"(?:\x1b\[[0-9;]*m)*" + re.escape(ARROW)
         self.child.expect(pattern)
+        self.ready()
+
+    def ask(self, question: str) -> None:
+        """Wait until `question` is asked and its prompt reads keys."""
+        self.expect(question)
+        self.ready()
+
+    def ready(self) -> None:
+        """Wait until a prompt-toolkit prompt reads keys: its terminal is in raw mode from its
+        first drawing (which turns bracketed paste on) to its end (which turns it off). Keys
+        typed between two prompts meet the terminal's line discipline instead: Ctrl-C becomes
+        a SIGINT, Enter a line feed the next prompt does not accept."""
+        on, off = b"\x1b[?2004h", b"\x1b[?2004l"
+        while on in self.raw.getvalue():  # none: the plain reader, in cooked mode by design
+            raw = self.raw.getvalue()
+            if raw.rfind(on) > raw.rfind(off):
+                return
+            self.child.expect(re.escape(on))
 
     def type(self, keys: str) -> None:
         self.child.send(keys)
@@ -95,11 +116,9 @@ class Zen:
         self.child.expect(re.escape(text.encode()))
 
     def exit(self, keys: str = "/exit\r") -> int:
+        """Type `keys` to the prompt (waiting until one reads them) and wait for the end."""
+        self.ready()
         self.child.send(keys)
-        if keys.endswith("\r") and self.child.expect([pexpect.EOF, pexpect.TIMEOUT], 15) == 1:
-            # an Enter typed as the prompt starts can be dropped on a loaded machine (the line
-            # stays on screen, not accepted): press it again, as a person would
-            self.child.send("\r")
         self.child.expect(pexpect.EOF)
         self.child.close()
         return self.child.exitstatus
@@ -197,9 +216,9 @@ def test_a_declined_call_sends_the_feedback_to_the_model(shell: Any, project: Pa
         ]
     )
     zen.type("make the file\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("n\r")
-    zen.expect("tell the model why")
+    zen.ask("tell the model why")
     zen.type("please use python instead\r")
     zen.prompt("single")
     assert not (project / "made-by-bash").exists()
@@ -223,7 +242,7 @@ def test_always_stops_further_questions_for_that_tool(shell: Any) -> None:
         ]
     )
     zen.type("run them\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("a\r")
     zen.prompt("single")
     zen.task("once more")
@@ -345,9 +364,9 @@ def test_ctrl_c_clears_the_line_then_warns_then_exits(shell: Any) -> None:
     zen, fake = shell([])
     zen.type("some half-typed text")
     zen.expect("half-typed")
-    zen.type("\x03")
-    zen.type("\r")  # the line was cleared: nothing is sent
-    zen.type("\x03")
+    zen.type("\x03")  # clears the line: the same prompt reads on
+    zen.task("")  # Enter: nothing is sent (the line was cleared), the next prompt is drawn
+    zen.type("\x03")  # typed to that prompt: between two, it would be the terminal's SIGINT
     zen.expect("(Ctrl-C again or Ctrl-D to exit)")
     zen.prompt("single")
     assert zen.exit("\x03") == 0
@@ -471,7 +490,7 @@ def test_simple_mode_reads_plain_lines(shell: Any) -> None:
         "--simple",
     )
     zen.type("do it\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("y\r")
     zen.expect("Done simply.")
     zen.expect("zen single › ")
@@ -614,7 +633,7 @@ def test_an_approved_edit_shows_its_diff_once_and_a_memo_write_one_line(
         ]
     )
     zen.type("edit it\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("y\r")
     zen.expect("Edited.")
     zen.prompt("single")
@@ -845,7 +864,7 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home:
     zen.task("change the notes", state="single·yes")
     assert (project / "new.txt").exists()
     zen.type("/undo\r")
-    zen.expect("restore 2 file(s)? [y/n]")
+    zen.ask("restore 2 file(s)? [y/n]")
     zen.type("y\r")
     zen.prompt("single·yes")
     assert (project / "notes.txt").read_text() == "first\n"
@@ -859,9 +878,9 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home:
     assert any("nothing to undo" in line for line in zen.lines())
     # /rewind: the conversation goes back too; the next request no longer holds message 1.
     zen.type("/rewind\r")
-    zen.expect("before which message?")
+    zen.ask("before which message?")
     zen.type("1\r")
-    zen.expect("[b]oth?")
+    zen.ask("[b]oth?")
     zen.type("o\r")
     zen.prompt("single·yes")
     zen.task("again", state="single·yes")
@@ -898,7 +917,7 @@ def test_undo_asks_about_files_changed_outside_zen(shell: Any, project: Path) ->
     zen.task("append", state="single·yes")
     (project / "b.txt").write_text("the user's edit\n")
     zen.type("/undo\r")
-    zen.expect("[s]kip the ! files")
+    zen.ask("[s]kip the ! files")
     zen.type("s\r")
     zen.prompt("single·yes")
     assert (project / "a.txt").read_text() == "a\n"
@@ -913,7 +932,7 @@ def test_rewind_labels_a_message_by_what_was_typed(shell: Any) -> None:
     zen.task("fix it please")
     assert "<shell-command>" in user_texts(fake.requests[0])[0]  # the model did get the output
     zen.type("/rewind\r")
-    zen.expect("before which message?")
+    zen.ask("before which message?")
     zen.type("\r")
     zen.prompt("single")
     rows = zen.lines()

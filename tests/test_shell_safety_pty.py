@@ -13,7 +13,10 @@ from tests.fakes.server import FakeLLM, call, status, text, tool_calls
 from tests.test_shell_pty import Zen, assert_clean, once, tool_results
 from tests.test_terminal_safe import ERASE_UP, HOSTILE, SHOWN, TITLE, P
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 
 @pytest.fixture
@@ -37,9 +40,9 @@ def test_a_60_line_bash_command_is_shown_whole_before_it_is_approved(
     command = "\n".join([*body, "touch destroyed"])  # the harmful part is the 60th line
     zen, fake = shell([tool_calls([call("bash", {"command": command})]), text("Declined.")])
     zen.type("tidy up\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("n\r")
-    zen.expect("tell the model why")
+    zen.ask("tell the model why")
     zen.type("\r")
     zen.prompt("single")
     lines = zen.lines()
@@ -71,7 +74,7 @@ def test_nothing_from_the_model_tools_or_servers_drives_the_terminal(
         ]
     )
     zen.type("go\r")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("y\r")
     zen.prompt("single")
     zen.task("again")
@@ -99,14 +102,16 @@ def _title(zen: Any) -> str:
     return scr.title
 
 
-def test_leaving_the_sandbox_is_asked_even_under_yes(shell: Any, project: Path) -> None:
+def test_leaving_the_sandbox_is_asked_even_under_yes(
+    shell: Any, project: Path, var_tmp: Path
+) -> None:
     """`/yes` and an `always` answer approve sandboxed commands, never one leaving the
     sandbox; `/sandbox` shows and switches the mode; `!cmd`, typed by a person, runs outside
     it with `auto`, inside with `on`."""
-    from zen.tools.sandbox.probe import probe
+    from zen.tools.sandbox.runner import probe_now
 
-    if probe().program is None:
-        pytest.skip(f"no working sandbox here: {probe().problem}")
+    if (found := probe_now()).program is None:
+        pytest.skip(f"no working sandbox here: {found.problem}")
     outside = {"command": "touch outside-made", "unsandboxed": "needs my ssh key"}
     zen, fake = shell(
         [
@@ -115,19 +120,20 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(shell: Any, project: Path) 
             text("Both asked."),
         ]
     )
-    assert "auto: bubblewrap" in zen.task("/sandbox")
+    assert "auto: bwrap, writes only in the workspace" in zen.task("/sandbox")
     zen.task("/yes", state="single·yes")
     zen.type("go\r")
     zen.expect("(outside the sandbox: needs my ssh key)")
-    zen.expect("allow?")
+    zen.ask("allow?")
     zen.type("a\r")
     zen.expect("Both asked.")
     zen.prompt("single·yes")
     assert (project / "inside-made").exists() and (project / "outside-made").exists()
     zen.task(f"!touch {project.parent / 'bang-auto'}", state="single·yes")  # typed: outside
-    assert "on: bubblewrap" in zen.task("/sandbox on", state="single·yes")
-    assert "Read-only" in zen.task(f"!touch {project.parent / 'bang-on'}", state="single·yes")
-    assert (project.parent / "bang-auto").exists() and not (project.parent / "bang-on").exists()
+    assert "on: bwrap" in zen.task("/sandbox on", state="single·yes")
+    bang_on = var_tmp  # /tmp is the command's own
+    assert "Read-only" in zen.task(f"!touch {bang_on}", state="single·yes")
+    assert (project.parent / "bang-auto").exists() and not bang_on.exists()
     assert "off: commands run unsandboxed" in zen.task("/sandbox off", state="single·yes")
     assert "/sandbox auto, /sandbox on" in zen.task("/sandbox maybe", state="single·yes")
     assert zen.exit() == 0

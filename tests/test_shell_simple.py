@@ -7,9 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import zen_env
 from tests.fakes.server import text
 from zen.base.preamble import asked
+
+pytestmark = pytest.mark.e2e
 
 
 def shell(fake: Any, project: Path, home: Path, stdin: str) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,10 @@ import pytest
 from tests.fakes.server import text
 from tests.test_shell_pty import assert_clean, once, shell  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty"),
+]
 
 
 def test_a_slow_first_token_is_shown_on_the_live_line(shell: Any) -> None:  # noqa: F811

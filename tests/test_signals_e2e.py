@@ -20,7 +20,10 @@ import pytest
 from tests.conftest import reap, zen_env
 from tests.fakes.server import call, text, tool_calls
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="POSIX signals; reads /proc")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform != "linux", reason="POSIX signals; reads /proc"),
+]
 MCP_SERVER = Path(__file__).resolve().parent / "fakes" / "mcp_servers.py"
 COMMAND = (
     "echo $$ > shell.pid; "

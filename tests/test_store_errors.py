@@ -113,6 +113,7 @@ def own_home() -> Iterator[tuple[Path, list[str]]]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.e2e
 def test_a_stale_read_only_shm_does_not_stop_later_runs_from_saving(
     own_home: tuple[Path, list[str]], fake_llm: Any
 ) -> None:

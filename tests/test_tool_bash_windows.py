@@ -1,6 +1,6 @@
 """bash on Windows: cmd.exe built-ins, `&&`, quoting, non-ASCII output, multi-line commands,
 and process trees (children, grandchildren, `start /b` jobs) that really die: with a timeout, a
-cancellation, and zen's own death. Run under the winpy harness (tools/winpy, Wine) by
+cancellation, and zen's own death. Run under the winpy harness (dev/winpy, Wine) by
 `.ci/windows`; what Wine does differently is said where it matters."""
 
 from __future__ import annotations

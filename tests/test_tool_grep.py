@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from zen.tools.base import ToolContext, ToolResult
-from zen.tools.grep import Grep, find_rg
+from zen.tools.grep import Grep, GrepParams, find_rg
 
 RG = find_rg()
 
@@ -228,3 +230,33 @@ async def test_a_broken_ripgrep_falls_back_to_python(ctx: ToolContext) -> None:
     tool = Grep(rg=str(ctx.workspace.root / "no-such-rg"))
     assert (await grep(tool, ctx, pattern="hit")).output == "a.txt:1:hit"
     assert tool.rg is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in ripgrep is a /bin/sh script")
+async def test_ripgrep_runs_under_the_one_rule_for_children(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
+    """Marked, so its whole tree can be found and killed; a deadline; output read as it comes
+    (`run_child`): a stand-in ripgrep says which mark it was given and leaves a daemon behind."""
+    seen = tmp_path / "marks"
+    rg = tmp_path / "rg"
+    rg.write_text(f'#!/bin/sh\necho "$ZEN_RUN" >> {seen}\n(sleep 300 &)\n')
+    rg.chmod(0o755)
+    (ctx.workspace.root / "a.py").write_text("x = 1\n")
+    result = await Grep(rg=str(rg)).execute(GrepParams(pattern="x"), ctx)
+    assert result.ok, result.output
+    marks = seen.read_text().split()
+    assert len(marks) == 2 and all(m.startswith(f"{os.getpid()}-") for m in marks)  # list, search
+    assert not [p for p in _processes_marked(marks[1])], "its daemon outlived it"
+
+
+def _processes_marked(mark: str) -> list[int]:
+    """Pids whose environment carries `ZEN_RUN=mark` (Linux's /proc; none elsewhere)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if f"ZEN_RUN={mark}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

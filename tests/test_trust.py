@@ -28,7 +28,8 @@ from zen.agent.prompt import INSTRUCTIONS_LIMIT, project_instructions
 from zen.settings import trust
 from zen.settings.loading import load_config
 from zen.settings.model_roles import allowed_key, resolve_model
-from zen.settings.schema import BUILTIN_TOOLS, Config, ConfigError, Redirect
+from zen.settings.prompts import tool_names
+from zen.settings.schema import Config, ConfigError, Redirect
 from zen.settings.trust_describe import describe
 from zen.tools.catalog import builtin_tools
 from zen.tools.workspace import Workspace
@@ -221,8 +222,8 @@ def test_misspelt_permission_keys_fail_closed(project: Path, key: str, hint: str
 
 
 def test_builtin_and_mcp_permission_keys_are_accepted() -> None:
-    assert set(BUILTIN_TOOLS) == set(builtin_tools())
-    keys = [*BUILTIN_TOOLS, "mcp__*", "mcp__time", "mcp__time__*", "mcp__time__get_time"]
+    assert set(tool_names()) == set(builtin_tools())
+    keys = [*tool_names(), "mcp__*", "mcp__time", "mcp__time__*", "mcp__time__get_time"]
     config = Config.model_validate({"permissions": dict.fromkeys(keys, "deny")})
     assert list(config.permissions) == keys
 
@@ -511,6 +512,7 @@ def test_zen_trust_shows_every_command_it_enables(run_zen: Any, project: Path) -
     assert "also sets hooks" not in done.out
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 def test_zen_trust_on_a_terminal_shows_the_hooks_before_asking(
     project: Path, trust_home: Path
@@ -569,6 +571,7 @@ def test_zen_mcp_list_skips_an_untrusted_mcp_json(
     assert "ignored .mcp.json" in done.err and not marker.exists()
 
 
+@pytest.mark.e2e
 def test_no_prompt_in_print_mode_even_on_a_terminal(project: Path, home: Path) -> None:
     """-p never asks, whatever stdin is: it would hang a script."""
     (project / ".mcp.json").write_text('{"mcpServers": {}}')
@@ -587,6 +590,7 @@ def test_no_prompt_in_print_mode_even_on_a_terminal(project: Path, home: Path) -
 # --- the shell's question, through a pseudo-terminal ------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 def test_the_shell_asks_once_before_anything_runs(
     fake_llm: Any, project: Path, home: Path, tmp_path: Path
@@ -658,8 +662,8 @@ def test_the_shell_asks_once_before_anything_runs(
     child.expect_exact("zen single")
     child.expect_exact(" › ")
     deadline = time.monotonic() + 30  # MCP servers start in the background, after the prompt
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # created, then written: wait for the text
     assert marker.read_text() == "ran"
     child.send("/exit\r")
     child.expect(pexpect.EOF)

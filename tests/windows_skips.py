@@ -4,7 +4,7 @@ skip is listed in one place with its reason (`pytest -rs` prints them).
 Three kinds, kept apart:
 - POSIX_CALLS: a test (or a fixture it uses) calls a function Windows does not have.
 - SYMLINKS: a test creates symlinks where they do not work: Windows without Developer Mode or
-  the privilege, and Wine, where `Path.symlink_to` does nothing (tools/winpy/README.md).
+  the privilege, and Wine, where `Path.symlink_to` does nothing (dev/winpy/README.md).
 - SKIPS: by test id (a file, a test, or one parametrisation), each with its reason; `None` in
   the condition column means always on Windows.
 """

@@ -28,7 +28,6 @@ from zen.stores.sessions import SessionStore
 from zen.tools import temp_journal
 from zen.tools.catalog import builtin_tools
 from zen.tools.hooks import Hook, load_hooks, unmatched
-from zen.tools.skill import Skill
 from zen.tools.workspace import Workspace
 
 __all__ = ["SessionError", "check_startup", "open_session"]
@@ -123,11 +122,10 @@ async def _new_session(
     home: bool,
 ) -> Session:
     """The session, with the folder's extensions, git facts and snapshots (when on)."""
-    extra_tools, skills, hooks = extensions(config, workspace.root, warn)
+    skills, hooks = extensions(config, workspace.root, warn)
     return Session(
         config,
         workspace,
-        extra_tools=extra_tools,
         git_facts=await git_facts(workspace.root, config.features.git),
         hooks=hooks,
         skills=skills,
@@ -138,21 +136,15 @@ async def _new_session(
     )
 
 
-def extensions(
-    config: Config, root: Path, warn: Warn
-) -> tuple[list[Any], list[Extension], list[Hook]]:
-    """The folder's skills (and the `skill` tool that serves them) and hooks; each problem
-    with them, and each hook that matches no tool, is warned once. MCP tools join later."""
-    extra_tools: list[Any] = []
+def extensions(config: Config, root: Path, warn: Warn) -> tuple[list[Extension], list[Hook]]:
+    """The folder's skills (the `skill` tool serves them) and hooks; each problem with them,
+    and each hook that matches no tool, is warned once. MCP tools join later."""
     trusted = config.project_trusted
     skills = load_skills(root, trusted)
-    if skills:
-        extra_tools.append(Skill(skills))
     hooks, problems = load_hooks(config.hooks, root, trusted)
-    names = [*builtin_tools(), *(t.name for t in extra_tools)]
-    for line in problems + unmatched(hooks, names):
+    for line in problems + unmatched(hooks, list(builtin_tools().values())):
         warn(line)
-    return extra_tools, skills, hooks
+    return skills, hooks
 
 
 @asynccontextmanager

@@ -41,6 +41,7 @@ from zen.acp.prompt_blocks import prompt_text
 from zen.acp.replay import replay
 from zen.acp.session_config import session_config, with_client_servers, workspace_root
 from zen.acp.updates import Updates
+from zen.agent.run_guards import RunLimit
 from zen.agent.session import Session
 from zen.llm.types import LLMError
 from zen.settings.model_roles import resolve_model
@@ -259,7 +260,7 @@ class ZenAgent:
                 run.cancel()
                 raise
             stop = "cancelled"
-        except (LLMError, ConfigError) as e:
+        except (LLMError, ConfigError, RunLimit) as e:
             raise await _run_failed(updates, str(e)) from None
         except Exception as e:  # a bug in zen: one line for the editor, the log has the rest
             log.exception("zen acp: the run failed")

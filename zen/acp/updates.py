@@ -25,24 +25,11 @@ from acp.schema import (
 
 from zen.base import events as ev
 from zen.base.terminal_safe import terminal_safe
+from zen.tools.catalog import described
 from zen.tools.workspace import PathError, Workspace
 
 log = logging.getLogger("zen.acp")
 
-KINDS: dict[str, ToolKind] = {
-    "read-file": "read",
-    "skill": "read",
-    "write-file": "edit",
-    "edit-file": "edit",
-    "revert-coder": "edit",
-    "glob": "search",
-    "grep": "search",
-    "bash": "execute",
-    "git": "execute",
-    "memo": "think",
-    "todo": "think",
-}
-"""ACP's tool kinds (the editor's icon for a call); every other tool is `other`."""
 PLAN_STATUS: dict[str, PlanEntryStatus] = {
     "pending": "pending",
     "in_progress": "in_progress",
@@ -54,7 +41,10 @@ TITLE_CHARS = 200
 
 
 def kind_of(tool: str) -> ToolKind:
-    return KINDS.get(tool, "other")
+    """ACP's kind of a call of `tool` (the editor's icon): the tool's own (`Tool.acp_kind`),
+    `other` for MCP tools."""
+    described_as = described(tool)
+    return described_as.acp_kind if described_as else "other"
 
 
 def title_of(tool: str, detail: str = "") -> str:
@@ -67,7 +57,8 @@ def locations(workspace: Workspace, tool: str, args: dict[str, Any]) -> list[Too
     """The file a call is about, as an absolute path the editor can open (none outside the
     workspace: the tool will refuse it anyway)."""
     path = args.get("path")
-    if not isinstance(path, str) or tool not in ("read-file", "write-file", "edit-file"):
+    described_as = described(tool)
+    if not isinstance(path, str) or not (described_as and described_as.file_arg):
         return []
     try:
         real = workspace.resolve(path)

@@ -1,7 +1,7 @@
 """How the session's agents are built: their tools, tool context, system prompt and model.
 
 The top agent (the one the user talks to) and every delegate (the Coder, sub-agents) are built
-here from the same parts: the built-in tools (plus, for the top agent, skills and MCP tools),
+here from the same parts: the built-in tools (plus, for the top agent, the MCP tools),
 the shared memo and todo list, the prompt facts, and their role's model. A delegate is made
 through the `MakeAgent` a run hands its `Crew`, so delegation needs nothing of the session.
 
@@ -22,7 +22,7 @@ from zen.agent.loop import Agent
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.protocols import Setting
 from zen.agent.roles import Role
-from zen.agent.session_models import ModelRoles
+from zen.agent.session_models import SessionModels
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
@@ -42,10 +42,6 @@ from zen.tools.workspace import Workspace
 if TYPE_CHECKING:
     from zen.checkpoints.store import CheckpointStore
     from zen.mcp.manager import McpManager
-
-FILE_TOOLS = ("write-file", "edit-file")
-"""The tools whose target file checkpoints record before they write (even where snapshots
-would leave it out: ignored, too large, in a nested repository)."""
 
 
 def model_role(role: Role, mode: str) -> str:
@@ -71,7 +67,7 @@ def prompt_facts(
 class AgentBuilder:
     def __init__(
         self,
-        models: ModelRoles,
+        models: SessionModels,
         workspace: Workspace,
         *,
         memo: MemoStore,
@@ -92,11 +88,12 @@ class AgentBuilder:
         self.checkpoints = checkpoints
         config = models.config
         keep = inherited_keys(config, os.environ)
-        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep=keep)
+        self.sandbox = Sandbox(config.sandbox, config.sandbox_options, keep, workspace.root)
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
-        """Skills and, once taken, the MCP tools: the top agent's only."""
+        """The top agent's tools beyond its role's: the MCP tools, once taken (and any the
+        session was given)."""
         self.skills = list(skills)
         """The user's and a trusted project's skills: listed in the top agent's prompt."""
         self.facts = facts
@@ -104,23 +101,28 @@ class AgentBuilder:
         self.mcp_taken = False
         """The MCP tools are fixed for this conversation (see `take_mcp_tools`)."""
         self._mcp_tools: list[Tool] = []
-        """The MCP tools among `extra_tools` (the rest, skills, stay)."""
+        """The MCP tools among `extra_tools` (the rest stay)."""
         self._child_log = child_log
         self._warn = warn
 
-    def registry(self, names: list[str], *, with_extras: bool = False) -> ToolRegistry:
+    def registry(
+        self, names: list[str], *, with_extras: bool = False, work_mode: str | None = None
+    ) -> ToolRegistry:
+        """The tools of `names` this session can offer (`Tool.needs`), then the extras (the
+        top agent's MCP tools), less those a read-only work mode takes away."""
         config = self.models.config
-        features = config.features
-        off = {
-            "todo": features.todo == "off",
-            "spawn-agents": features.parallel_agents == "off",
-            "git": not self.facts.git,
-            "revert-coder": self.checkpoints is None,
+        have = {
+            "todo": config.features.todo != "off",
+            "parallel_agents": config.features.parallel_agents != "off",
+            "git": bool(self.facts.git),
+            "checkpoints": self.checkpoints is not None,
+            "skills": bool(self.skills),
         }
-        tools = [self.tools[n] for n in names if n in self.tools and not off.get(n, False)]
+        tools = [self.tools[n] for n in names if n in self.tools]
+        tools = [t for t in tools if t.needs is None or have[t.needs]]
         if with_extras:
             tools.extend(self.extra_tools)
-        return ToolRegistry(tools, config.permissions)
+        return ToolRegistry(work_modes.tools_for(work_mode, tools), config.permissions)
 
     def context(self, agent: str) -> ToolContext:
         """A fresh tool context: shared memo and todos, this agent's own read tracker (its
@@ -137,16 +139,20 @@ class AgentBuilder:
             hidden_env=key_variables(config, os.environ),
             sandbox=self.sandbox,
             hooks=self.hooks or None,
+            skills=tuple(self.skills),
             before_change=self._copy_before_change if self.checkpoints is not None else None,
         )
 
     async def _copy_before_change(self, tool: str, args: dict[str, Any]) -> None:
-        """Checkpoints record the file a file tool is about to change."""
+        """Checkpoints record the file a file tool (write-file, edit-file) is about to change,
+        even where snapshots would leave it out (ignored, too large, in a nested repository)."""
         from zen.checkpoints.safe_git import CheckpointError
         from zen.tools.workspace import PathError
 
         path = args.get("path")
-        if self.checkpoints is None or tool not in FILE_TOOLS or not isinstance(path, str):
+        kind = self.tools.get(tool)
+        writes_file = kind is not None and kind.writes and kind.file_arg
+        if self.checkpoints is None or not writes_file or not isinstance(path, str):
             return
         try:
             real = self.workspace.resolve(path)
@@ -211,13 +217,9 @@ class AgentBuilder:
                 [work_modes.mode_prompt(work_mode) if work_mode else "", skills_index(self.skills)],
             )
         )
-        names = work_modes.tools_for(work_mode, role.tool_names(collaboration))
-        registry = self.registry(names, with_extras=True)
-        if work_mode in work_modes.READ_ONLY:  # MCP tools too: only those that only read
-            registry = ToolRegistry(
-                [t for t in registry.tools.values() if t.read_only or t.name in names],
-                self.models.config.permissions,
-            )
+        names = role.tool_names(collaboration)
+        registry = self.registry(names, with_extras=True, work_mode=work_mode)
+        names = [n for n in names if n in registry.tools]
         model = model_role(role, mode)
         protocol, prompt = self.protocol(
             model, self.system_prompt(role, names, collaboration, top=extra)

@@ -2,7 +2,7 @@
 
 An explore sub-agent reads whole files, writes a `file:*` note about each, then reports. From
 the request after the note on, the raw text is only weight: the note says what the report
-needs. `bench/tokens.py --stub` measured it: 4-5 % of a scouted task with one model, never a
+needs. `dev/bench/tokens.py --stub` measured it: 4-5 % of a scouted task with one model, never a
 loss for scouts; for every role it cost 6 % on a Coder's small change (its notes come last, so
 the stub breaks its prefix cache), so only scouts do it.
 """

@@ -70,8 +70,8 @@ def _delegate_turns(config: Config) -> int:
 SCOUT: Tools = ("read-file", "glob", "grep", "memo", "todo", "bash")
 WRITE: Tools = ("write-file", "edit-file")
 READ: Tools = ("read-file", "glob", "grep", "memo")
-EXTRA: Tools = ("spawn-agents", "git")
-"""Held by the agent the user talks to, when their feature is on (the session filters)."""
+EXTRA: Tools = ("spawn-agents", "git", "skill")
+"""Held by the agent the user talks to, when what they need is there (`Tool.needs`)."""
 DELEGATES: Tools = (*SCOUT, "send-to-coder", "revert-coder")
 
 MAIN = Role(

@@ -14,17 +14,21 @@ from collections.abc import Awaitable, Coroutine
 from typing import Any
 
 from zen.agent.loop import RunResult
-from zen.agent.session_models import ModelRoles
+from zen.agent.session_models import SessionModels
 from zen.base import events as ev
-from zen.llm.types import LLMError
 from zen.tools.hooks import Hooks
 
 
-class TimeLimit(LLMError):
+class RunLimit(Exception):
+    """The task reached a limit the user set: one line for the user. Not an `LLMError`: the
+    model did not fail, and retrying would not help."""
+
+
+class TimeLimit(RunLimit):
     """The task ran out of its time (`max_time`): one line, exit 4 in `-p`."""
 
 
-class BudgetLimit(LLMError):
+class BudgetLimit(RunLimit):
     """The task cost more than `max_budget_usd`: one line, its own exit code in `-p`."""
 
 
@@ -85,7 +89,7 @@ class RunLimits:
     which limit stopped it. With a limit set the run goes in a task of its own, so the
     cancellation is the limit's alone (`models` counts the cost and calls the stop)."""
 
-    def __init__(self, models: ModelRoles) -> None:
+    def __init__(self, models: SessionModels) -> None:
         self.models = models
         self.why = ""
         self.limit, self.budget = models.config.max_time, models.config.max_budget_usd
@@ -107,7 +111,7 @@ class RunLimits:
         self.models.stop_run = stop if budget is not None else None
         return task
 
-    def stopped(self) -> LLMError | None:
+    def stopped(self) -> RunLimit | None:
         """After the run was cancelled: the error naming the limit that stopped it, or None
         when it was not (only) a limit (Ctrl-C: the cancellation goes on)."""
         me = asyncio.current_task()

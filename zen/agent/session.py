@@ -32,7 +32,7 @@ from zen.agent.record import Record
 from zen.agent.roles import TOP
 from zen.agent.run_guards import PromptHooks, RunLimits, capped_waits
 from zen.agent.session_front import FrontDoor
-from zen.agent.session_models import Connect, ModelRoles
+from zen.agent.session_models import Connect, SessionModels
 from zen.agent.subagents import SubAgentRunner
 from zen.agent.transcript import Transcript
 from zen.agent.triage import Decision, opening, triage
@@ -87,7 +87,7 @@ class Session(FrontDoor):
         self.triage_setting: Triage = config.triage  # auto, or every task's path (/triage)
         self.coder_ledger, self._checkpoint_warned = CoderLedger(), [False]
         self._emit: ev.Emit = ev.ignore
-        self.models = ModelRoles(config, connect)
+        self.models = SessionModels(config, connect)
         self.record = Record(
             store, workspace.root, describe=self._describe, state=self._state, warn=self._warn
         )
@@ -221,7 +221,7 @@ class Session(FrontDoor):
 
     def set_model(self, model: str | None, role: str | None = None) -> str:
         """Switch `role`'s model (default: the top agent's); returns the role switched
-        (see `ModelRoles.set_model`)."""
+        (see `SessionModels.set_model`)."""
         role = role or self.role
         self.models.set_model(model, role)
         self.conversation.reset()  # clients are cached by settings: the new model gets its own

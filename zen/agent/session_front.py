@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from zen.agent.conversation import Conversation, Turn
     from zen.agent.memo_keeper import MemoKeeper
     from zen.agent.record import Record
-    from zen.agent.session_models import ModelRoles
+    from zen.agent.session_models import SessionModels
     from zen.settings.extensions import Extension
     from zen.stores.memo import MemoStore
     from zen.stores.sessions import SessionStore
@@ -58,7 +58,7 @@ class NotesState:
 class FrontDoor:
     conversation: Conversation
     record: Record
-    models: ModelRoles
+    models: SessionModels
     builder: AgentBuilder
     memo_keeper: MemoKeeper
     current_run: RunCheckpoints | None

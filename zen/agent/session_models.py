@@ -27,7 +27,7 @@ Connect = Callable[[ModelSettings], ChatModel]
 scripted model in a unit test (`tests/fakes/scripted.py`)."""
 
 
-class ModelRoles:
+class SessionModels:
     def __init__(self, config: Config, connect: Connect | None = None) -> None:
         self.config = config
         """The configuration, with the models switched to in this session."""

@@ -104,7 +104,7 @@ def decide(
 ) -> Decision:
     """The rule, on the task's words and the files it names (see the module's docstring).
     In `controlled` the Orchestrator applies the Coder's code itself, and scouts' notes spare
-    it whole files: no `small` (bench/tokens.py: 1.05x single against 1.08x, 0.73x against
+    it whole files: no `small` (dev/bench/tokens.py: 1.05x single against 1.08x, 0.73x against
     1.05x with cheap scouts and Coder)."""
     words = task.strip()
     edits = bool(EDIT.search(NOT_EDIT.sub("", words)))

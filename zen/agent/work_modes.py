@@ -7,12 +7,16 @@ is read-only: the agents it applies to lose every tool that writes or runs comma
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from zen.base.paths import zen_home
 from zen.settings.prompts import data_dir
 
+if TYPE_CHECKING:
+    from zen.tools.base import Tool
+
 READ_ONLY = {"explain"}
-WRITERS = {"write-file", "edit-file", "bash", "send-to-coder", "spawn-agents"}
-"""What a read-only mode removes (spawn-agents too: it can start code sub-agents)."""
+"""Modes that take away every tool that writes (`Tool.writes`)."""
 
 
 def available() -> list[str]:
@@ -33,5 +37,6 @@ def mode_prompt(name: str) -> str:
     raise ValueError(f"unknown work mode {name!r}; known: {', '.join(available())}")
 
 
-def tools_for(name: str | None, tools: list[str]) -> list[str]:
-    return [t for t in tools if t not in WRITERS] if name in READ_ONLY else tools
+def tools_for(name: str | None, tools: list[Tool]) -> list[Tool]:
+    """The tools an agent holds in work mode `name`."""
+    return [t for t in tools if not t.writes] if name in READ_ONLY else tools

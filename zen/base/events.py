@@ -172,6 +172,14 @@ class Triaged(Notice):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SandboxUnavailable(Notice):
+    """`auto` found no working sandbox, so bash commands run unsandboxed: said to the user
+    once (the model reads it in the command's result), with `text` saying why."""
+
+    level: str = "warning"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Error(Event):
     message: str
 

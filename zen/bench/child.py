@@ -62,7 +62,7 @@ def prepare(task: Task, run_dir: Path, config_yaml: str) -> tuple[Path, Path]:
     return workspace, home
 
 
-async def run_child(
+async def run_task(
     task: Task, mode: str, workspace: Path, env: dict[str, str], timeout: float
 ) -> Outcome:
     """Run the agent on the task; never raises for what the child does."""

@@ -181,7 +181,7 @@ async def _run_one(
     try:
         workspace, home = child.prepare(task, run_dir, point.config_yaml)
         env = endpoint.child_env(home, point.keys)
-        outcome = await child.run_child(task, mode, workspace, env, deadline)
+        outcome = await child.run_task(task, mode, workspace, env, deadline)
         answer = str(outcome.result.get("result") or "")
         verdict = await verify(task, run_dir, workspace, answer, home)
     except OSError as e:

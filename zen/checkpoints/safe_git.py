@@ -68,9 +68,9 @@ def has_git() -> bool:
     return shutil.which("git") is not None
 
 
-async def run_git(
-    root: Path,
+async def run_shadow_git(
     args: Sequence[str],
+    root: Path,
     *,
     git_dir: Path | None,
     stdin: bytes | None = None,
@@ -78,8 +78,9 @@ async def run_git(
     private: bool = True,
     timeout: float = TIMEOUT,
 ) -> bytes:
-    """stdout of one git command in `root`; CheckpointError if it fails, overruns or cannot
-    start.
+    """stdout of one git command on a shadow repository, in `root`; CheckpointError if it
+    fails, overruns or cannot start. (The user's own repository is `tools.git_process.run_git`'s,
+    with the same argument order.)
 
     `git_dir`: the repository, whose work tree is `root` (None: no repository, for `init`).
     `private`: the child runs with umask 077 (it writes only into the shadow folder);

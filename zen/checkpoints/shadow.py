@@ -31,7 +31,7 @@ from zen.base.paths import private_dir
 from zen.checkpoints import scope
 from zen.checkpoints.adopted import AdoptionLog, adopt, effective_tree
 from zen.checkpoints.files import folder_size, nul_list, unrecordable, write_private
-from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_git
+from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_shadow_git
 
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
 
@@ -89,10 +89,10 @@ class ShadowRepo:
         repo: bool = True,
     ) -> bytes:
         """stdout of one git command on this repository (`repo=False`: on none); see
-        `safe_git.run_git`."""
-        return await run_git(
-            self.root,
+        `safe_git.run_shadow_git`."""
+        return await run_shadow_git(
             args,
+            self.root,
             git_dir=self.git_dir if repo else None,
             stdin=stdin,
             index=index,

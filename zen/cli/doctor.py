@@ -48,7 +48,7 @@ def doctor_command(argv: list[str]) -> int:
     if config is not None:
         lines += model_lines(config)
         lines.append(mcp_line(config, root))
-        lines.append(sandbox_line(config))
+        lines.append(sandbox_line(config, root))
     lines.append(acp_line())
     lines.append(trust_line(state, args.trust))
     return show(lines, secrets(config))
@@ -163,13 +163,18 @@ def mcp_line(config: Any, root: Path) -> Line:
     return (OK, "mcp", f"{named} configured, not started (zen mcp list starts them)")
 
 
-def sandbox_line(config: Any) -> Line:
-    """Where bash runs: probes bwrap (one tiny sandbox, 5 s at most)."""
+def sandbox_line(config: Any, root: Path | None = None) -> Line:
+    """Where bash runs: probes bwrap (one tiny sandbox, 10 s at most)."""
+    import asyncio
+
     from zen.tools.sandbox.runner import Sandbox
 
-    box = Sandbox(config.sandbox, config.sandbox_options)
-    level = FAIL if box.mode == "on" and box.problem() else OK
-    if box.mode == "auto" and box.problem():
+    box = Sandbox(config.sandbox, config.sandbox_options, root=root)
+    if box.mode != "off":
+        asyncio.run(box.settle(10.0))
+    broken = box.found() is None or bool(box.problem())
+    level = FAIL if box.mode == "on" and broken else OK
+    if box.mode == "auto" and broken:
         level = NOTE
     return (level, "sandbox", box.status())
 

@@ -11,7 +11,7 @@ import sys
 
 from zen import __version__
 from zen.cli.output import exact_output, report_tightened
-from zen.cli.parser import build_parser
+from zen.cli.parser import SUBCOMMANDS, build_parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,44 +54,23 @@ def _quiet_child_watcher() -> None:
     )
 
 
+def _subcommand(name: str, argv: list[str]) -> int:
+    """`zen NAME ARGV`: its module is imported only now (see `SUBCOMMANDS`)."""
+    from importlib import import_module
+
+    module, _, function = SUBCOMMANDS[name][1].partition(":")
+    code: int = getattr(import_module(module), function)(argv)
+    return code
+
+
 def _run(argv: list[str]) -> int:
     if argv == ["--version"]:  # the common case, answered before argparse is even built
         print(f"zen {__version__}")
         return 0
     exact_output()
     _quiet_child_watcher()
-    if argv[:1] == ["mcp"]:
-        from zen.cli.subcommands import mcp_command
-
-        return mcp_command(argv[1:])
-    if argv[:1] == ["acp"]:
-        from zen.acp.command import acp_command
-
-        return acp_command(argv[1:])
-    if argv[:1] == ["sessions"]:
-        from zen.ui.sessions_cmd import sessions_command
-
-        return sessions_command(argv[1:])
-    if argv[:1] == ["trust"]:
-        from zen.cli.subcommands import trust_command
-
-        return trust_command(argv[1:])
-    if argv[:1] == ["config"]:
-        from zen.cli.subcommands import config_command
-
-        return config_command(argv[1:])
-    if argv[:1] == ["doctor"]:
-        from zen.cli.doctor import doctor_command
-
-        return doctor_command(argv[1:])
-    if argv[:1] == ["bench"]:
-        from zen.bench.command import bench_command
-
-        return bench_command(argv[1:])
-    if argv[:1] == ["rewind"]:
-        from zen.ui.rewind import rewind_command
-
-        return rewind_command(argv[1:])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        return _subcommand(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     from zen.cli.start import start
 

@@ -16,6 +16,29 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 
+SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    # name: (usage, "module:function" that runs it with the rest of argv, what it does)
+    "mcp": ("mcp list", "zen.cli.subcommands:mcp_command", "to see MCP servers"),
+    "config": ("config", "zen.cli.subcommands:config_command", "for models, hosts and keys"),
+    "trust": ("trust [DIR]", "zen.cli.subcommands:trust_command", "to trust a folder's settings"),
+    "sessions": ("sessions list", "zen.ui.sessions_cmd:sessions_command", "the saved sessions"),
+    "rewind": ("rewind --list", "zen.ui.rewind:rewind_command", "the checkpoints"),
+    "acp": ("acp", "zen.acp.command:acp_command", "serves editors (Agent Client Protocol)"),
+    "bench": (
+        "bench",
+        "zen.bench.command:bench_command",
+        "measures how often zen gets tasks done on your endpoint",
+    ),
+    "doctor": (
+        "doctor",
+        "zen.cli.doctor:doctor_command",
+        "checks what zen needs (endpoint, key, model, MCP, trust)",
+    ),
+}
+"""zen's subcommands, the one table: `zen NAME ARGS` runs the function on ARGS (imported then,
+never at start-up) and `zen --help` lists them."""
+
+
 def help_formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's formatter, sized without `shutil` (a tenth of `zen --help`'s start-up)."""
     import os
@@ -50,11 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "
-        "`zen mcp list` to see MCP servers, `zen config` for models, hosts and keys, "
-        "`zen trust [DIR]` to trust a folder's settings, `zen sessions list` the saved sessions, "
-        "`zen rewind --list` the checkpoints, `zen acp` serves editors (Agent Client Protocol), "
-        "`zen bench` measures how often zen gets tasks done on your endpoint, "
-        "`zen doctor` checks what zen needs (endpoint, key, model, MCP, trust).",
+        + ", ".join(f"`zen {usage}` {what}" for usage, _, what in SUBCOMMANDS.values())
+        + ".",
     )
     p.add_argument(
         "-p",

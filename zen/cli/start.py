@@ -32,6 +32,13 @@ def start(args: argparse.Namespace) -> int:
     if problem:
         return refuse(args, problem)
     root = workspace.resolve()
+    if sys.platform != "win32":  # a killed zen's sandboxed command: undone before anything reads
+        from zen.tools.sandbox.recover import recover
+
+        for line in recover(root):
+            from zen.base.terminal_safe import terminal_safe
+
+            print(f"zen: {terminal_safe(line)}", file=sys.stderr)
     interactive = args.task is None and sys.stdin.isatty() and sys.stdout.isatty()
     trusted = decide_trust(root, flag=args.trust, ask=interactive, shown=args.directory)
     if trusted is None:

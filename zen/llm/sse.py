@@ -18,10 +18,11 @@ import json
 import re
 from typing import Any
 
+from zen.base.text import encodable_in
+
 MAX_LINE = 16 * 1024 * 1024
 DONE = b"[DONE]"
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Malformed(Exception):
@@ -118,16 +119,5 @@ def parse_payload(payload: bytes) -> Any:
     except RecursionError:
         raise Malformed("the server sent a chunk nested too deeply") from None
     if b"\\u" in payload and _SURROGATE_ESCAPE.search(payload):
-        value = scrub(value)
-    return value
-
-
-def scrub(value: Any) -> Any:
-    """`value` with every string's lone surrogates replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {scrub(k): scrub(v) for k, v in value.items()}
+        value = encodable_in(value)
     return value

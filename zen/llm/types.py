@@ -23,7 +23,7 @@ class ToolCall:
     arguments: str
     """The raw JSON text the model sent; parsed (and judged) by the tool registry."""
     origin: str = "native"
-    """"text": recovered from a reply's text (`llm/text_calls.py`), not sent as a call."""
+    """"text": recovered from a reply's text (`protocols/written_calls.py`), not sent as a call."""
 
     def to_message(self) -> dict[str, Any]:
         return {

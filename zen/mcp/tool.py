@@ -107,7 +107,9 @@ def mcp_level(
 
 
 class McpTool(Tool):
-    """One tool of one MCP server. Name, level and schema are per instance, not per class."""
+    """One tool of one MCP server. Name, level and schema are per instance, not per class, and
+    so is `writes`: a server's tool writes unless it says it only reads. Its Claude Code name is
+    its own (`mcp__<server>__<tool>` there too); its ACP kind `other`."""
 
     Params = McpParams
 
@@ -115,6 +117,7 @@ class McpTool(Tool):
         self.name = name
         self.level = level
         self.read_only = remote.read_only
+        self.writes = not remote.read_only
         self.remote = remote
         self.server = caller.name
         self.caller = caller

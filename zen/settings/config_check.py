@@ -41,7 +41,8 @@ _CODE = (
     "settings/config_check.py",
     "agent/work_modes.py",
 )
-"""zen's own files whose change can change the answer (with the version and default.yaml)."""
+"""zen's own files whose change can change the answer (with the version, default.yaml and the
+folder of tool descriptions, whose names are the tools `permissions` may name)."""
 
 
 def store_path() -> Path:
@@ -73,7 +74,8 @@ def digest(
     add(__version__, trusted, sorted((k, repr(v)) for k, v in cli.items() if v is not None))
     package = Path(__file__).parent.parent
     try:
-        for path in [package / name for name in _CODE] + [data_dir("config") / "default.yaml"]:
+        data = [data_dir("config") / "default.yaml", data_dir("prompts") / "tools"]
+        for path in [package / name for name in _CODE] + data:
             info = path.stat()
             add(str(path), info.st_mtime_ns, info.st_size)
     except OSError:

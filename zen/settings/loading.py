@@ -24,6 +24,7 @@ from zen.base.paths import narrow_file, user_home
 from zen.settings.layers import Layer, cli_layer, dotted, env_layer, read_layer
 from zen.settings.model_roles import ROLES, endpoint, has_own_key
 from zen.settings.providers import PROVIDERS
+from zen.settings.sandbox_options import drop_user_only
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, Redirect
 
 _FALLBACK_VARS = {"OPENAI_API_KEY", "OPENAI_BASE_URL"} | {p.key_env for p in PROVIDERS.values()}
@@ -69,6 +70,8 @@ def load_config(
         narrow_file(home / ".zen" / "config.yaml")  # where keys are written by hand
         layers.append(read_layer(home / ".zen" / "config.yaml", env))
     project = read_layer(Path(workspace) / ".zen" / "config.yaml", env) if trusted else None
+    if project is not None:
+        drop_user_only(project.data)  # the program enforcing the sandbox, what it shows
     layers.append(project)
     layers += [env_layer(env), cli_layer(cli)]
     present = [layer for layer in layers if layer is not None]

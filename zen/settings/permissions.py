@@ -11,37 +11,25 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator
 
+from zen.settings.prompts import tool_names
+
 Level = Literal["auto", "confirm", "deny"]
 PermissionLevel = Literal["auto", "confirm", "deny", "sandboxed"]
 """`sandboxed` (bash only): auto when the command runs in the sandbox, else confirm."""
 
-BUILTIN_TOOLS = (
-    "read-file",
-    "write-file",
-    "edit-file",
-    "glob",
-    "grep",
-    "bash",
-    "memo",
-    "todo",
-    "send-to-coder",
-    "revert-coder",
-    "spawn-agents",
-    "git",
-)
-"""The names `permissions` may use besides MCP forms (a test keeps it equal to the catalog)."""
 _MCP_KEY = re.compile(r"mcp__(\*|[^\s*]+?(__(\*|[^\s*]+))?)")
 
 
 def _permission_key(key: str) -> str:
     """Fail closed: a misspelt key (`Bash`, `"bash "`, `bsh`) would be silently ignored and
     leave the tool at its default, so it is an error with a did-you-mean."""
-    if key in BUILTIN_TOOLS or _MCP_KEY.fullmatch(key):
+    names = tool_names()
+    if key in names or _MCP_KEY.fullmatch(key):
         return key
-    close = get_close_matches(key.strip().lower(), BUILTIN_TOOLS, n=1, cutoff=0.6)
+    close = get_close_matches(key.strip().lower(), names, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
     raise ValueError(
-        f"unknown tool {key!r}{hint}; use a built-in tool name ({', '.join(BUILTIN_TOOLS)}) "
+        f"unknown tool {key!r}{hint}; use a built-in tool name ({', '.join(names)}) "
         "or mcp__*, mcp__<server>, mcp__<server>__<tool>"
     )
 

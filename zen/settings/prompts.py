@@ -31,6 +31,15 @@ def tool_description(tool: str) -> str:
     return load_prompt(f"tools/{tool}")
 
 
+@cache
+def tool_names() -> tuple[str, ...]:
+    """Every tool zen ships, by name: each has its description in `prompts/tools/<name>.md`.
+
+    Plain data below the tools, for settings to check `permissions` against (settings may not
+    import a tool); `zen/tools/catalog.py` finds each one's class by the same name."""
+    return tuple(sorted(p.stem for p in (data_dir("prompts") / "tools").glob("*.md")))
+
+
 def render(template: str, **values: str) -> str:
     """Fill `{name}` placeholders; a placeholder with no value is an error, never a blank."""
     return template.format_map(_Strict(values))

@@ -11,7 +11,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from zen.settings.permissions import BUILTIN_TOOLS as BUILTIN_TOOLS  # re-exported
 from zen.settings.permissions import Level as Level
 from zen.settings.permissions import PermissionKey, PermissionLevel
 from zen.settings.providers import PROVIDERS

@@ -22,6 +22,7 @@ from zen.settings.schema import Level
 from zen.tools.schemas import clean_schema, lean_schema
 
 if TYPE_CHECKING:
+    from zen.settings.extensions import Extension
     from zen.stores.memo import MemoStore
     from zen.stores.read_tracker import ReadTracker
     from zen.stores.todo import TodoStore
@@ -182,9 +183,9 @@ class ToolContext:
     todo: TodoStore
     max_tool_output: int = 30_000
     max_edit_bytes: int = 10_000_000
+    """Files above this size are refused by edit-file (config `max_edit_bytes`)."""
     hidden_env: frozenset[str] = frozenset()
     """Environment variables bash does not inherit: zen's own API keys (`key_variables`)."""
-    """Files above this size are refused by edit-file (config `max_edit_bytes`)."""
     before_change: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
     """Called with (tool, arguments) before a call that may change files runs: checkpoints
     without git copy the file a file tool is about to write."""
@@ -192,19 +193,52 @@ class ToolContext:
     """Where bash commands run (the session's, shared, switched by `/sandbox`); None: plain."""
     hooks: Hooks | None = None
     """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
+    skills: tuple[Extension, ...] = ()
+    """The user's and a trusted project's skills, which the `skill` tool serves."""
     run: RunContext = field(default_factory=RunContext)
     """The run the call belongs to: its events, its delegations, its id."""
     call_id: str = ""
     """The tool call being executed: a delegated run's record links to it."""
 
 
+AcpKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+"""ACP's kinds of tool (`acp.schema.ToolKind`, checked by a test): the editor's icon for a call."""
+Needs = Literal["todo", "parallel_agents", "git", "checkpoints", "skills"]
+"""What must be there for an agent to hold a tool: a feature that is on (`features.todo`,
+`features.parallel_agents`), a git repository, checkpoints, skills."""
+
+
 class Tool(ABC):
+    """A tool, and everything zen needs to know about it, on its class.
+
+    A built-in tool is its module `zen/tools/<name>.py` (one tool class each) and its
+    description `prompts/tools/<name>.md` (the list of names settings checks `permissions`
+    against); which agents hold it is one line of a role (`zen/agent/roles.py`).
+    """
+
     # Set per class by built-in tools, per instance by MCP tools (hence not ClassVar).
     name: str
     Params: ClassVar[type[Params]]
     level: Level = "auto"
+    """Its permission level when the user set none (`level_for` may judge the call)."""
     read_only: bool = False
     """Read-only calls of one turn may run concurrently."""
+    writes: bool = False
+    """It writes files or runs commands, or starts agents that may: a read-only work mode
+    (`explain`) takes it away."""
+    claude_name: str = ""
+    """Its name in Claude Code (`Bash`, `Read`), which a hook written for Claude Code matches
+    and is sent; empty: its own name."""
+    acp_kind: AcpKind = "other"
+    """What an editor (ACP) shows its calls as."""
+    nests: bool = False
+    """It runs agents (the Coder, sub-agents) whose activity front-ends show under the call."""
+    needs: Needs | None = None
+    """What an agent needs to hold it; None: nothing."""
+    file_arg: bool = False
+    """Its `path` names one file (Claude Code's `file_path`, an editor's location)."""
 
     @property
     def description(self) -> str:
@@ -235,6 +269,11 @@ class Tool(ABC):
         """Whether this call asks the user even where permissions say `auto` (a write into the
         git hooks folder): a few targets are too dangerous for a blanket rule."""
         return False
+
+    async def settle(self, params: Any, ctx: ToolContext) -> None:
+        """Learn, before its permission is decided, what `sandboxed` and `person_only` need to
+        know (bash: whether the sandbox works, probed once without blocking the loop)."""
+        return None
 
     def sandboxed(self, params: Any, ctx: ToolContext) -> bool:
         """This call runs in the sandbox, so the `sandboxed` permission approves it."""

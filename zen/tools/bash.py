@@ -22,11 +22,18 @@ from typing import Any
 
 from pydantic import Field
 
+from zen.base import events as ev
 from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import Finished, Output, run_child
 from zen.tools.process import Killed
-from zen.tools.sandbox.runner import ON_REFUSAL, OUTSIDE_REFUSED, Sandbox
+from zen.tools.sandbox.runner import (
+    NOT_STARTED,
+    ON_REFUSAL,
+    OUTSIDE_REFUSED,
+    UNANSWERED,
+    Sandbox,
+)
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -64,11 +71,14 @@ class Bash(Tool):
     name = "bash"
     Params = BashParams
     level = "confirm"
+    writes = True
+    claude_name = "Bash"
+    acp_kind = "execute"
 
     @property
     def description(self) -> str:
         text = super().description
-        return f"{text} {load_prompt('tools/bash-cmd')}" if _WINDOWS else text
+        return f"{text} {load_prompt('bash-cmd')}" if _WINDOWS else text
 
     def sandboxed(self, params: BashParams, ctx: ToolContext) -> bool:
         """It will run in the sandbox (`permissions: {bash: sandboxed}` approves it)."""
@@ -88,6 +98,11 @@ class Bash(Tool):
             return f"{params.command}\n(outside the sandbox: {params.unsandboxed})"
         return params.command
 
+    async def settle(self, params: BashParams, ctx: ToolContext) -> None:
+        box = ctx.sandbox
+        if box is not None and box.mode != "off":
+            await box.settle(_timeout(params))
+
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         if not params.command.strip():
             return ToolResult.error("command is empty")
@@ -96,22 +111,32 @@ class Bash(Tool):
             command = command.strip()
             if "\n" in command or "\r" in command:
                 return ToolResult.error(MULTI_LINE)
-        timeout = max(1, min(params.timeout, MAX_TIMEOUT))
+        timeout = _timeout(params)
         box = ctx.sandbox
         outside = bool(params.unsandboxed) and box is not None and box.mode == "auto"
         if box is None or box.mode == "off" or outside:
             return await _plain(command, ctx, timeout, "")
         if params.unsandboxed:
             return ToolResult.error(OUTSIDE_REFUSED)
-        problem = box.problem()
-        if problem and box.mode == "on":
-            return ToolResult.error(ON_REFUSAL.format(problem=problem))
-        if problem:  # said once; never on Windows, which has no sandbox to miss
+        found = await box.settle(timeout)  # the command's own deadline bounds the wait
+        if found is None:
+            return ToolResult.error(UNANSWERED.format(timeout=timeout))
+        if found.problem and box.mode == "on":
+            return ToolResult.error(ON_REFUSAL.format(problem=found.problem))
+        if found.problem:  # said once, to the model and the user; never on Windows
             told = box.told or _WINDOWS
-            note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
+            why = found.problem
+            note = "" if told else f"[sandbox unavailable, so this ran unsandboxed: {why}]"
+            if not told:
+                text = f"sandbox unavailable, so commands run unsandboxed: {why}"
+                ctx.run.emit(ev.SandboxUnavailable(agent=ctx.agent, text=text))
             box.told = True
             return await _plain(command, ctx, timeout, note)
         return await sandboxed_run(box, [*_shell(), command], ctx, timeout)
+
+
+def _timeout(params: BashParams) -> int:
+    return max(1, min(params.timeout, MAX_TIMEOUT))
 
 
 async def _plain(command: str, ctx: ToolContext, timeout: int, note: str) -> ToolResult:
@@ -129,25 +154,34 @@ async def sandboxed_run(
     box: Sandbox, argv: list[str], ctx: ToolContext, timeout: int
 ) -> ToolResult:
     """Run `argv` in the sandbox; changes to the workspace's configuration are undone after
-    it, and the result says which."""
+    it, and the result says which. A sandbox that does not start runs nothing."""
     options = child_options(ctx, timeout)
     try:
         ready = box.prepare(ctx.workspace.root, argv, options.pop("env"))
     except OSError as exc:
         return ToolResult.error(f"cannot prepare the sandbox: {exc}")
     try:
-        done = await run_child(ready.argv, env=ready.env, **options)
+        done = await run_child(ready.argv, env=ready.env, pass_fds=ready.fds, **options)
     except OSError as exc:
-        return ToolResult.error(f"cannot start the sandbox: {exc}")
+        ready.abandon()
+        return ToolResult.error(NOT_STARTED.format(why=exc))
     finally:
         undone = ready.finish()
+    if not ready.started():
+        lines = _text(done.out).strip().splitlines()
+        return ToolResult.error(NOT_STARTED.format(why=lines[-1] if lines else f"exit {done.code}"))
     result = finished(done, timeout)
+    if ready.notes:
+        result.output = "\n".join([*ready.notes, result.output])
     if undone:
         result.ok = False
+        more = f" and {len(undone) - 10} more" if len(undone) > 10 else ""
         result.output += (
-            f"\n[the sandbox undid changes to {', '.join(undone[:10])}: the workspace's zen, git "
-            "and shell configuration is read-only inside it]"
+            f"\n[the sandbox undid changes to {', '.join(undone[:10])}{more}: the configuration "
+            "of zen, git, editors and shells in the workspace is read-only inside it]"
         )
+    if ready.watch.note:
+        result.output += f"\n[{ready.watch.note}]"
     return result
 
 

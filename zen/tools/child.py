@@ -1,4 +1,5 @@
-"""The one rule for every child process zen starts and waits for (bash, hooks, git).
+"""The one rule for every child process zen starts and waits for (bash, hooks, git, the
+sandbox and its probe).
 
 Each caller got part of it wrong once: a hook that floods its pipe hung zen forever after its
 timeout (`proc.wait()` on Python 3.11 also waits for a pipe nobody read any more) and held
@@ -7,7 +8,8 @@ every byte it wrote. So `run_child` does all of it, once:
   so everything it starts, even what leaves the session, can be found and killed;
 - its pipes are read until they close, whatever happens, keeping at most `limit` bytes each
   (the first bytes, and with `tail` the last ones too): a flood costs time, never memory;
-- it has a deadline; past it (or at the output limit with `stop_at_limit`) the tree dies;
+- it has a deadline; past it (or at the output limit with `stop_at_limit`, or when `watch`,
+  reading stdout as it comes, has seen enough: ripgrep's matches) the tree dies;
 - after a kill it waits for asyncio to collect the exit status (`returncode`), generously and
   through a repeated cancel, before any pipe is closed: a transport closed over an unreaped
   child reaps it behind asyncio's back ("Unknown child process pid N" on stderr);
@@ -22,7 +24,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,33 +108,48 @@ async def run_child(
     stdin: bytes | None = None,
     merge: bool = False,
     tail: bool = False,
+    watch: Callable[[bytes], bool] | None = None,
     stop_at_limit: bool = False,
     keep_background: bool = False,
     grace: float = 0.0,
+    pass_fds: Sequence[int] = (),
     **options: Any,
 ) -> Finished:
     """Run `command` to its end under the rule above. OSError if it cannot start.
 
+    `watch`: gets stdout's chunks as they come (ripgrep's matches); True when it has seen
+    enough: the tree is killed and the result `cut_short`.
     `merge`: stderr into stdout. `keep_background`: processes it leaves running with their
     output elsewhere may stay (bash's `server > log &`); otherwise the whole tree, marked
     ones too, is killed when the command ends (a hook's daemon does not outlive it).
     `grace`: at the deadline the process first gets SIGTERM and that long to stop itself
     (a child zen then still reports what it did), before its tree is killed.
+    `pass_fds`: descriptors the child inherits (the sandbox's seccomp program and status
+    pipe; POSIX only). They are handed over: zen's copies are closed once the child has
+    started, or failed to.
     """
     mark = new_mark()
     become_subreaper()
-    proc = await spawn_tree(
-        command,
-        cwd=cwd,
-        env={**env, MARK: mark},
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT if merge else asyncio.subprocess.PIPE,
-        **options,
-    )
+    if pass_fds:
+        options["pass_fds"] = tuple(pass_fds)
+    try:
+        proc = await spawn_tree(
+            command,
+            cwd=cwd,
+            env={**env, MARK: mark},
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge else asyncio.subprocess.PIPE,
+            **options,
+        )
+    finally:
+        for fd in pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
     done = Finished(None, Output(limit, tail), None if merge else Output(limit, tail))
     full = asyncio.Event()
-    readers = [asyncio.ensure_future(_read(proc.stdout, done.out, full if stop_at_limit else None))]
+    enough = full if stop_at_limit or watch else None
+    readers = [asyncio.ensure_future(_read(proc.stdout, done.out, enough, watch))]
     if done.err is not None:
         readers.append(asyncio.ensure_future(_read(proc.stderr, done.err, None)))
     feeder = asyncio.ensure_future(_feed(proc.stdin, stdin))
@@ -148,7 +165,8 @@ async def run_child(
             task.cancel()
         close_pipes(proc)
     done.code = proc.returncode
-    done.cut_short = stop_at_limit and done.out.full  # also when it ended before the kill
+    if stop_at_limit and done.out.full:  # also when it ended before the kill
+        done.cut_short = True
     if keep_background:
         adopt_orphans(mark)
     else:
@@ -250,14 +268,18 @@ def close_pipes(proc: asyncio.subprocess.Process) -> None:
 
 
 async def _read(
-    stream: asyncio.StreamReader | None, sink: Output, full: asyncio.Event | None
+    stream: asyncio.StreamReader | None,
+    sink: Output,
+    full: asyncio.Event | None,
+    watch: Callable[[bytes], bool] | None = None,
 ) -> None:
-    """Read to the end (the child never blocks on a full pipe), keeping what `sink` keeps."""
+    """Read to the end (the child never blocks on a full pipe), keeping what `sink` keeps;
+    `full` is set when the output reached its limit or `watch` has seen enough."""
     if stream is None:
         return
     while chunk := await stream.read(65536):
         sink.feed(chunk)
-        if full is not None and sink.full:
+        if full is not None and (watch(chunk) if watch else sink.full):
             full.set()
 
 

@@ -45,6 +45,10 @@ class EditFile(Tool):
     name = "edit-file"
     Params = EditFileParams
     level = "confirm"
+    writes = True
+    claude_name = "Edit"
+    acp_kind = "edit"
+    file_arg = True
 
     def must_confirm(self, params: EditFileParams, ctx: ToolContext) -> bool:
         return needs_confirm_to_write(ctx, params.path)

@@ -46,6 +46,8 @@ class Git(Tool):
     name = "git"
     Params = GitParams
     level = "confirm"
+    acp_kind = "execute"
+    needs = "git"
 
     def level_for(self, params: GitParams, ctx: ToolContext) -> Level:
         try:

@@ -28,6 +28,8 @@ class Glob(Tool):
     name = "glob"
     Params = GlobParams
     read_only = True
+    claude_name = "Glob"
+    acp_kind = "search"
 
     def __init__(self, limit: int = LIMIT) -> None:
         self.limit = limit

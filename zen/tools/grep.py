@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from typing import BinaryIO, Literal
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
+from zen.tools.child import run_child
 from zen.tools.files.regular import kind_of
 from zen.tools.files.text import BINARY_PROBE, off_loop
 from zen.tools.ignore import RG_IGNORE_FLAGS, GitIgnore, PathGlob
@@ -38,6 +38,12 @@ MAX_LINE = 300
 """Characters kept of one line (minified files have lines of megabytes)."""
 RG_LINE_LIMIT = 2**22
 """Bytes of one ripgrep JSON line; a match in a longer line is skipped rather than held."""
+RG_TIMEOUT = 300.0
+"""Seconds a ripgrep run may take (it goes through `run_child`, like every child)."""
+ERR_LIMIT = 64 * 1024
+"""Bytes kept of ripgrep's stderr (and of its stdout, which the collector reads as it comes)."""
+LISTING_LIMIT = 32 * 2**20
+"""Bytes of `rg --files`: past that the special files are not looked for by name."""
 
 
 def find_rg() -> str | None:
@@ -120,6 +126,8 @@ class Grep(Tool):
     name = "grep"
     Params = GrepParams
     read_only = True
+    claude_name = "Grep"
+    acp_kind = "search"
 
     def __init__(self, rg: str | None | Literal["auto"] = "auto", limit: int = LIMIT) -> None:
         """`rg`: a ripgrep path, None for the pure-Python search, "auto" to look for one."""
@@ -181,20 +189,16 @@ class _Search:
         args = await self._rg_args(rg, cwd, target)
         if args is None:
             return await off_loop(self.with_python, collector)
-        proc = await asyncio.create_subprocess_exec(
-            *args,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            limit=RG_LINE_LIMIT,
+        lines = _RgLines(self, collector, cwd)
+        done = await run_child(
+            args, cwd=cwd, env=os.environ, timeout=RG_TIMEOUT, limit=ERR_LIMIT, watch=lines.feed
         )
-        assert proc.stdout is not None and proc.stderr is not None
-        errors = asyncio.ensure_future(proc.stderr.read())
-        await self._collect_rg(proc, proc.stdout, collector, cwd)
-        code = await proc.wait()
-        stderr = (await errors).decode("utf-8", "replace").strip()
-        if code == 2 and not collector.matches and not collector.capped:
+        if done.timed_out:
+            if not collector.matches:
+                return f"grep took over {RG_TIMEOUT:g} s; narrow the path or the glob"
+            collector.capped = True
+        stderr = done.err.data().decode("utf-8", "replace").strip() if done.err else ""
+        if done.code == 2 and not collector.matches and not collector.capped:
             return stderr or "ripgrep failed"
         return None
 
@@ -220,32 +224,6 @@ class _Search:
         args += ["--regexp", self.pattern, "--", target]
         return args
 
-    async def _collect_rg(
-        self,
-        proc: asyncio.subprocess.Process,
-        stdout: asyncio.StreamReader,
-        collector: _Collector,
-        cwd: Path,
-    ) -> None:
-        """ripgrep's lines into the collector until they end or it is full (then rg is killed)."""
-        # A whitelisting glob overrides .gitignore in ripgrep; check those files ourselves.
-        whitelists = self.glob and not self.glob.negated and self.target.is_dir()
-        recheck = GitIgnore() if whitelists else None
-        finished = False
-        try:
-            while raw := await _next_line(stdout):
-                line = _rg_line(raw, cwd)
-                if line is None or (recheck and recheck.ignored(line.path, cwd)):
-                    continue
-                collector.add(line)
-            finished = True
-        except _Stop:
-            pass
-        finally:
-            if not finished:  # capped or cancelled: ripgrep need not go on
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-
     def with_python(self, collector: _Collector) -> str | None:
         flags = re.IGNORECASE if self.ignore_case else 0
         try:
@@ -265,13 +243,44 @@ class _Search:
         return None
 
 
-async def _next_line(stream: asyncio.StreamReader) -> bytes:
-    """The next JSON line; a line over the limit is dropped (its tail then fails to parse)."""
-    while True:
-        try:
-            return await stream.readline()
-        except ValueError:
-            continue
+class _RgLines:
+    """ripgrep's JSON lines, as they come, into the collector; True (stop ripgrep) once it is
+    full. A line over RG_LINE_LIMIT is dropped rather than held."""
+
+    def __init__(self, search: _Search, collector: _Collector, cwd: Path) -> None:
+        self.collector = collector
+        self.cwd = cwd
+        # A whitelisting glob overrides .gitignore in ripgrep; check those files ourselves.
+        whitelists = search.glob and not search.glob.negated and search.target.is_dir()
+        self.recheck = GitIgnore() if whitelists else None
+        self.partial = bytearray()
+        self.dropping = False
+        self.stopped = False
+
+    def feed(self, chunk: bytes) -> bool:
+        if self.stopped:
+            return True
+        *complete, rest = chunk.split(b"\n")
+        for piece in complete:
+            line, self.partial = self.partial + piece, bytearray()
+            if self.dropping:
+                self.dropping = False
+                continue
+            try:
+                self._add(bytes(line))
+            except _Stop:
+                self.stopped = True
+                return True
+        self.partial += rest
+        if len(self.partial) > RG_LINE_LIMIT:
+            self.partial, self.dropping = bytearray(), True
+        return False
+
+    def _add(self, raw: bytes) -> None:
+        line = _rg_line(raw, self.cwd)
+        if line is None or (self.recheck and self.recheck.ignored(line.path, self.cwd)):
+            return
+        self.collector.add(line)
 
 
 def _rg_line(raw: bytes, cwd: Path) -> Line | None:
@@ -316,20 +325,12 @@ SPECIALS_MAX = 1000
 async def _special_files(args: list[str], cwd: Path) -> list[str] | None:
     """Paths (relative to `cwd`) that `rg --files` lists but are no regular files; None when
     there are too many to exclude by name."""
-    proc = await asyncio.create_subprocess_exec(
-        *args,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
+    done = await run_child(
+        args, cwd=cwd, env=os.environ, timeout=RG_TIMEOUT, limit=LISTING_LIMIT, stop_at_limit=True
     )
-    try:
-        listing, _ = await proc.communicate()
-    finally:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
+    if done.cut_short or done.timed_out:
+        return None  # too many files to exclude by name
+    listing = done.out.data()
     found = await off_loop(_not_regular, cwd, listing)
     return None if len(found) > SPECIALS_MAX else found
 

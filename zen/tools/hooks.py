@@ -22,7 +22,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from zen.base import events as ev
 from zen.base.bom import decode_text
@@ -39,23 +39,25 @@ EVENTS = (
 )
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 60.0
-CLAUDE_NAMES = {
-    "bash": "Bash",
-    "read-file": "Read",
-    "write-file": "Write",
-    "edit-file": "Edit",
-    "glob": "Glob",
-    "grep": "Grep",
-    "todo": "TodoWrite",
-    "spawn-agents": "Task",
-}
-"""zen's tool names as Claude Code calls them: what a reused hook's matcher expects."""
-PATH_TOOLS = ("read-file", "write-file", "edit-file")
-"""Tools whose `path` Claude Code calls `file_path` (absolute)."""
 OUTPUT_LIMIT = 64 * 1024
 """Bytes of a hook's stdout or stderr kept: what it says is a reason, not a transcript."""
 
 Permission = Literal["allow", "deny", "ask"]
+
+
+class HookedTool(Protocol):
+    """What hooks need of a tool (`zen.tools.base.Tool` has it)."""
+
+    name: str
+    claude_name: str
+    """Its name in Claude Code (`Bash`, `Read`), what a reused hook's matcher expects; empty:
+    its own name."""
+    file_arg: bool
+    """Its `path` is Claude Code's `file_path` (absolute)."""
+
+
+def claude_name(tool: HookedTool) -> str:
+    return tool.claude_name or tool.name
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,10 @@ class Hook:
     timeout: float = DEFAULT_TIMEOUT
     source: str = "config"
 
-    def matches(self, tool: str | None) -> bool:
+    def matches(self, tool: HookedTool | None) -> bool:
         if tool is None or self.matcher in ("", "*"):
             return True
-        names = (tool, CLAUDE_NAMES.get(tool, tool))
+        names = (tool.name, claude_name(tool))
         try:
             return any(re.fullmatch(self.matcher, n) for n in names)
         except re.error:
@@ -140,7 +142,7 @@ def load_hooks(configured: Any, root: Path, trusted: bool) -> tuple[list[Hook], 
     return hooks, problems
 
 
-def unmatched(hooks: list[Hook], tools: list[str]) -> list[str]:
+def unmatched(hooks: list[Hook], tools: list[HookedTool]) -> list[str]:
     """Warnings for tool-event matchers that can match none of `tools` (MCP patterns are
     left alone: their servers may start later)."""
     lines = []
@@ -151,24 +153,24 @@ def unmatched(hooks: list[Hook], tools: list[str]) -> list[str]:
             continue
         lines.append(
             f"hook matcher {hook.matcher!r} ({hook.event}, {hook.source}) matches no "
-            f"tool; zen's tools: {', '.join(tools)}"
+            f"tool; zen's tools: {', '.join(t.name for t in tools)}"
         )
     return lines
 
 
-def claude_input(tool: str, args: dict[str, Any], root: Path) -> dict[str, Any]:
+def claude_input(tool: HookedTool, args: dict[str, Any], root: Path) -> dict[str, Any]:
     """zen's arguments plus the keys Claude Code would send (`file_path`, absolute)."""
     shown = dict(args)
-    if tool in PATH_TOOLS and isinstance(args.get("path"), str):
+    if tool.file_arg and isinstance(args.get("path"), str):
         shown["file_path"] = str(root / args["path"])
     return shown
 
 
-def zen_input(tool: str, updated: dict[str, Any], root: Path) -> dict[str, Any]:
+def zen_input(tool: HookedTool, updated: dict[str, Any], root: Path) -> dict[str, Any]:
     """A hook's `updatedInput` back in zen's keys (`file_path` → `path`)."""
     args = dict(updated)
     file_path = args.pop("file_path", None)
-    if tool in PATH_TOOLS and isinstance(file_path, str):
+    if tool.file_arg and isinstance(file_path, str):
         args["path"] = file_path
     return args
 
@@ -186,11 +188,17 @@ class Hooks:
     def __bool__(self) -> bool:
         return bool(self.hooks)
 
-    def wants(self, event: str, tool: str | None = None) -> bool:
+    def wants(self, event: str, tool: HookedTool | None = None) -> bool:
         return any(h.event == event and h.matches(tool) for h in self.hooks)
 
     async def run(
-        self, event: str, emit: ev.Emit, agent: str, *, tool: str | None = None, **fields: Any
+        self,
+        event: str,
+        emit: ev.Emit,
+        agent: str,
+        *,
+        tool: HookedTool | None = None,
+        **fields: Any,
     ) -> Outcome:
         outcome = Outcome()
         payload = {
@@ -201,8 +209,8 @@ class Hooks:
             **fields,
         }
         if tool is not None:
-            payload["tool_name"] = CLAUDE_NAMES.get(tool, tool)
-            payload["zen_tool_name"] = tool
+            payload["tool_name"] = claude_name(tool)
+            payload["zen_tool_name"] = tool.name
         for hook in self.hooks:
             if hook.event != event or not hook.matches(tool):
                 continue

@@ -25,6 +25,7 @@ class MemoParams(Params):
 class Memo(Tool):
     name = "memo"
     Params = MemoParams
+    acp_kind = "think"
 
     def may_change_files(self, args: dict[str, object]) -> bool:
         return False  # it writes zen's own store, not the workspace

@@ -47,6 +47,9 @@ class ReadFile(Tool):
     Params = ReadFileParams
     level = "auto"
     read_only = True
+    claude_name = "Read"
+    acp_kind = "read"
+    file_arg = True
 
     def must_confirm(self, params: ReadFileParams, ctx: ToolContext) -> bool:
         return needs_confirm_to_read(ctx, params.path)

@@ -13,12 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from zen.llm.sse import scrub
+from zen.base.text import encodable, encodable_in
 from zen.llm.types import ToolCall
 from zen.settings.schema import PermissionLevel
 from zen.tools.base import ApprovalRequest, Approver, Tool, ToolContext, ToolResult
 from zen.tools.hooks import Hooks, Permission, claude_input, zen_input
-from zen.tools.workspace import printable
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:
@@ -32,7 +31,7 @@ def parse_arguments(raw: str) -> dict[str, Any] | str:
     if not isinstance(args, dict):
         return f"arguments must be a JSON object, not {type(args).__name__}"
     if "\\u" in raw:  # `\ud83d` alone decodes to a lone surrogate: unprintable, unsendable
-        args = scrub(args)
+        args = encodable_in(args)
     return args
 
 
@@ -104,13 +103,13 @@ class ToolRegistry:
         args, params = checked
         hooks = ctx.hooks
         forced: Permission | None = None
-        if hooks and hooks.wants("PreToolUse", tool.name):
+        if hooks and hooks.wants("PreToolUse", tool):
             hooked = await _pre_tool_use(hooks, tool, call, args, params, ctx)
             if isinstance(hooked, ToolResult):
                 return hooked
             args, params, forced = hooked
         result, ran = await self._permitted_run(tool, call, params, args, ctx, approver, forced)
-        if ran and hooks and hooks.wants("PostToolUse", tool.name):
+        if ran and hooks and hooks.wants("PostToolUse", tool):
             await _post_tool_use(hooks, tool, args, result, ctx)
         _cut_for_model(result, ctx.max_tool_output)
         return result
@@ -150,6 +149,7 @@ class ToolRegistry:
         """None when the call may run; else the result that stands in for it. A PreToolUse
         hook's `allow` skips the question, its `ask` asks even for an auto-level tool."""
         level = self.permissions.get(tool.name) or tool.level_for(params, ctx)
+        await tool.settle(params, ctx)
         if level == "sandboxed":
             level = "auto" if tool.sandboxed(params, ctx) else "confirm"
         personal = tool.person_only(params, ctx)
@@ -203,13 +203,13 @@ async def _pre_tool_use(
         "PreToolUse",
         ctx.run.emit,
         ctx.agent,
-        tool=tool.name,
-        tool_input=claude_input(tool.name, args, ctx.workspace.root),
+        tool=tool,
+        tool_input=claude_input(tool, args, ctx.workspace.root),
     )
     if said.block:
         return ToolResult.error(f"{call.name} was blocked by a hook: {said.reason}")
     if said.updated_input is not None:
-        args = zen_input(tool.name, {**args, **said.updated_input}, ctx.workspace.root)
+        args = zen_input(tool, {**args, **said.updated_input}, ctx.workspace.root)
         try:
             params = tool.Params.model_validate(args)
         except ValidationError as e:
@@ -228,8 +228,8 @@ async def _post_tool_use(
         "PostToolUse",
         ctx.run.emit,
         ctx.agent,
-        tool=tool.name,
-        tool_input=claude_input(tool.name, args, ctx.workspace.root),
+        tool=tool,
+        tool_input=claude_input(tool, args, ctx.workspace.root),
         tool_response={"ok": result.ok, "output": result.output},
     )
     notes = [*said.context, *([said.reason] if said.block else [])]
@@ -238,7 +238,7 @@ async def _post_tool_use(
 
 
 def _cut_for_model(result: ToolResult, limit: int) -> None:
-    """The output capped, and every text the model or the screen sees made printable."""
-    result.output = printable(cap(result.output, limit))
-    result.summary, result.diff = printable(result.summary), printable(result.diff)
-    result.files_changed = [printable(f) for f in result.files_changed]
+    """The output capped, and every text the model or the screen sees made encodable."""
+    result.output = encodable(cap(result.output, limit))
+    result.summary, result.diff = encodable(result.summary), encodable(result.diff)
+    result.files_changed = [encodable(f) for f in result.files_changed]

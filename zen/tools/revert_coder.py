@@ -18,6 +18,8 @@ class RevertCoder(Tool):
     name = "revert-coder"
     Params = RevertCoderParams
     level = "auto"
+    acp_kind = "edit"
+    needs = "checkpoints"
 
     def key_arg(self, args: dict[str, object]) -> str:
         return str(args.get("checkpoint", ""))

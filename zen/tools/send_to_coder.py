@@ -16,6 +16,8 @@ class SendToCoder(Tool):
     name = "send-to-coder"
     Params = SendToCoderParams
     level = "auto"
+    writes = True
+    nests = True
 
     async def execute(self, params: SendToCoderParams, ctx: ToolContext) -> ToolResult:
         if ctx.run.delegate is None:

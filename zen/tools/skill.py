@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from zen.settings.extensions import FILE_LIMIT, Extension
+from zen.settings.extensions import FILE_LIMIT
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 
 
@@ -22,17 +22,17 @@ class Skill(Tool):
     name = "skill"
     Params = SkillParams
     read_only = True
-
-    def __init__(self, skills: list[Extension]) -> None:
-        self.skills = {s.name: s for s in skills}
+    acp_kind = "read"
+    needs = "skills"
 
     def key_arg(self, args: dict[str, object]) -> str:
         return " ".join(str(args.get(k) or "") for k in ("name", "file")).strip()
 
     async def execute(self, params: SkillParams, ctx: ToolContext) -> ToolResult:
-        skill = self.skills.get(params.name)
+        skills = {s.name: s for s in ctx.skills}
+        skill = skills.get(params.name)
         if skill is None:
-            return ToolResult.error(f"no skill {params.name!r}; skills: {', '.join(self.skills)}")
+            return ToolResult.error(f"no skill {params.name!r}; skills: {', '.join(skills)}")
         if not params.file:
             beside = sorted(
                 p.relative_to(skill.folder).as_posix()

@@ -22,6 +22,10 @@ class SpawnAgents(Tool):
     name = "spawn-agents"
     Params = SpawnAgentsParams
     level = "confirm"
+    writes = True  # a code sub-agent edits
+    claude_name = "Task"
+    nests = True
+    needs = "parallel_agents"
 
     def key_arg(self, args: dict[str, Any]) -> str:
         tasks = args.get("tasks")

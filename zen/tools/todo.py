@@ -21,6 +21,9 @@ class TodoParams(Params):
 class Todo(Tool):
     name = "todo"
     Params = TodoParams
+    claude_name = "TodoWrite"
+    acp_kind = "think"
+    needs = "todo"
 
     def may_change_files(self, args: dict[str, object]) -> bool:
         return False  # it writes zen's own store, not the workspace

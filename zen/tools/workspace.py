@@ -8,24 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zen.base.paths import expand_user
-
-REPLACEMENT = "\ufffd"
-
-
-def printable(text: str) -> str:
-    """`text` without lone surrogates (undecodable bytes of a file name, via surrogateescape),
-    which no UTF-8 JSON can carry: each becomes U+FFFD."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        pass
-    try:  # the bytes the name had, so one bad byte is one U+FFFD
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:  # a surrogate that came from elsewhere (model text)
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+from zen.base.text import REPLACEMENT, encodable
 
 
 def _undo_replacement(candidate: Path) -> Path:
@@ -36,7 +19,7 @@ def _undo_replacement(candidate: Path) -> Path:
     for part in parts[1:]:
         if REPLACEMENT in part and not (current / part).exists():
             try:
-                names = [n for n in os.listdir(current) if printable(n) == part]
+                names = [n for n in os.listdir(current) if encodable(n) == part]
             except OSError:
                 return candidate
             if len(names) != 1:
@@ -129,7 +112,7 @@ class Workspace:
             shown = path.relative_to(self.root).as_posix() or "."
         except ValueError:
             shown = str(path)
-        return printable(shown)
+        return encodable(shown)
 
     def relative_parts(self, path: Path) -> tuple[str, ...]:
         """The parts of a resolved path below the root (or extra root) that holds it."""

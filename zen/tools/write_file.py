@@ -41,6 +41,10 @@ class WriteFile(Tool):
     name = "write-file"
     Params = WriteFileParams
     level = "confirm"
+    writes = True
+    claude_name = "Write"
+    acp_kind = "edit"
+    file_arg = True
 
     def must_confirm(self, params: WriteFileParams, ctx: ToolContext) -> bool:
         return needs_confirm_to_write(ctx, params.path)

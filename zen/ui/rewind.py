@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from zen.base import exits
 from zen.base.paths import expand_user
+from zen.base.terminal_safe import terminal_safe
 
 if TYPE_CHECKING:
     from zen.checkpoints.plan import Plan
@@ -22,11 +23,6 @@ if TYPE_CHECKING:
 
 LISTED = ("before", "coder", "rewind")
 """Kinds worth going back to: a run's start, a Coder's start, the state before a rewind."""
-
-
-def printable(text: str) -> str:
-    """File names and labels come from outside: no control characters reach the terminal."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
@@ -42,7 +38,7 @@ def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
                 continue
             seen_runs.add(c.run)
         what = {"before": "before", "coder": "  before Coder", "rewind": "before rewind"}[c.kind]
-        label = f"  {printable(c.label)}" if c.label else ""
+        label = f"  {terminal_safe(c.label)}" if c.label else ""
         rows.append((c, f"{c.id}  {c.when()}  {what}{label}"))
     return rows
 
@@ -55,7 +51,7 @@ def out_of_reach_lines(plan: Plan) -> list[str]:
         f"cannot restore {len(plan.out_of_reach)} file(s) changed since checkpoint "
         f"{plan.target.id} (no snapshot holds them; they stay as they are):"
     )
-    return [head, *(f"  {printable(line)}" for line in plan.out_of_reach)]
+    return [head, *(f"  {terminal_safe(line)}" for line in plan.out_of_reach)]
 
 
 def nothing_to_restore(plan: Plan) -> str:
@@ -173,7 +169,7 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
         return _refuse(plan)
     done = await store.apply(plan, run=undo_run(target, store))
     for line in plan.summary_lines():
-        print(printable(line))
+        print(terminal_safe(line))
     print(
         f"restored {len(done)} file(s) to checkpoint {target.id} ({target.when()}); "
         f"`zen rewind {plan.current.id}` goes back"
@@ -190,7 +186,7 @@ def _refuse(plan: Plan) -> int:
     )
     for path in plan.conflicts:
         why = f": {plan.blocked[path]}" if path in plan.blocked else ""
-        print(f"  {printable(path + why)}", file=sys.stderr)
+        print(f"  {terminal_safe(path + why)}", file=sys.stderr)
     return exits.CONFLICT
 
 

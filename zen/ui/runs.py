@@ -136,6 +136,7 @@ async def supervise(shell: RunHost, work: Any) -> asyncio.Task[Any]:
 
 
 def report(shell: RunHost, task: asyncio.Task[Any], command: str = "") -> None:
+    from zen.agent.run_guards import RunLimit
     from zen.llm.types import LLMError
     from zen.settings.schema import ConfigError
 
@@ -144,7 +145,7 @@ def report(shell: RunHost, task: asyncio.Task[Any], command: str = "") -> None:
         shell.out.info(f"interrupted: {what}, the conversation so far is kept", "yellow")
         return
     error = task.exception()
-    if isinstance(error, (LLMError, ConfigError)):  # e.g. /dual with no key for its role
+    if isinstance(error, (LLMError, ConfigError, RunLimit)):  # /dual with no key, max_time
         shell.out.error(str(error))
         if not command and unanswered_dropped(shell):
             shell.out.info("your message got no answer and was not kept (↑ recalls it)", "dim")

@@ -46,11 +46,6 @@ def redact(text: str) -> str:
     return SECRET.sub(mark, text)
 
 
-def printable(text: str) -> str:
-    """Text for a terminal: escape sequences, controls, C1 and bidi characters as `�`."""
-    return terminal_safe(text)
-
-
 def age(seconds: float) -> str:
     """`just now`, `5 min`, `3 h`, `2 d`: how long ago."""
     for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
@@ -64,7 +59,7 @@ def session_row(info: SessionInfo, now: float | None = None) -> str:
     the user's (a model "turn", as `-p`'s JSON counts them, is one request)."""
     tasks = _count(info.turns, "task")
     when = age((now or time.time()) - info.updated)
-    return printable(f"{info.id}  {when:>11}  {tasks:>9}  {_mode(info):<7}  {info.title}")
+    return terminal_safe(f"{info.id}  {when:>11}  {tasks:>9}  {_mode(info):<7}  {info.title}")
 
 
 def _count(n: int, what: str) -> str:
@@ -134,7 +129,7 @@ def _act(store: SessionStore, args: argparse.Namespace, out: TextIO) -> None:
         _remove(store, info, out)
     elif args.action == "show":
         for line in show_lines(store, info):
-            print(printable(line), file=out)
+            print(terminal_safe(line), file=out)
     else:
         for event in export_events(store, info, raw_tools=args.raw_tool_outputs):
             out.write(json.dumps(event, ensure_ascii=True) + "\n")
@@ -145,10 +140,10 @@ def _list(store: SessionStore, args: argparse.Namespace, out: TextIO) -> None:
     found = store.recent(root, max(args.limit, 1))
     if not found:
         where = "" if args.all else f" in {root}"
-        print(printable(f"no saved sessions{where}"), file=out)
+        print(terminal_safe(f"no saved sessions{where}"), file=out)
     for info in found:
         line = session_row(info)
-        print(printable(line + (f"  ({info.workspace})" if args.all else "")), file=out)
+        print(terminal_safe(line + (f"  ({info.workspace})" if args.all else "")), file=out)
 
 
 def _remove(store: SessionStore, info: SessionInfo, out: TextIO) -> None:

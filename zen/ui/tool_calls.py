@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zen.base import events as ev
+from zen.tools.catalog import described
 from zen.ui.cells import fit_line
 from zen.ui.format import (
     call_line,
@@ -29,14 +30,18 @@ if TYPE_CHECKING:
 
     from zen.ui.live_line import LiveLine
 
-NESTING_TOOLS = ("send-to-coder", "spawn-agents")
-"""Calls whose agents' activity is printed indented under them."""
 DIFF_LINES = 6
 OUTPUT_LINES = 5
 """Lines of a command's output shown (dimmed) under its log line; `/show` prints it all."""
 TODO_LINES = 12
 KEPT_OUTPUTS = 50
 """Tool outputs `/show N` can still reach."""
+
+
+def nests(tool: str) -> bool:
+    """Its calls start agents, whose activity is printed indented under them."""
+    described_as = described(tool)
+    return described_as is not None and described_as.nests
 
 
 class Log(Protocol):
@@ -83,7 +88,7 @@ class ToolCalls:
     def running(self, e: ev.ToolCallRunning) -> None:
         self.log.end_text(e.agent)
         self._args.pop((e.agent, e.call_id), None)
-        if e.name in NESTING_TOOLS:
+        if nests(e.name):
             self.log.live.drop(("call", e.agent, e.call_id))
             indent = "    " if is_nested(e.agent) else ""
             arg = fit_line(e.detail, 200)
@@ -106,7 +111,8 @@ class ToolCalls:
         if e.name == "todo" and e.ok and e.args.get("action") != "list":
             self._todo_block(e)
             return
-        detail = "" if e.name in NESTING_TOOLS else e.detail
+        nested = nests(e.name)
+        detail = "" if nested else e.detail
         indent, marker, name, arg, outcome = call_parts(e.agent, e.name, detail, e.ok, e.summary)
         self.log.line(
             self.log.styled(
@@ -118,7 +124,7 @@ class ToolCalls:
             ),
             kind="tool",
         )
-        if e.name not in NESTING_TOOLS and e.output:
+        if not nested and e.output:
             self.outputs.append((call_line(e.agent, e.name, detail, e.ok, e.summary), e.output))
             del self.outputs[:-KEPT_OUTPUTS]
         shown = preview_key(e.agent, e.name, e.args) in self.previewed
@@ -127,7 +133,7 @@ class ToolCalls:
             for line in diff_excerpt(e.diff, DIFF_LINES):
                 style = {"+": "green", "-": "red"}.get(line[:1], "dim")
                 self.log.line(self.log.styled((indent + "  ", ""), (line, style)), kind="tool")
-        elif e.name not in NESTING_TOOLS and (e.name == "bash" or not e.ok):
+        elif not nested and (e.name == "bash" or not e.ok):
             width = max(20, self.log.console.width - len(indent) - 3)
             excerpt, more = output_tail(e.output, OUTPUT_LINES)
             excerpt = [ln for ln in excerpt if ln.removeprefix("Error: ").strip() != e.summary]

@@ -55,6 +55,11 @@ ALIKE = 0.6
 definitions must be for the block to be that file: a one-line change of 5 lines is 0.8."""
 CLOSEST_UP_TO = 200_000
 """Characters of a file searched for the lines closest to a SEARCH text that did not match."""
+QUOTED = (
+    "not run: a ```bash block runs only in an answer made of blocks alone; next to other text "
+    "it is a quote. To run it, send it again with no text around the blocks"
+)
+"""Told once a conversation; later, a quoted command is only said to be not run."""
 
 
 class Applier:
@@ -72,6 +77,7 @@ class Applier:
         self._attach: list[bf.Seen] = []
         self._ran = ran
         """Commands this run already ran: each runs once per task."""
+        self._told = False
         self._n = 0
         self.acted = 0
         """Blocks that ran a call or failed; an answer with none (all were no-ops: already
@@ -83,7 +89,11 @@ class Applier:
             self.acted += 1
             return False, f"Error: {block.problem}"
         if isinstance(block, Command):
-            return await self._command(block.command, door)
+            return (
+                self._quoted(block.command)
+                if block.quoted
+                else await self._command(block.command, door)
+            )
         plan = await off_loop(self._plan, block)
         if not isinstance(plan, Call):
             self.acted += 0 if plan[0] else 1
@@ -96,6 +106,19 @@ class Applier:
     def attached(self) -> str:
         """The files shown again because they changed (or were never seen), as attachments."""
         return bf.render(self._attach, [])
+
+    def _quoted(self, command: str) -> tuple[bool, str]:
+        """A command shown in prose ("never run this: …") is not run; the model learns why
+        once, and a quote in a final answer then leaves the answer as it is."""
+        told = any(
+            m.get("role") == "user" and QUOTED in str(m.get("content"))
+            for m in self.transcript.messages
+        )
+        if told or self._told:
+            return True, f"`{command}`: not run (text around it)"
+        self._told = True
+        self.acted += 1
+        return False, f"`{command}`: {QUOTED}"
 
     async def _command(self, command: str, door: Door) -> tuple[bool, str]:
         if "bash" not in self.registry.tools:

@@ -1,37 +1,34 @@
 """Where an edit block names its file: a path line above a fence or a SEARCH marker, the
 fence's info string, a prose line naming a shown file. Small models slip in small ways, so
-markdown around a path is forgiven; prose is never taken for a path."""
+markdown around a path is forgiven; prose is never taken for a path. Each check reads one line
+once, with no pattern that backtracks (the parser asks at every fence of a hostile answer)."""
 
 from __future__ import annotations
 
 import re
 
 _PATH_PREFIX = re.compile(r"^(?:#+|[-*]|\d+\.)?\s*(?:(?:file(?:name)?|path)\s*:\s*)?", re.I)
+_MAYBE_PATH = re.compile(r"[./\\]|Makefile|Dockerfile|Procfile|Gemfile|Rakefile|LICENSE")
+"""What a line naming a path must hold somewhere: most lines are not paths, told at once."""
+_NOT_IN_PATH = re.compile(r"\s|://|[<>|?*]")
+_WORD = re.compile(r"\w")
+_WORDS = re.compile(r"[\w./\\`*-]+")
+_PLACEHOLDER = re.compile(r"\s*<[^<>/][^<>]{0,39}>\s*(?::\s*)?")
+"""`<path of the file>` copied from the prompt; not a closing tag (`</file>`)."""
 
 
-def named_above(lines: list[str], start: int, known: frozenset[str]) -> str | None:
+def named_in(line: str, known: frozenset[str]) -> str | None:
     """The one file the model was shown that the prose line above a fence names."""
-    above = next(
-        (lines[j] for j in range(start - 1, max(start - 3, -1), -1) if lines[j].strip()), ""
-    )
-    words = {w.strip(".,;:!?()[]'\"`*") for w in re.findall(r"[\w./\\`*-]+", above)}
+    if not known:
+        return None
+    words = {w.strip(".,;:!?()[]'\"`*") for w in _WORDS.findall(line)}
     named = words & known
     return named.pop() if len(named) == 1 else None
 
 
-def placeholder_above(lines: list[str], start: int) -> bool:
-    above = next(
-        (lines[j] for j in range(start - 1, max(start - 3, -1), -1) if lines[j].strip()), ""
-    )
-    return bool(re.fullmatch(r"\s*<[^<>]{1,40}>\s*:?\s*", above))
-
-
-def path_before(lines: list[str], start: int) -> str | None:
-    """The path line just above a fence (one blank line between is forgiven)."""
-    for j in range(start - 1, max(start - 3, -1), -1):
-        if lines[j].strip():
-            return path_line(lines[j])
-    return None
+def placeholder(line: str) -> bool:
+    """The prompt's `<path of the file>`, copied as it is."""
+    return bool(_PLACEHOLDER.fullmatch(line))
 
 
 def angled(line: str) -> str | None:
@@ -51,16 +48,13 @@ def path_in_info(words: list[str]) -> str | None:
 
 def path_line(line: str) -> str | None:
     """The path a line consists of, forgiving markdown around it; None for prose."""
+    if not _MAYBE_PATH.search(line):
+        return None
     text = _PATH_PREFIX.sub("", line.strip(), count=1).strip()
     text = text.strip("*_`'\"").rstrip(":").strip("*_`'\"").strip()
-    if not text or len(text) > 255 or any(c.isspace() for c in text):
+    if not text or len(text) > 255 or text.endswith("."):
         return None
-    if (
-        text.endswith(".")
-        or "://" in text
-        or not re.search(r"\w", text)
-        or set(text) & set("<>|?*")
-    ):
+    if _NOT_IN_PATH.search(text) or not _WORD.search(text):
         return None
     name = text.replace("\\", "/").rsplit("/", 1)[-1]
     if "." in name.strip(".") or "/" in text.replace("\\", "/") or name in EXTENSIONLESS:

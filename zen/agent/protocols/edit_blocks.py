@@ -33,7 +33,8 @@ from zen.tools.base import ToolContext, ToolResult
 from zen.tools.files.text import off_loop
 from zen.tools.registry import ToolRegistry
 
-_CODE = re.compile(r"^\s*(```|~~~|<{5,9}\s*SEARCH)", re.M)
+_CODE = re.compile(r"^[^\S\n]*(```|~~~|<{5,9}\s*SEARCH)", re.M)
+"""Not `^\\s*`: from every line start it ran over all the blank lines after (quadratic)."""
 _CALL_SHAPED = re.compile(r'<tool_call>|<function=|"name"\s*:\s*"[\w.-]+"\s*,\s*"arguments"')
 NOTE = "[zen] "
 """Begins each user message the protocol writes (results, the switch): what zen said, not the
@@ -41,6 +42,15 @@ user, so compaction and the session's turns leave them out of the user's words."
 ALL_DONE = "All applied. If the task is done, answer in a sentence without blocks."
 CUT = "Your answer was cut at max_tokens: send fewer, smaller blocks."
 SOME_FAILED = "Fix what failed with new blocks; when the task is done, answer without blocks."
+MAX_ANSWER = 1_000_000
+"""Bytes of an answer read for blocks. More than any model writes in one answer (128K output
+tokens are about 500 KB), so only a runaway or a hostile server sends more; at the cap the
+parse takes under a second of CPU, off the event loop (dev/bench/edit_blocks.py)."""
+TOO_LONG = (
+    "your answer is {size:,} bytes, over the {cap:,} zen reads for blocks: nothing in it was "
+    "applied or run. Send fewer blocks per answer, and SEARCH/REPLACE blocks for the lines you "
+    "change rather than whole files"
+)
 
 
 def from_zen(content: object) -> bool:
@@ -89,8 +99,7 @@ class EditBlocks(ToolProtocol):
     async def read(self, reply: AssistantTurn, emit: ev.Emit) -> Reading:
         if reply.tool_calls:
             return tool_calls(reply, self.agent, emit)
-        blocks = parse(reply.content, frozenset(bf.attached_names(self.transcript.messages)))
-        blocks = blocks or await self._lone_file(reply.content)
+        blocks = await self._blocks(reply.content)
         if not blocks or self.runaways.repeated_blocks(reply.content, self.agent, emit):
             return Reading()  # the answer stands
         applier = Applier(self.ctx, self.registry, self.transcript, self.show, self._ran)
@@ -135,10 +144,19 @@ class EditBlocks(ToolProtocol):
         self.ctx.read_tracker.mark_read(seen.path, seen.stamp)
         self._shown[seen.path] = seen.stamp
 
+    async def _blocks(self, content: str) -> list[Block]:
+        """The answer's blocks, read off the event loop (a deadline or Ctrl-C can still end
+        the run). An answer over MAX_ANSWER bytes is not read: refused when it holds code."""
+        size = len(content.encode(errors="surrogatepass"))
+        if size > MAX_ANSWER:
+            return [Malformed(TOO_LONG.format(size=size, cap=MAX_ANSWER))] if tried(content) else []
+        known = frozenset(bf.attached_names(self.transcript.messages))
+        return await off_loop(parse, content, known) or await self._lone_file(content)
+
     async def _lone_file(self, content: str) -> list[Block]:
         """An answer that is one bare fenced block: the whole new text of the one shown file
         it can only be, or nothing (a snippet quoted in an answer stays an answer)."""
-        body = lone_fence(content)
+        body = await off_loop(lone_fence, content)
         path = None
         if body is not None:
             path = await off_loop(owner, self.ctx, self.transcript.messages, body)

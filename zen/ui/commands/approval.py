@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from zen.settings.sandbox_options import SandboxMode
 from zen.ui.commands.registry import CommandContext, command
 
@@ -17,14 +19,22 @@ def _yes(ctx: CommandContext, arg: str) -> None:
 
 
 @command("sandbox", "show where bash runs, or switch: /sandbox auto|on|off", "[auto|on|off]")
-def _sandbox(ctx: CommandContext, arg: str) -> None:
+def _sandbox(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
     box = ctx.session.sandbox
     modes: dict[str, SandboxMode] = {"auto": "auto", "on": "on", "off": "off"}
     mode = arg.strip().lower()
     if mode and mode not in modes:
         ctx.out.info("  /sandbox auto, /sandbox on or /sandbox off", "dim")
-        return
+        return None
     if mode:
         box.mode = modes[mode]
         box.told = False
+    return _show(ctx)
+
+
+async def _show(ctx: CommandContext) -> None:
+    """The status line, after the probe (at most 10 s, the loop running meanwhile)."""
+    box = ctx.session.sandbox
+    if box.mode != "off":
+        await box.settle(10.0)
     ctx.out.info(f"sandbox {box.status()}", "yellow" if box.mode == "off" else "dim")

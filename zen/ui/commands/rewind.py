@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
 from zen.ui.commands.registry import CommandContext, command
 from zen.ui.rewind import (
     nothing_to_restore,
     out_of_reach_lines,
-    printable,
     undo_run,
     undo_target,
 )
@@ -44,7 +44,7 @@ async def shell_undo(ctx: CommandContext) -> None:
     if target is None:
         ctx.out.info("nothing to undo: no message changed files here yet", "dim")
         return
-    label = f" “{printable(target.label)}”" if target.label else ""
+    label = f" “{terminal_safe(target.label)}”" if target.label else ""
     await _restore(ctx, store, target, f"undo the files changed by{label or ' the last run'}")
 
 
@@ -60,7 +60,7 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
         for number, turn in enumerate(turns, 1):
             start = store.run_start(turn.run) if store and turn.run else None
             note = f"checkpoint {start.id}" if start else "no file changes"
-            ctx.out.info(f"  {number}. {printable(_first_line(turn.label))}  ({note})")
+            ctx.out.info(f"  {number}. {terminal_safe(_first_line(turn.label))}  ({note})")
         arg = await _ask(ctx, "  rewind to just before which message? (number, Enter: none) › ")
     try:
         turn = turns[int(arg) - 1]
@@ -92,7 +92,7 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
             return
         ctx.out.info(
             f"  conversation rewound: the next message continues from before "
-            f"“{printable(_first_line(turn.label))}”",
+            f"“{terminal_safe(_first_line(turn.label))}”",
             "dim",
         )
 
@@ -160,7 +160,7 @@ def _show(ctx: CommandContext, plan: Plan, what: str) -> list[str]:
     ctx.out.info(f"{what} (checkpoint {target.id}, {target.when()}):")
     lines = plan.summary_lines()
     for line in lines[:SHOWN_FILES]:
-        ctx.out.info(f"  {printable(line)}", "yellow" if "  ! " in line else "")
+        ctx.out.info(f"  {terminal_safe(line)}", "yellow" if "  ! " in line else "")
     if len(lines) > SHOWN_FILES:
         ctx.out.info(f"  … {len(lines) - SHOWN_FILES} more", "dim")
     return lines
