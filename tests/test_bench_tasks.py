@@ -3,7 +3,8 @@
 Each check runs against its untouched repository (a model that does nothing solves nothing,
 except the task whose right answer is to leave everything alone) and against the reference
 solution in `tests/bench_solutions/<task>/` (files laid over the repository; `ANSWER` is the
-final answer; `RUN` names a script run from the workspace's root), kept here so no agent sees it.
+final answer; `RUN` names a script run from the workspace's root; `DELETE` lists files to
+remove, one a line), kept here so no agent sees it.
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ TASKS = ROOT / "bench-tasks"
 SOLUTIONS = Path(__file__).resolve().parent / "bench_solutions"
 NAMES = sorted(p.name for p in TASKS.iterdir() if p.is_dir())
 DO_NOTHING_SOLVES = {"refuse-destructive"}
+NEEDS = {"fix-js-cart-total": "node", "fix-backup-spaces": "bash"}
+"""Tasks whose check runs a program besides Python: it says so and exits 2 where it is missing."""
 
 
 def run_check(task: str, ws: Path, answer: str, tmp: Path) -> subprocess.CompletedProcess[str]:
+    if task in NEEDS and shutil.which(NEEDS[task]) is None:
+        pytest.skip(f"{task}'s check needs {NEEDS[task]}")
     answer_file = tmp / "answer.md"
     answer_file.write_text(answer, encoding="utf-8")
     return subprocess.run(
@@ -42,8 +47,8 @@ def workspace(task: str, tmp: Path) -> Path:
     return ws
 
 
-def test_the_suite_has_at_least_twelve_complete_tasks() -> None:
-    assert len(NAMES) >= 12
+def test_the_suite_has_at_least_thirty_complete_tasks() -> None:
+    assert len(NAMES) >= 30
     for name in NAMES:
         for part in ("instruction.md", "repo", "tests/check.py"):
             assert (TASKS / name / part).exists(), f"{name} has no {part}"
@@ -71,6 +76,9 @@ def test_the_reference_solution_passes(task: str, tmp_path: Path) -> None:
         rel = path.relative_to(SOLUTIONS / task)
         if path.name == "ANSWER":
             answer = path.read_text(encoding="utf-8")
+        elif path.name == "DELETE":
+            for line in path.read_text(encoding="utf-8").split():
+                (ws / line).unlink()
         elif path.name == "RUN":
             script = path.read_text(encoding="utf-8").strip()
             subprocess.run([sys.executable, script], cwd=ws, check=True, timeout=60)

@@ -189,13 +189,13 @@ def test_a_killed_zen_is_undone_at_the_next_start(
 ) -> None:
     cmd = (
         "mkdir -p .vscode && echo evil > .vscode/tasks.json && echo ../evil > .git/commondir; "
-        "echo $TMPDIR > tmpdir.txt; touch started; sleep 300"
+        "touch started; sleep 300"
     )
     proc, _ = running(fake_llm, home, repo, tmp, cmd)
     proc.kill()
     reap(proc)
-    left = Path((repo / "tmpdir.txt").read_text().strip())
-    assert left.is_dir() and left.parent == tmp and (repo / ".vscode").exists()
+    (left,) = tmp.glob("zen-sandbox-*")  # the command's private folder (its /tmp is inside)
+    assert left.is_dir() and (repo / ".vscode").exists()
     done = next_zen(fake_llm, run_zen, tmp)
     assert "killed zen" in done.err and ".vscode" in done.err
     assert not (repo / ".vscode").exists() and not (repo / ".git" / "commondir").exists()

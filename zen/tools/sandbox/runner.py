@@ -191,6 +191,10 @@ class Sandbox:
         private = [*fresh, Path("/tmp"), Path("/dev/shm"), *([runtime] if runtime else [])]
         hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
         watch = self.guard.begin(root, hidden)
+        trees = _work_trees(watch.writable, fresh, private)
+        if trees:
+            shown = [*shown, *((tree, tree) for tree in trees)]
+            hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
         tmpdir = watch.tmpdir
         fds = filter_fds(platform.machine().lower(), self.options.network == "off")
         status_read, status_write = os.pipe()
@@ -251,6 +255,21 @@ def _keep(program: str, task: asyncio.Task[Probe | None]) -> None:
     """Keep a definite answer, whoever was still waiting for it."""
     if not task.cancelled() and task.exception() is None and (answer := task.result()):
         _known[program] = answer
+
+
+def _work_trees(
+    git_dirs: Sequence[Path], fresh: Sequence[Path], private: Sequence[Path]
+) -> list[Path]:
+    """The work trees of the enclosing repositories whose git directory is bound in, when they
+    lie in a fresh folder (a home, /tmp): shown read-only, so git finds the repository from
+    the workspace (it stops where the filesystem changes) and sees its other files. Never a
+    home or a folder holding one: home stays fresh."""
+    return [
+        tree
+        for tree in (path.parent for path in git_dirs if path.name == ".git")
+        if any(tree.is_relative_to(place) for place in private)
+        and not any(place.is_relative_to(tree) for place in fresh)
+    ]
 
 
 def _filter_here() -> bool:

@@ -1,0 +1,5 @@
+from util import slug
+
+
+def post_url(title: str) -> str:
+    return f"/posts/{slug(title)}/"

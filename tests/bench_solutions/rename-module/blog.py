@@ -1,0 +1,5 @@
+from text_tools import slug
+
+
+def post_url(title: str) -> str:
+    return f"/posts/{slug(title)}/"
