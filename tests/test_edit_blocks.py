@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zen.tools.files.edit_blocks import (
+from zen.agent.protocols.block_checks import lost_definitions, omissions
+from zen.agent.protocols.block_parser import (
     Command,
     Malformed,
     Replace,
@@ -12,7 +13,6 @@ from zen.tools.files.edit_blocks import (
     lone_fence,
     parse,
 )
-from zen.tools.files.whole_file import lost_definitions, omissions
 
 BLOCK = "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"
 ONE = Replace("app.py", "old\n", "new\n")

@@ -15,8 +15,8 @@ import pytest
 
 from tests.conftest import zen_env
 from tests.fakes.server import call, llamacpp, raw, sse, status, text, tool_calls
-from zen.agent.calls import CUT_CALL
 from zen.agent.loop import CUT_MARK
+from zen.agent.protocols.base import CUT_CALL
 from zen.base.preamble import asked
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zen.agent import text_context as tc
+from zen.agent.protocols import block_files as tc
 from zen.tools.base import ToolContext
 from zen.tools.workspace import Workspace
 

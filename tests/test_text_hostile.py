@@ -15,11 +15,11 @@ import pytest
 
 from tests.fakes.server import text
 from tests.test_text_protocol import CALC, EDIT, args_for, users
-from zen.agent.text_apply import QUOTED
-from zen.agent.text_protocol import MAX_ANSWER, _tried
-from zen.tools.files.edit_blocks import MARKS, lone_fence, parse
-from zen.tools.files.lines_ahead import Ahead
-from zen.tools.files.whole_file import omissions
+from zen.agent.protocols.block_ahead import Ahead
+from zen.agent.protocols.block_apply import QUOTED
+from zen.agent.protocols.block_checks import omissions
+from zen.agent.protocols.block_parser import MARKS, lone_fence, parse
+from zen.agent.protocols.edit_blocks import MAX_ANSWER, tried
 
 PROSE = (
     "To clean up, you might be tempted to wipe the folder. Never run this: it deletes "
@@ -106,7 +106,7 @@ def test_a_megabyte_of_the_worst_shapes_parses_in_linear_time(shape: str) -> Non
     start = time.process_time()
     parse(answer, frozenset({"a.py"}))
     lone_fence(answer)
-    _tried(answer)
+    tried(answer)
     assert time.process_time() - start < 5
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_text_context import make, names
-from zen.agent import text_imports
+from zen.agent.protocols import block_imports as text_imports
 
 
 def test_a_failing_tests_module_comes_with_the_test(tmp_path: Path) -> None:

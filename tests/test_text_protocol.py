@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import closing
 from tests.fakes.server import Reply, call, text, tool_calls
-from zen.agent.compaction import user_texts
+from zen.agent.compacted import user_texts
 from zen.agent.conversation import Conversation
 from zen.agent.session import Session
 from zen.base import events as ev

@@ -80,10 +80,10 @@ def script(tasks: int, answer_chars: int) -> Any:
 
 
 async def run(window: int, tasks: int, answer_chars: int) -> dict[str, Any]:
-    from zen.agent import compaction
+    from zen.agent.compaction import Compactor
 
     timings: dict[str, list[float]] = {"stubs": [], "memo": []}
-    original = compaction.compact
+    original = Compactor.compact
 
     async def timed(*args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
@@ -93,11 +93,11 @@ async def run(window: int, tasks: int, answer_chars: int) -> dict[str, Any]:
             timings[kind].append(time.perf_counter() - t0)
         return event
 
-    compaction.compact = timed  # type: ignore[assignment]
+    Compactor.compact = timed  # type: ignore[method-assign]
     try:
         return await _run(window, tasks, answer_chars, timings)
     finally:
-        compaction.compact = original  # type: ignore[assignment]
+        Compactor.compact = original  # type: ignore[method-assign]
 
 
 async def _run(

@@ -5,7 +5,7 @@
 Each shape is one the parser used to rescan the answer for (unclosed fences, `<file path>`
 echoes never closed, fences wrapping markers) or a pattern used to backtrack on (a long fence
 line, blank lines, spaces). Measures what the protocol runs on an answer: `parse`, then
-`lone_fence`, then the check for code (`_tried`). Default sizes: 250,000 and 1,000,000 bytes
+`lone_fence`, then the check for code (`tried`). Default sizes: 250,000 and 1,000,000 bytes
 (the protocol's cap, `MAX_ANSWER`); the time should grow with the size, not its square.
 Before issue 35, 79 KB of unclosed fences took 40 s and 1 MB hours. The first line times a
 fixed loop, to tell a loaded machine (an idle core takes about 15 ms).
@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.test_text_hostile import SHAPES as BROKEN  # noqa: E402
-from zen.agent.text_protocol import MAX_ANSWER, _tried  # noqa: E402
-from zen.tools.files.edit_blocks import lone_fence, parse  # noqa: E402
+from zen.agent.protocols.block_parser import lone_fence, parse  # noqa: E402
+from zen.agent.protocols.edit_blocks import MAX_ANSWER, tried  # noqa: E402
 
 SHAPES = {**BROKEN, "bare fences": lambda n: "```\n" * (n // 4)}
 """The shapes that were quadratic, and the new parser's slowest per byte (many tiny blocks)."""
@@ -33,7 +33,7 @@ def cpu(answer: str) -> float:
         start = time.process_time()
         parse(answer, frozenset({"a.py"}))
         lone_fence(answer)
-        _tried(answer)
+        tried(answer)
         best = min(best, time.process_time() - start)
     return best
 

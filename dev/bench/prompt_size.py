@@ -54,7 +54,14 @@ def rows() -> list[Row]:
     facts = builder.facts.context()
     agent = session.conversation.agent()
     found = [
-        size("single", "-", agent.messages[0]["content"], agent.registry.schemas(), facts, TASK)
+        size(
+            "single",
+            "-",
+            agent.transcript.messages[0]["content"],
+            agent.registry.schemas(),
+            facts,
+            TASK,
+        )
     ]
     for mode in ("delegated", "autonomous", "controlled"):
         session.set_mode("dual")
@@ -64,7 +71,7 @@ def rows() -> list[Row]:
             size(
                 "orchestrator",
                 mode,
-                orch.messages[0]["content"],
+                orch.transcript.messages[0]["content"],
                 orch.registry.schemas(),
                 facts + "\n" + decide(TASK, []).note(),  # the triage line joins the facts
                 TASK,
@@ -85,11 +92,11 @@ def rows() -> list[Row]:
     text_session = Session(text_config, make_workspace(text_config, root), git_facts=GIT)
     text_session.builder.facts = replace(text_session.builder.facts, **FIXED)
     agent = text_session.conversation.agent()
-    system = agent.messages[0]["content"]
+    system = agent.transcript.messages[0]["content"]
     found.append(size("single", "text", system, agent.wire_tools(), facts, TASK))
     text_session.set_mode("dual")
     coder = text_session.builder.delegates("dual", "delegated")(CODER, "coder")
-    system = coder.messages[0]["content"]
+    system = coder.transcript.messages[0]["content"]
     found.append(size("coder", "text", system, coder.wire_tools(), facts, task))
     return found
 

@@ -27,8 +27,6 @@ from acp.schema import (
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
-    SessionMode,
-    SessionModeState,
     SetSessionModeResponse,
 )
 
@@ -36,39 +34,20 @@ from zen import __version__
 from zen.acp.client_files import ClientFiles, client_file_tools
 from zen.acp.errors import bad_params, failure
 from zen.acp.hosts import Host
+from zen.acp.modes import mode_state, switch_mode
 from zen.acp.permission import EditorApprover
 from zen.acp.prompt_blocks import prompt_text
 from zen.acp.replay import replay
 from zen.acp.session_config import session_config, with_client_servers, workspace_root
 from zen.acp.updates import Updates
-from zen.agent.record import title_of
 from zen.agent.run_guards import RunLimit
 from zen.agent.session import Session
 from zen.llm.types import LLMError
-from zen.settings.model_roles import resolve_model
-from zen.settings.schema import DUAL_ROLES, ConfigError
+from zen.settings.schema import ConfigError
 from zen.stores.session_db import SessionError
 
 log = logging.getLogger("zen.acp")
 
-MODES = [
-    SessionMode(id="single", name="Single", description="one agent does everything"),
-    SessionMode(
-        id="delegated",
-        name="Dual: delegated",
-        description="an Orchestrator plans and sends each step to a Coder",
-    ),
-    SessionMode(
-        id="autonomous",
-        name="Dual: autonomous",
-        description="the Coder gets whole tasks and finds its own way",
-    ),
-    SessionMode(
-        id="controlled",
-        name="Dual: controlled",
-        description="the Coder only writes code; the Orchestrator applies it",
-    ),
-]
 STOP = {
     "done": "end_turn",
     "max_turns": "max_turn_requests",
@@ -133,7 +112,7 @@ class ZenAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         host = await self._open(cwd, mcp_servers or [])
-        return NewSessionResponse(session_id=host.id, modes=self._modes(host))
+        return NewSessionResponse(session_id=host.id, modes=mode_state(host.session))
 
     async def load_session(
         self,
@@ -151,7 +130,7 @@ class ZenAgent:
             await host.close()
             raise bad_params(f"no session {session_id!r}; session/list gives the whole ids")
         await replay(self.conn, host.id, host.session)
-        return LoadSessionResponse(modes=self._modes(host))
+        return LoadSessionResponse(modes=mode_state(host.session))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -194,12 +173,12 @@ class ZenAgent:
             raise failure(str(e)) from None
         except Exception as e:
             raise failure(f"zen could not open the session: {type(e).__name__}: {e}") from None
-        sid = session.record.id if resume is not None else session.open_record()
+        sid = session.id if resume is not None else session.open_record()
         host.id = sid or uuid.uuid4().hex
         reads, writes = self.client_fs
         if reads or writes:  # file tools go through the editor; the guards stay zen's
             files = ClientFiles(self.conn, host.id, reads, writes)
-            session.builder.tools.update(client_file_tools(files))
+            session.add_tools(client_file_tools(files))
         self.hosts[host.id] = host
         return host
 
@@ -211,29 +190,10 @@ class ZenAgent:
 
     # -- modes ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _modes(host: Host) -> SessionModeState:
-        session = host.session
-        current = "single" if session.mode == "single" else session.collaboration
-        return SessionModeState(current_mode_id=current, available_modes=MODES)
-
     async def set_session_mode(
         self, mode_id: str, session_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
-        host = self._host(session_id)
-        if mode_id not in {m.id for m in MODES}:
-            raise bad_params(f"unknown mode {mode_id!r}: {', '.join(m.id for m in MODES)}")
-        session = host.session
-        if mode_id == "single":
-            session.set_mode("single")
-            return SetSessionModeResponse()
-        try:
-            for role in DUAL_ROLES:
-                resolve_model(session.config, role)  # a role's missing key fails here
-        except ConfigError as e:
-            raise failure(str(e)) from None
-        session.set_collaboration(mode_id)
-        session.set_mode("dual")
+        switch_mode(self._host(session_id).session, mode_id)
         return SetSessionModeResponse()
 
     # -- prompts ----------------------------------------------------------------------------
@@ -246,7 +206,7 @@ class ZenAgent:
         for notice in host.notices:
             updates.message(f"zen: warning: {notice}\n\n")
         host.notices.clear()
-        first = not session.conversation.history
+        first = not session.history
         approver = EditorApprover(self.conn, session_id, session, updates)
         host.cancelled = False
         host.running = run = asyncio.ensure_future(session.run(task, updates, approver))
@@ -308,12 +268,10 @@ def _accepted_task(host: Host, prompt: list[Any]) -> str:
 
 def _title_session(session: Session, task: str) -> None:
     """A saved session is titled after its first prompt; failing to is no reason to stop."""
-    record = session.record
-    if record.store is not None and record.id is not None:
-        try:
-            record.store.update(record.id, title=title_of(task))
-        except Exception as e:
-            log.warning("zen acp: could not title the session: %s", e)
+    try:
+        session.title(task)
+    except Exception as e:
+        log.warning("zen acp: could not title the session: %s", e)
 
 
 async def _run_failed(updates: Updates, message: str) -> RequestError:

@@ -56,14 +56,8 @@ class Host:
                     self.running.cancel()
                     with contextlib.suppress(BaseException):
                         await self.running
-                if (
-                    session.record.store is not None
-                    and session.record.id is not None
-                    and not session.conversation.history
-                ):
-                    with contextlib.suppress(Exception):
-                        session.record.store.remove(session.record.id)  # named but never used
-                        session.record.id = None
+                with contextlib.suppress(Exception):
+                    session.discard_if_unused()  # named but never used
         except Exception as e:
             if not ready.done():
                 ready.set_exception(e)

@@ -58,5 +58,5 @@ def replay_updates(history: list[dict[str, Any]]) -> list[Any]:
 
 
 async def replay(conn: Any, session_id: str, session: Any) -> None:
-    for update in replay_updates(session.conversation.history):
+    for update in replay_updates(session.history):
         await conn.session_update(session_id=session_id, update=update)

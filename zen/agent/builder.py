@@ -20,9 +20,10 @@ from zen.agent import compaction, work_modes
 from zen.agent.delegate import MakeAgent
 from zen.agent.loop import Agent
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
+from zen.agent.protocols import Setting
 from zen.agent.roles import Role
 from zen.agent.session_models import SessionModels
-from zen.agent.text_protocol import TextProtocol
+from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.settings.extensions import Extension, skills_index
 from zen.settings.loading import inherited_keys, key_variables
@@ -197,14 +198,11 @@ class AgentBuilder:
         planning = "todo" in names and features.todo == "on" and features.planning_layer == "on"
         return role.system_prompt(collaboration, planning=planning, top=top)
 
-    def text_protocol(self, model: str, prompt: str) -> tuple[TextProtocol | None, str]:
-        """The text protocol of an agent on `model` (None: native tool calls), and its system
-        prompt: the text protocol's when that is active from the start, else `prompt`."""
+    def protocol(self, model: str, prompt: str) -> tuple[Setting, str]:
+        """The tool protocol of an agent on `model` (`tool_protocol`), and its system prompt:
+        the edit blocks' own when they are spoken from the start, else `prompt`."""
         setting = self.models.settings(model).tool_protocol
-        if setting == "native":
-            return None, prompt
-        text = TextProtocol(setting, lambda: system_prompt("text"))
-        return text, text.system_prompt() if text.active else prompt
+        return setting, system_prompt("text") if setting == "text" else prompt
 
     def top_agent(
         self,
@@ -213,13 +211,13 @@ class AgentBuilder:
         collaboration: str,
         work_mode: str | None,
         *,
-        history: list[dict[str, Any]],
+        transcript: Transcript,
         reads: ReadTracker,
         log: SessionLog | None,
         notes: str = "",
     ) -> Agent:
-        """The agent the user talks to, continuing `history` with its `reads` (`notes`: the
-        project notes a new conversation's first message offers)."""
+        """The agent the user talks to, continuing the session's `transcript` with its `reads`
+        (`notes`: the project notes a new conversation's first message offers)."""
         extra = "\n\n".join(
             filter(
                 None,
@@ -230,7 +228,7 @@ class AgentBuilder:
         registry = self.registry(names, with_extras=True, work_mode=work_mode)
         names = [n for n in names if n in registry.tools]
         model = model_role(role, mode)
-        text, prompt = self.text_protocol(
+        protocol, prompt = self.protocol(
             model, self.system_prompt(role, names, collaboration, top=extra)
         )
         return Agent(
@@ -242,11 +240,11 @@ class AgentBuilder:
             max_turns=role.max_turns(self.models.config),
             top=role.top,
             loop_limit=self.models.config.loop_limit,
-            history=history,
+            transcript=transcript,
             log=log,
             context=self.context_policy(model, top=True),
             preamble=self.facts.context(notes),
-            text=text,
+            protocol=protocol,
         )
 
     def delegates(self, mode: str, collaboration: str) -> MakeAgent:
@@ -258,7 +256,7 @@ class AgentBuilder:
         def make(role: Role, name: str, call_id: str = "") -> Agent:
             model = model_role(role, mode)
             names = role.tool_names(collaboration)
-            text, prompt = self.text_protocol(model, self.system_prompt(role, names, collaboration))
+            protocol, prompt = self.protocol(model, self.system_prompt(role, names, collaboration))
             return Agent(
                 name,
                 self.models.client(model),
@@ -271,7 +269,7 @@ class AgentBuilder:
                 log=self._child_log(name, call_id),
                 context=self.context_policy(model),
                 preamble=self.facts.context(),
-                text=text,
+                protocol=protocol,
                 stub_reads=role.stub_reads,
             )
 

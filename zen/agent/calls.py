@@ -1,126 +1,89 @@
-"""Running a turn's tool calls: consecutive read-only calls together, the rest in order, each
-framed by its events; every call is answered, even when the run is cancelled midway, so the
-next request never carries a dangling call. One job, out of the loop that decides what runs."""
+"""Running one turn's tool calls: consecutive read-only calls together, the rest in order, each
+through the registry and framed by its events. An edit block is a `Step`: planned when its turn
+comes, it runs its call through the same door (`one`).
+
+The loop (`Agent._run_calls`) owns what surrounds them: the checkpoints, the result messages in
+call order, and an answer for every call when the run is cancelled midway. This knows only what
+running a call needs, given to it: the agent's name, registry, tool context and runaways, and
+the list of files its run changed, kept as calls finish (so a failed run still tells).
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
 
+from zen.agent.protocols.base import Call, Step
 from zen.agent.runaway import Runaways
 from zen.base import events as ev
 from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolContext, ToolResult
 from zen.tools.registry import ToolRegistry, parse_arguments
 
-CUT_CALL = (
-    "Not run: your output was cut at max_tokens before this call was complete. Make smaller "
-    "steps: write or edit a large file in several calls, or send less in one call."
-)
-
-
-class Caller(Protocol):
-    """What running calls needs of the agent (`loop.Agent`)."""
-
-    name: str
-    ctx: ToolContext
-    registry: ToolRegistry
-    runaways: Runaways
-    files_changed: list[str]
-    messages: list[dict[str, Any]]
-
-    def add(self, message: dict[str, Any]) -> None: ...
-
 
 class Calls:
-    def __init__(self, agent: Caller) -> None:
-        self.agent = agent
+    def __init__(
+        self,
+        agent: str,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        runaways: Runaways,
+        changed: list[str],
+    ) -> None:
+        self.agent, self.registry, self.ctx, self.runaways = agent, registry, ctx, runaways
+        self.changed = changed
         self.started: set[str] = set()
         """Calls of the current turn that began to run (for the cancellation message)."""
 
-    async def run_all(self, calls: list[ToolCall], run: RunContext) -> dict[str, ToolResult]:
-        """Run one turn's calls: consecutive read-only calls together, the rest in order.
-
-        Results are appended in call order. If the run is cancelled midway, every call still
-        gets a result message, so the next request never carries a dangling tool call.
-        """
-        results: dict[str, ToolResult] = {}
-        self.started = set()
-        frame = run.frame
-        if frame is not None and not any(self.agent.registry.may_change_files(c) for c in calls):
-            frame = None
-        try:
-            if frame is not None:  # inside the try: a Ctrl-C here still answers every call
-                await frame.before()
-            batch: list[ToolCall] = []
-            for call in calls:
-                if self.agent.registry.is_read_only(call):
-                    batch.append(call)
-                    continue
-                await self._run_batch(batch, results, run)
-                batch = []
-                await self._run_batch([call], results, run)
-            await self._run_batch(batch, results, run)
-        finally:
-            for call in calls:
-                result = results.get(call.id)
-                if result:
-                    content = result.output
-                elif call.id in self.started:
-                    content = "Cancelled by the user while running; it may have partly run."
-                else:
-                    content = "Cancelled by the user before it ran."
-                self.agent.add({"role": "tool", "tool_call_id": call.id, "content": content})
-            if frame is not None:
-                await frame.after()
-        return results
-
-    def refuse(self, calls: list[ToolCall], emit: ev.Emit) -> None:
-        """A reply cut at max_tokens: its calls are answered, never run half-formed."""
-        emit(
-            ev.Notice(
-                agent=self.agent.name,
-                text="output cut at max_tokens: its tool calls were not run",
-                level="warning",
-            )
-        )
-        for call in calls:
-            self.agent.messages.append(
-                {"role": "tool", "tool_call_id": call.id, "content": CUT_CALL}
-            )
-
-    async def _run_batch(
-        self, batch: list[ToolCall], results: dict[str, ToolResult], run: RunContext
+    async def run(
+        self, calls: Sequence[Call], run: RunContext, results: dict[str, ToolResult]
     ) -> None:
-        if not batch:
-            return
-        outcomes = await asyncio.gather(*(self.run_one(c, run) for c in batch))
-        results.update(zip((c.id for c in batch), outcomes, strict=True))
+        """Run `calls` into `results` (by id): consecutive read-only calls side by side, the
+        rest one at a time, in order. Cancelled, `results` holds those that finished."""
+        self.started = set()
+        batch: list[ToolCall] = []
+        for call in calls:
+            if isinstance(call, ToolCall) and self.registry.is_read_only(call):
+                batch.append(call)
+                continue
+            await self._batch(batch, run, results)
+            batch = []
+            if isinstance(call, Step):
+                results[call.id] = await call.run(lambda c: self.one(c, run))
+            else:
+                await self._batch([call], run, results)
+        await self._batch(batch, run, results)
 
-    async def run_one(self, call: ToolCall, run: RunContext) -> ToolResult:
-        """One call through the registry, framed by its events."""
-        agent = self.agent
+    async def _batch(
+        self, batch: list[ToolCall], run: RunContext, results: dict[str, ToolResult]
+    ) -> None:
+        if batch:
+            outcomes = await asyncio.gather(*(self.one(c, run) for c in batch))
+            results.update(zip((c.id for c in batch), outcomes, strict=True))
+
+    async def one(self, call: ToolCall, run: RunContext) -> ToolResult:
+        """One call through the registry, framed by its events (edit blocks come this way);
+        a call repeated `loop_limit` times in a row is refused, not run."""
         args = parse_arguments(call.arguments)
         shown = args if isinstance(args, dict) else {}
-        detail = agent.registry.detail(call.name, shown)
+        detail = self.registry.detail(call.name, shown)
         self.started.add(call.id)
         run.emit(
             ev.ToolCallRunning(
-                agent=agent.name, call_id=call.id, name=call.name, args=shown, detail=detail
+                agent=self.agent, call_id=call.id, name=call.name, args=shown, detail=detail
             )
         )
-        refusal = agent.runaways.repeated_call(call, agent.name, run.emit)
+        refusal = self.runaways.repeated_call(call, self.agent, run.emit)
         if refusal is not None:
             result = ToolResult.error(refusal)
         else:
-            ctx = replace(agent.ctx, run=run, call_id=call.id)  # delegations link their record
-            result = await agent.registry.call(call, ctx, run.approver)
-        changed = agent.files_changed
-        changed.extend(f for f in result.files_changed if f not in changed)
+            ctx = replace(self.ctx, run=run, call_id=call.id)  # delegations link their record
+            result = await self.registry.call(call, ctx, run.approver)
+        self.changed.extend(f for f in result.files_changed if f not in self.changed)
         run.emit(
             ev.ToolCallFinished(
-                agent=agent.name,
+                agent=self.agent,
                 call_id=call.id,
                 name=call.name,
                 args=shown,

@@ -1,8 +1,9 @@
-"""The conversation with the top agent: its messages, the user's turns in it, the files read
-in it, and the agent that continues it.
+"""The conversation with the top agent: its messages (one `Transcript`, held here and nowhere
+else), the user's turns in it, the files read in it, and the agent that continues it.
 
 The agent is built at the next message that needs it (`build`) and dropped (`reset`) when the
-agent mode, collaboration, work mode or a model changes: the conversation and its reads stay.
+agent mode, collaboration, work mode or a model changes: the conversation and its reads stay,
+and the rebuilt agent works on the same transcript.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 from zen.agent.context import ContextSplit, split
 from zen.agent.loop import Agent
-from zen.agent.text_protocol import from_zen
+from zen.agent.protocols.edit_blocks import from_zen
+from zen.agent.transcript import Transcript
 from zen.base.preamble import asked
 from zen.stores.read_tracker import ReadTracker
 
@@ -33,11 +35,11 @@ class Turn:
 class Conversation:
     def __init__(
         self,
-        build: Callable[[list[dict[str, Any]], ReadTracker], Agent],
+        build: Callable[[Transcript, ReadTracker], Agent],
         fork: Callable[[int], None],
     ) -> None:
-        self.history: list[dict[str, Any]] = []
-        """The messages after the system prompt."""
+        self.transcript = Transcript()
+        """The messages, which the top agent adds to and saves."""
         self.turns: list[Turn] = []
         self.reads = ReadTracker()
         """The top agent's reads survive a mode or model switch, as its conversation does."""
@@ -48,9 +50,14 @@ class Conversation:
         self._fork = fork
         """The record forks before this message index (a rewind)."""
 
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The messages after the system prompt (a copy)."""
+        return self.transcript.history
+
     def agent(self) -> Agent:
         if self.top is None:
-            self.top = self._build(self.history, self.reads)
+            self.top = self._build(self.transcript, self.reads)
         return self.top
 
     def reset(self) -> None:
@@ -61,7 +68,7 @@ class Conversation:
         self, messages: list[dict[str, Any]], reads: dict[Path, tuple[int, int]] | None = None
     ) -> None:
         """Start over from `messages` (a resumed session's; none: a new session)."""
-        self.history = messages
+        self.transcript = Transcript(messages)
         self.turns = [
             Turn(i, "", asked(str(m.get("content", ""))))
             for i, m in enumerate(messages)
@@ -81,25 +88,25 @@ class Conversation:
         """Tokens the top agent's next request holds and its window when known without
         asking the server (for the status line; `/context` asks)."""
         agent = self.top
-        if agent is None or agent.context is None or len(agent.messages) < 2:
+        if agent is None or agent.compactor is None or len(self.transcript) < 2:
             return 0, None
-        known = agent.context.window.known
-        return agent.context_tokens(), known.tokens if known else None
+        known = agent.compactor.policy.window.known
+        return self.transcript.tokens(agent.wire_tools()), known.tokens if known else None
 
     async def learn_window(self) -> None:
         """After a run: the top agent's window, asked of its server once (2 s deadline) when
         neither config nor provider table gives it, so the first status line shows it too."""
         agent = self.top
-        if agent is not None and agent.context is not None and len(agent.messages) >= 2:
-            await agent.context.window.get()
+        if agent is not None and agent.compactor is not None and len(self.transcript) >= 2:
+            await agent.compactor.policy.window.get()
 
     async def context_split(self) -> ContextSplit:
         """What the top agent's next request holds, by part (for `/context`)."""
         agent = self.agent()
-        assert agent.context is not None
-        window = await agent.context.window.get()
-        total = agent.context_tokens() if agent.counted else None
-        return split(agent.messages, agent.wire_tools(), window, total)
+        assert agent.compactor is not None
+        window = await agent.compactor.policy.window.get()
+        total = self.transcript.tokens(agent.wire_tools()) if self.transcript.counted else None
+        return split(self.transcript.messages, agent.wire_tools(), window, total)
 
     def rewind(self, turn: Turn) -> bool:
         """Continue from just before `turn`'s message: it and everything after leave the
@@ -109,14 +116,14 @@ class Conversation:
         False when a compaction has since folded that message into a summary."""
         found = [
             i
-            for i, m in enumerate(self.history)
+            for i, m in enumerate(self.transcript.history)
             if m.get("role") == "user" and _asked(m.get("content"), turn.label)
         ]
         if turn not in self.turns or not found:
             return False
         index = min(found, key=lambda i: abs(i - turn.index))
         self._fork(index)
-        self.history = self.history[:index]
+        self.transcript.cut(index)
         self.turns = self.turns[: self.turns.index(turn)]
         self.top = None  # rebuilt from the shorter history at the next message
         return True
@@ -124,7 +131,7 @@ class Conversation:
 
 def _asked(content: Any, label: str) -> bool:
     """The message of a turn: its text (with or without the facts framed before it), or that
-    with files the text protocol attached."""
+    with the files attached for edit blocks."""
     if not isinstance(content, str):
         return False
     return any(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any
 
 from zen.agent.loop import RunResult
@@ -83,39 +83,48 @@ def capped_waits(emit: ev.Emit, max_time: float | None) -> ev.Emit:
     return capped
 
 
-async def within_limits(run: Coroutine[Any, Any, RunResult], models: SessionModels) -> RunResult:
-    """The run, cancelled (its calls closed as on Ctrl-C) once `max_time` has passed or
-    it cost more than `max_budget_usd` (`models` counts the cost and calls the stop)."""
-    limit, budget = models.config.max_time, models.config.max_budget_usd
-    if limit is None and budget is None:
-        return await run
-    task = asyncio.ensure_future(run)
-    why = ""
+class RunLimits:
+    """`max_time` and `max_budget_usd` for one task: past either, the run is cancelled the way
+    Ctrl-C cancels it (its calls closed, its partial answer kept), then `stopped()` says
+    which limit stopped it. With a limit set the run goes in a task of its own, so the
+    cancellation is the limit's alone (`models` counts the cost and calls the stop)."""
 
-    def stop(reason: str) -> None:
-        nonlocal why
-        why = why or reason
-        task.cancel()
+    def __init__(self, models: SessionModels) -> None:
+        self.models = models
+        self.why = ""
+        self.limit, self.budget = models.config.max_time, models.config.max_budget_usd
+        self._handle: asyncio.TimerHandle | None = None
 
-    handle = (
-        asyncio.get_running_loop().call_later(limit, stop, "time") if limit is not None else None
-    )
-    models.stop_run = stop if budget is not None else None
-    try:
-        return await task
-    except asyncio.CancelledError:
+    def start(self, run: Coroutine[Any, Any, RunResult]) -> Awaitable[RunResult]:
+        """`run`, to await: as it is, or in a task the limits can cancel."""
+        limit, budget = self.limit, self.budget
+        if limit is None and budget is None:
+            return run
+        task = asyncio.ensure_future(run)
+
+        def stop(reason: str) -> None:
+            self.why = self.why or reason
+            task.cancel()
+
+        if limit is not None:
+            self._handle = asyncio.get_running_loop().call_later(limit, stop, "time")
+        self.models.stop_run = stop if budget is not None else None
+        return task
+
+    def stopped(self) -> RunLimit | None:
+        """After the run was cancelled: the error naming the limit that stopped it, or None
+        when it was not (only) a limit (Ctrl-C: the cancellation goes on)."""
         me = asyncio.current_task()
-        if why and not (me is not None and getattr(me, "cancelling", lambda: 0)()):
-            if why == "budget":
-                raise BudgetLimit(
-                    f"stopped after spending ${models.run_cost or 0:.4f} (max_budget_usd "
-                    f"${budget:g}; raise it with --max-budget-usd)"
-                ) from None
-            raise TimeLimit(
-                f"stopped after {limit:g} s (max_time; raise it with --max-time)"
-            ) from None
-        raise
-    finally:
-        models.stop_run = None
-        if handle is not None:
-            handle.cancel()
+        if not self.why or (me is not None and getattr(me, "cancelling", lambda: 0)()):
+            return None
+        if self.why == "budget":
+            return BudgetLimit(
+                f"stopped after spending ${self.models.run_cost or 0:.4f} (max_budget_usd "
+                f"${self.budget:g}; raise it with --max-budget-usd)"
+            )
+        return TimeLimit(f"stopped after {self.limit:g} s (max_time; raise it with --max-time)")
+
+    def end(self) -> None:
+        self.models.stop_run = None
+        if self._handle is not None:
+            self._handle.cancel()

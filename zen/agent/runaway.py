@@ -3,6 +3,8 @@
 The client stops an answer whose end repeats one piece of text (`llm/repetition.py`); the same
 call with the same arguments `loop_limit` times in a row is refused, not run. The first runaway
 of a run is told to the model once and the run goes on; the second ends it (stop "runaway").
+An answer of edit blocks identical to the last one applied is not applied again: it stands as
+the answer, and the run ends.
 
 Told, not deleted: Hermes (PR #6784) found that cutting the repeats out of the context works
 where a nudge alone fails, but that rewrites the conversation and costs the cached prefix every
@@ -34,9 +36,11 @@ class Runaways:
         self.count = 0
         self._last: tuple[str, str] | None = None
         self._repeats = 0
+        self._blocks = ""
+        """The last answer of edit blocks read in this run."""
 
     def new_run(self) -> None:
-        self.count, self._last, self._repeats = 0, None, 0
+        self.count, self._last, self._repeats, self._blocks = 0, None, 0, ""
 
     @property
     def ended(self) -> bool:
@@ -62,6 +66,16 @@ class Runaways:
             f"you made this exact {call.name} call {self._repeats} times in a row; you are "
             "looping. Use the result you already have or try something different."
         )
+
+    def repeated_blocks(self, answer: str, agent: str, emit: ev.Emit) -> bool:
+        """True (and said) for the same edit blocks as the last answer: not applied again."""
+        answer = answer.strip()
+        if answer == self._blocks:
+            stop = "the model sent the same blocks again: stopped"
+            emit(ev.Notice(agent=agent, text=stop, level="warning"))
+            return True
+        self._blocks = answer
+        return False
 
     def stopped_answer(self, agent: str, emit: ev.Emit) -> None:
         """The client stopped an answer that repeated itself (finish_reason "repetition")."""

@@ -14,25 +14,28 @@ delegations a `Crew`, never the session.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, get_args
 
-from zen.agent import compaction, work_modes
+from zen.agent import work_modes
 from zen.agent.builder import AgentBuilder, prompt_facts
 from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.conversation import Conversation, Turn
 from zen.agent.delegate import Crew
 from zen.agent.dual import CoderDelegator, CoderLedger
-from zen.agent.loop import Agent, RunResult
+from zen.agent.loop import Agent, Opening, RunResult
 from zen.agent.memo_keeper import MemoKeeper
 from zen.agent.record import Record
 from zen.agent.roles import TOP
-from zen.agent.run_guards import PromptHooks, capped_waits, within_limits
-from zen.agent.session_models import SessionModels
+from zen.agent.run_guards import PromptHooks, RunLimits, capped_waits
+from zen.agent.session_front import FrontDoor
+from zen.agent.session_models import Connect, SessionModels
 from zen.agent.subagents import SubAgentRunner
-from zen.agent.triage import Decision, run_triaged, triage
+from zen.agent.transcript import Transcript
+from zen.agent.triage import Decision, opening, triage
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
@@ -51,12 +54,12 @@ if TYPE_CHECKING:
     from zen.mcp.manager import McpManager
 
 
-class Session:
+class Session(FrontDoor):
     """Besides its parts: `workspace`; `mcp`, the running MCP servers when any are configured;
     `checkpoints`, the workspace's snapshots when on; `memo` and `todo`, shared by its agents;
     `always`, the tools the user allowed for the rest of the session; the modes; `triage`, dual
     mode's triage of the current (or last) task; and `current_run`, the checkpoints of the run
-    in progress, or of the last one."""
+    in progress, or of the last one. What front ends ask of it besides is `FrontDoor`'s."""
 
     def __init__(
         self,
@@ -71,20 +74,20 @@ class Session:
         mcp: McpManager | None = None,
         checkpoints: CheckpointStore | None = None,
         warn: Callable[[str], None] = lambda _: None,
+        connect: Connect | None = None,
     ) -> None:
         self.workspace, self.mcp, self.checkpoints = workspace, mcp, checkpoints
         self.hooks = Hooks(list(hooks or []), workspace.root, uuid.uuid4().hex[:12])
         self.prompt_hooks = PromptHooks(self.hooks)
-        self.memo, self.todo = MemoStore(), TodoStore()
-        self.always: set[str] = set()
+        self.memo, self.todo, self.always = MemoStore(), TodoStore(), set[str]()
         self.mode, self.collaboration = config.agent_mode, config.collaboration
         self.work_mode = config.work_mode
         self.current_run: RunCheckpoints | None = None
-        self.triage: Decision | None = None
+        self.triage: Decision | None = None  # the current (or last) task's, in dual mode
         self.triage_setting: Triage = config.triage  # auto, or every task's path (/triage)
         self.coder_ledger, self._checkpoint_warned = CoderLedger(), [False]
         self._emit: ev.Emit = ev.ignore
-        self.models = SessionModels(config)
+        self.models = SessionModels(config, connect)
         self.record = Record(
             store, workspace.root, describe=self._describe, state=self._state, warn=self._warn
         )
@@ -140,27 +143,44 @@ class Session:
         if changed and not conversation.history:  # built early (/context) but nothing sent
             conversation.reset()
         agent = conversation.agent()
+        if conversation.transcript.log is None:  # built before the record opened (/context)
+            conversation.transcript.log = self.record.log()
         self.models.run_cost = 0.0
         run = self._run_context(asked, emit, approver)
         frame = self.current_run
         conversation.turns.append(Turn(len(conversation.history), frame.run if frame else "", task))
+        opening = await self._triaged(agent, task, run)
+        limits = RunLimits(self.models)
         try:
-            result = await within_limits(self._triaged(agent, task, run), self.models)
-            result.checkpoint = self.run_checkpoint
-            return result
+            result = await limits.start(agent.run(task, run, opening))
+        except asyncio.CancelledError:
+            stopped = limits.stopped()
+            if stopped is None:
+                raise
+            raise stopped from None
         finally:
-            conversation.history = agent.messages[1:]
+            limits.end()
+        result.checkpoint = self.run_checkpoint
+        return result
 
-    async def _triaged(self, agent: Agent, task: str, run: RunContext) -> RunResult:
-        """Dual mode: the task's triage, shown, then the path it chose (not in a work mode
+    async def _triaged(self, agent: Agent, task: str, run: RunContext) -> Opening | None:
+        """Dual mode: the task's triage, shown, and how it opens the run (not in a work mode
         without a Coder, such as `explain`: there is nothing to choose)."""
         self.triage = None
         if self.mode != "dual" or "send-to-coder" not in agent.registry.tools:
-            return await agent.run(task, run)
-        self.triage = await triage(task, self.workspace, self.triage_setting, self.collaboration)
-        run.emit(self.triage.event(agent.name))
-        result, self.triage = await run_triaged(agent, task, run, self.triage, self.collaboration)
-        return result
+            return None
+        decision = await triage(task, self.workspace, self.triage_setting, self.collaboration)
+        self.triage = decision
+        run.emit(decision.event(agent.name))
+        if not (
+            agent.protocol.native and run.delegate is not None
+        ):  # `auto` switched: no call to make
+            return Opening(note=decision.note())
+
+        def escalated(later: Decision) -> None:
+            self.triage = later
+
+        return opening(decision, task, run, agent.name, self.collaboration, escalated)
 
     def _run_context(self, asked: str, emit: ev.Emit, approver: Approver) -> RunContext:
         """A new run of the top agent: its id, checkpoints (when on) and delegations."""
@@ -181,18 +201,6 @@ class Session:
         return RunContext(
             id=run_id, emit=emit, approver=approver, delegate=coder, spawn=spawn, frame=frame
         )
-
-    async def compact(self, emit: ev.Emit, focus: str = "") -> ev.Compacted | None:
-        """`/compact [focus]`: the top agent's conversation into the memo, now."""
-        conversation = self.conversation
-        if not conversation.history:
-            return None
-        agent = conversation.agent()
-        run = RunContext(emit=self.models.counting(emit))
-        try:
-            return await compaction.compact(agent, run, "manual", focus)
-        finally:
-            conversation.history = agent.messages[1:]
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode  # type: ignore[assignment]
@@ -219,12 +227,6 @@ class Session:
         self.conversation.reset()  # clients are cached by settings: the new model gets its own
         self.record.save_meta()
         return role
-
-    def open_record(self) -> str | None:
-        """Create the session's record before its first task (an ACP client names the
-        session when it opens it); the first task gives it its title."""
-        self.record.open("", self.role, self.memo)
-        return self.record.id
 
     def clear(self) -> None:
         """Start a new session; the old one stays in the store, resumable."""
@@ -261,13 +263,13 @@ class Session:
         """Close the model clients' HTTP connections."""
         await self.models.aclose()
 
-    def _build_top(self, history: list[dict[str, Any]], reads: ReadTracker) -> Agent:
+    def _build_top(self, transcript: Transcript, reads: ReadTracker) -> Agent:
         return self.builder.top_agent(
             TOP[self.mode],
             self.mode,
             self.collaboration,
             self.work_mode,
-            history=history,
+            transcript=transcript,
             reads=reads,
             log=self.record.log(),
             notes=self.memo_keeper.first_message,

@@ -22,13 +22,17 @@ from zen.llm.deadlines import Deadlines
 from zen.llm.pricing import price_for
 from zen.llm.served import applied
 from zen.llm.served_book import ServedBook
-from zen.llm.types import TokenUsage
+from zen.llm.types import ChatModel, TokenUsage
 from zen.settings.model_roles import resolve_model
 from zen.settings.schema import DUAL_ROLES, Config, ConfigError, ModelSettings
 
+Connect = Callable[[ModelSettings], ChatModel]
+"""How a role's settings become the model it streams from: a `ChatClient` (the default), or a
+scripted model in a unit test (`tests/fakes/scripted.py`)."""
+
 
 class SessionModels:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, connect: Connect | None = None) -> None:
         self.config = config
         """The configuration, with the models switched to in this session."""
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
@@ -37,7 +41,8 @@ class SessionModels:
         """USD the current (or last) task cost; None when a price was unknown."""
         self.stop_run: Callable[[str], None] | None = None
         """Stops the current task (with "budget") once it cost more than `max_budget_usd`."""
-        self._clients: dict[str, ChatClient] = {}
+        self._connect = connect
+        self._clients: dict[str, ChatModel] = {}
         self._windows: dict[str, WindowResolver] = {}
         self.served = ServedBook()
         """What each endpoint serves, asked at its first request."""
@@ -52,10 +57,14 @@ class SessionModels:
         settings = self.configured(role)
         return applied(settings, self.served.known(settings))
 
-    def client(self, role: str) -> ChatClient:
+    def client(self, role: str) -> ChatModel:
         settings = self.configured(role)
         key = settings.model_dump_json()
-        if key not in self._clients:
+        if key in self._clients:
+            return self._clients[key]
+        if self._connect is not None:
+            self._clients[key] = self._connect(settings)
+        else:
             c = self.config
             self._clients[key] = ChatClient(
                 settings,

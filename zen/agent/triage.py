@@ -18,15 +18,16 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from zen.agent.loop import Agent, RunResult
-from zen.agent.text_context import named_files
+from zen.agent.loop import Opening
+from zen.agent.protocols.block_files import named_files
 from zen.base import events as ev
 from zen.base.terminal_safe import terminal_safe
-from zen.llm.types import AssistantTurn, ToolCall
-from zen.tools.base import RunContext
+from zen.llm.types import ToolCall
+from zen.tools.base import RunContext, ToolResult
 from zen.tools.workspace import PathError, Workspace
 
 TriagePath = Literal["question", "small", "large"]
@@ -144,38 +145,39 @@ async def triage(
     return decide(text, inside(workspace, [str(p) for p in named]), setting, collaboration)
 
 
-async def run_triaged(
-    agent: Agent, task: str, run: RunContext, decision: Decision, collaboration: str
-) -> tuple[RunResult, Decision]:
-    """Run the Orchestrator on `task` by its triage. A small change with named files goes to
-    the Coder at once, as a `send-to-coder` call zen makes in the Orchestrator's conversation
-    (no request before it); done, the Coder's report is the answer. When the Coder did not
-    finish (or in `controlled`, where its code must be applied) the Orchestrator goes on.
-    Returns the result and the decision as it ended (escalated or not)."""
-    direct = (
-        decision.path == "small"
-        and decision.files
-        and (agent.text is None or not agent.text.active)  # tools on (`auto` not switched)
-        and run.delegate is not None
-        and "send-to-coder" in agent.registry.tools
-    )
-    if not direct:
-        return await agent.run(task, run, note=decision.note()), decision
-    await agent.ask(task, decision.note(sent=True))
+def opening(
+    decision: Decision,
+    task: str,
+    run: RunContext,
+    agent: str,
+    collaboration: str,
+    escalated: Callable[[Decision], None],
+) -> Opening:
+    """How the Orchestrator's run opens by `decision` (its tools on and a Coder at hand).
+
+    A small change with named files goes to the Coder at once: a `send-to-coder` call zen
+    makes in the Orchestrator's conversation, no request before it. Done, the Coder's report
+    is the answer. When the Coder did not finish (or in `controlled`, where its code must be
+    applied) the Orchestrator goes on from its result; not finished, the decision is
+    `escalated` (shown, and handed to `escalated`). Any other path is the decision's note.
+
+    This is where a run becomes orchestrated partway: a later path that starts a task direct
+    (the Coder, or a single agent) hands over here, its result in the conversation."""
+    if not (decision.path == "small" and decision.files):
+        return Opening(note=decision.note())
     args = {"task": task.strip(), "context": "[files] " + " ".join(decision.files)}
     call = ToolCall(f"triage-{run.id}", "send-to-coder", json.dumps(args))
-    agent.add(AssistantTurn(tool_calls=[call]).to_message(agent.client.echo_reasoning))
-    done = (await agent.run_calls([call], run)).get(call.id)
-    controlled = collaboration == "controlled"  # its Coder answers with code, changes nothing
-    finished = done is not None and done.ok and (controlled or bool(done.files_changed))
-    if finished and not controlled:
-        assert done is not None
-        answer = done.output.rsplit("\nfiles changed: ", 1)[0]
-        agent.add({"role": "assistant", "content": answer})
-        run.emit(ev.TextDelta(agent=agent.name, text=answer))
-        run.emit(ev.TurnEnded(agent=agent.name, turn=1, text=answer, tool_calls=0))
-        return RunResult(answer, 1, list(agent.files_changed)), decision
-    if not finished:
-        decision = replace(decision, escalated=True)
-        run.emit(decision.event(agent.name))
-    return await agent.go_on(run), decision
+
+    def settle(done: ToolResult | None) -> str | None:
+        controlled = collaboration == "controlled"  # its Coder answers with code, changes nothing
+        finished = done is not None and done.ok and (controlled or bool(done.files_changed))
+        if finished and not controlled:
+            assert done is not None
+            return done.output.rsplit("\nfiles changed: ", 1)[0]
+        if not finished:
+            later = replace(decision, escalated=True)
+            run.emit(later.event(agent))
+            escalated(later)
+        return None
+
+    return Opening(decision.note(sent=True), call, settle)

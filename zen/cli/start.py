@@ -287,7 +287,7 @@ async def run_in_session(
         keep=frozenset(cli_overrides(args)),
         snapshot_home=args.yes,
     ) as session:
-        settings = session.models.settings(session.role)
+        settings = session.settings()
         if settings.default_model and config.provider and not asks_server(settings.base_url):
             print(
                 f"zen: using {settings.provider}'s default model {settings.model} "

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from zen.base.events import Emit
 
 
 class LLMError(Exception):
@@ -20,7 +23,7 @@ class ToolCall:
     arguments: str
     """The raw JSON text the model sent; parsed (and judged) by the tool registry."""
     origin: str = "native"
-    """"text": recovered from a reply's text (`llm/text_calls.py`), not sent as a call."""
+    """"text": recovered from a reply's text (`protocols/written_calls.py`), not sent as a call."""
 
     def to_message(self) -> dict[str, Any]:
         return {
@@ -88,3 +91,22 @@ class AssistantTurn:
         if message["content"] is None and not self.tool_calls:
             message["content"] = ""
         return message
+
+
+class ChatModel(Protocol):
+    """The seam an agent streams its turns through: `ChatClient` on a real endpoint, or a
+    scripted model in-process (`tests/fakes/scripted.py`, unit tests only)."""
+
+    echo_reasoning: bool
+    """Send `reasoning_content` back on assistant turns with tool calls."""
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], emit: Emit, agent: str
+    ) -> AssistantTurn:
+        """One assistant turn for `messages` with `tools` on the wire; events go to `emit`,
+        marked with `agent`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close its connections."""
+        ...

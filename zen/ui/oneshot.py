@@ -187,22 +187,17 @@ class _Outcome:
     code: int = exits.API_ERROR
 
 
-async def _run_caught(session: Session, task: str, emit: ev.Emit, approver: Approver) -> _Outcome:
-    """Run the task; every failure becomes one message and exit code, never a traceback."""
-    o = _Outcome()
-    try:
-        o.result = await session.run(task, emit, approver)
-    except TimeLimit as e:
-        o.error, o.stop, o.code = str(e), "max_time", exits.MAX_TIME
-    except BudgetLimit as e:
-        o.error, o.stop, o.code = str(e), "max_budget", exits.BUDGET
-    except LLMError as e:
-        o.error = str(e)
-    except ConfigError as e:  # e.g. no key for a role's own provider, found when it starts
-        o.error, o.code = str(e), exits.USAGE
-    except Exception as e:  # a bug in zen still ends with one line (and one JSON object)
-        o.error = f"internal error: {type(e).__name__}: {e}"
-    return o
+def _failed(e: Exception) -> _Outcome:
+    """What stopped a run: one message and exit code, never a traceback."""
+    if isinstance(e, TimeLimit):
+        return _Outcome(error=str(e), stop="max_time", code=exits.MAX_TIME)
+    if isinstance(e, BudgetLimit):
+        return _Outcome(error=str(e), stop="max_budget", code=exits.BUDGET)
+    if isinstance(e, LLMError):
+        return _Outcome(error=str(e))
+    if isinstance(e, ConfigError):  # e.g. no key for a role's own provider, found when it starts
+        return _Outcome(error=str(e), code=exits.USAGE)
+    return _Outcome(error=f"internal error: {type(e).__name__}: {e}")  # a bug in zen
 
 
 def _report_text(o: _Outcome, streamed: StreamedText | None, out: TextIO, err: TextIO) -> None:
@@ -261,19 +256,22 @@ async def run_oneshot(
             held.append(event)  # advice about the run goes after its answer
             return
         if isinstance(event, ev.TurnStarted) and event.agent == session.role:
-            progress.turns, progress.session_id = event.turn, session.record.id
+            progress.turns, progress.session_id = event.turn, session.id
         emit(event)
 
     refusals = Refusals()
     approver: Approver = approve_all if yes else refusals
     started = time.monotonic()
-    o = await _run_caught(session, task, seen, approver)
+    try:
+        o = _Outcome(await session.run(task, seen, approver))
+    except Exception as e:  # every failure becomes one message and exit code
+        o = _failed(e)
     if output_format == "text":
         _report_text(o, streamed, out, err)
     else:
         duration_ms = int((time.monotonic() - started) * 1000)
-        if o.result is not None and session.current_run is not None:
-            more = await session.current_run.changed()  # what bash changed is listed too
+        if o.result is not None:
+            more = await session.changed_files()  # what bash changed is listed too
             o.result.files_changed += [p for p in more if p not in o.result.files_changed]
         obj = result_object(
             session,

@@ -40,8 +40,9 @@ def result_object(
     """The one object `json` and `stream-json` end with, even when the run failed (without a
     result, what `progress` saw of it)."""
     progress = progress or Progress()
-    usage = {role: u.to_json() for role, u in session.models.usage.items()} if session else {}
-    cost = session.models.cost_usd if session else None
+    status = session.status() if session else None
+    usage = {role: u.to_json() for role, u in status.usage.items()} if status else {}
+    cost = status.cost_usd if status else None
     triaged = session.triage if session else None
     return {
         "type": "result",
@@ -58,7 +59,7 @@ def result_object(
         "checkpoint": session.run_checkpoint if session else None,
         "triage": triaged.path if triaged else None,
         "triage_escalated": bool(triaged and triaged.escalated),
-        "session_id": (session.record.id if session else None) or progress.session_id,
+        "session_id": (session.id if session else None) or progress.session_id,
     }
 
 

@@ -101,18 +101,11 @@ async def run_task(shell: RunHost, line: str) -> None:
     report(shell, task)
     seconds = time.monotonic() - started
     if not task.cancelled():  # Ctrl-C: no wait for the server after it
-        await session.conversation.learn_window()
+        await session.learn_window()
     spent = _spent(before, _usage_snapshot(session))
-    estimated = {role for role, u in session.models.usage.items() if u.estimated}
-    shell.out.status(
-        status_line(
-            spent,
-            seconds,
-            estimated,
-            cost=session.models.run_cost,
-            context=session.conversation.context_now(),
-        )
-    )
+    now = session.status()
+    estimated = {role for role, u in now.usage.items() if u.estimated}
+    shell.out.status(status_line(spent, seconds, estimated, cost=now.run_cost, context=now.context))
 
 
 async def supervise(shell: RunHost, work: Any) -> asyncio.Task[Any]:
@@ -170,14 +163,9 @@ async def run_bang(shell: RunHost, command: str) -> None:
     """`!cmd`: run it in the workspace without the model, show it, and keep its output
     for the next message (the model sees what the user saw)."""
     assert shell.session is not None
-    tool = shell.session.builder.tools["bash"]
     out = shell.out
     out.print(out.styled(("$ ", "bold magenta"), (command, "bold")))
-    args = {"command": command}
-    if shell.session.builder.sandbox.mode == "auto":  # a person typed it: as in their terminal
-        args["unsandboxed"] = "typed by the user"
-    params = tool.Params.model_validate(args)
-    result = await tool.execute(params, shell.session.builder.context("user"))
+    result = await shell.session.run_command(command)
     lines, more = output_tail(result.output, BANG_LINES)
     if more:
         out.info(f"… {more} lines above (/show)", "dim")
@@ -199,9 +187,7 @@ def attach(shell: RunHost, line: str) -> str:
     files: list[str] = []
     for path, shown, content in mentioned_files(line, shell.session.workspace, shell.out.info):
         if len(content) <= ATTACH_LIMIT:
-            shell.session.conversation.note_read(
-                path
-            )  # it saw the whole file: no re-read to edit it
+            shell.session.note_read(path)  # it saw the whole file: no re-read to edit it
         body = content[:-1] if content.endswith("\n") else content
         files.append(f'<file path="{shown}">\n{body}\n</file>')
     return line if not files else line.rstrip() + "\n\n" + "\n\n".join(files)
@@ -210,7 +196,7 @@ def attach(shell: RunHost, line: str) -> str:
 def unanswered_dropped(shell: RunHost) -> bool:
     """Did the failed run take its user message back? (It got no answer at all: the
     conversation ends as before it, with an answer or nothing.)"""
-    history = shell.session.conversation.history if shell.session else []
+    history = shell.session.history if shell.session else []
     return not history or history[-1].get("role") == "assistant"
 
 
@@ -220,7 +206,7 @@ Tokens = tuple[int, int, int]
 def _usage_snapshot(session: Session) -> dict[str, Tokens]:
     return {
         role: (u.prompt_tokens, u.completion_tokens, u.cached_tokens)
-        for role, u in session.models.usage.items()
+        for role, u in session.status().usage.items()
     }
 
 

@@ -239,7 +239,7 @@ class Shell:
                     count = len(starting)
                     text = f"starting {count} MCP server{'s' if count > 1 else ''}…"
                     greeting.append(lambda: self.out.info(text, "dim"))
-                if session.conversation.history:
+                if session.history:
                     greeting.append(lambda: resumed(ctx))
                 elif resume != "":
                     greeting.append(lambda: offered_notes(ctx))
@@ -298,7 +298,7 @@ class Shell:
 
         root, trusted = session.workspace.root, session.config.project_trusted
         commands = {c.name: c for c in load_commands(root, trusted)}
-        skills = {s.name: s for s in session.builder.skills}
+        skills = {s.name: s for s in session.skills}
         ctx = CommandContext(session, self.out, self.approver, commands=commands, skills=skills)
         self.user_commands = user_listing(ctx)
         return ctx
@@ -415,7 +415,7 @@ class Shell:
         asks = bool(self.shown.get("asks"))
         if self.session is not None:
             try:
-                settings = self.session.models.settings(self.session.role)
+                settings = self.session.settings()
                 model = settings.model
                 provider = settings.provider if settings.default_model else None
             except Exception:  # shown at the first task instead
@@ -468,10 +468,7 @@ class Shell:
         session = self.session
         if session is not None:
             with contextlib.suppress(Exception):  # e.g. a role without a key: the task says so
-                session.models.client(session.role)
-            with contextlib.suppress(Exception):
-                for tool in session.builder.tools.values():
-                    tool.schema()
+                session.warm()
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         """Ctrl-C outside prompt-toolkit's raw mode (which reads it as a key): interrupt a

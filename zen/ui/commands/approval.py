@@ -20,7 +20,7 @@ def _yes(ctx: CommandContext, arg: str) -> None:
 
 @command("sandbox", "show where bash runs, or switch: /sandbox auto|on|off", "[auto|on|off]")
 def _sandbox(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
-    box = ctx.session.builder.sandbox
+    box = ctx.session.sandbox
     modes: dict[str, SandboxMode] = {"auto": "auto", "on": "on", "off": "off"}
     mode = arg.strip().lower()
     if mode and mode not in modes:
@@ -34,7 +34,7 @@ def _sandbox(ctx: CommandContext, arg: str) -> Awaitable[None] | None:
 
 async def _show(ctx: CommandContext) -> None:
     """The status line, after the probe (at most 10 s, the loop running meanwhile)."""
-    box = ctx.session.builder.sandbox
+    box = ctx.session.sandbox
     if box.mode != "off":
         await box.settle(10.0)
     ctx.out.info(f"sandbox {box.status()}", "yellow" if box.mode == "off" else "dim")

@@ -14,7 +14,7 @@ def _context(ctx: CommandContext, arg: str) -> Awaitable[None]:
 
 
 async def _show_context(ctx: CommandContext) -> None:
-    part = await ctx.session.conversation.context_split()
+    part = await ctx.session.context_split()
     window = part.window
     share = part.used / window.tokens if window.tokens else 0.0
     source = {

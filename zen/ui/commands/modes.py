@@ -111,7 +111,7 @@ async def _show_models(ctx: CommandContext, shown: list[str], style: str) -> Non
             asked.setdefault(configured.base_url, served)
     for name in shown:
         try:
-            settings = models.settings(name)
+            settings = session.settings(name)
         except ConfigError as e:
             ctx.out.error(f"{name}: {e}")
             continue

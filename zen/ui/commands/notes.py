@@ -9,10 +9,10 @@ from zen.ui.commands.registry import CommandContext
 
 
 def offered_notes(ctx: CommandContext) -> None:
-    offered = ctx.session.memo_keeper.offered
+    offered = ctx.session.notes().offered
     if offered:
         ctx.out.info(
-            f"{len(offered)} project note{'s' if len(offered) != 1 else ''} from "
+            f"{offered} project note{'s' if offered != 1 else ''} from "
             "earlier sessions offered (/memo)",
             "dim",
         )
@@ -23,16 +23,17 @@ def notes_status(ctx: CommandContext) -> None:
     if session.config.memo.persist != "on":
         ctx.out.info("project notes: off (memo.persist in config)", "dim")
         return
-    if session.memo_keeper.notes is None:
+    notes = session.notes()
+    if notes.dropped is None:
         ctx.out.info("project notes: unavailable (the session store could not be opened)", "dim")
         return
     if not session.config.project_trusted:
         ctx.out.info("project notes: off, this workspace is not trusted (zen trust)", "dim")
         return
-    dropped = len(session.memo_keeper.notes.dropped)
+    dropped = notes.dropped
     stale = f", {dropped} dropped (their files changed)" if dropped else ""
     ctx.out.info(
-        f"project notes: on · {len(session.memo_keeper.offered)} offered from earlier "
+        f"project notes: on · {notes.offered} offered from earlier "
         f"sessions{stale} · /memo clear forgets them",
         "dim",
     )

@@ -51,7 +51,7 @@ async def shell_undo(ctx: CommandContext) -> None:
 async def shell_rewind(ctx: CommandContext, arg: str) -> None:
     """Pick a message of this session, then code, conversation or both."""
     session = ctx.session
-    turns = list(session.conversation.turns)
+    turns = session.turns
     if not turns:
         ctx.out.info("no messages to rewind to yet", "dim")
         return
@@ -83,7 +83,7 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
         elif not await _restore(ctx, store, target, f"rewind the files to before message {arg}"):
             return
     if choice[0] in "ob":
-        if not session.conversation.rewind(turn):
+        if not session.rewind(turn):
             ctx.out.info(
                 "  that message was compacted into the memo: the conversation "
                 "cannot go back before the compaction",

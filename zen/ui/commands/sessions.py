@@ -16,7 +16,7 @@ from zen.ui.commands.registry import CommandContext, Prompt, command
 
 @command("new", "start a new session (this one stays resumable: /resume)", aliases=("clear",))
 def _new(ctx: CommandContext, arg: str) -> None:
-    old = ctx.session.record.id
+    old = ctx.session.id
     ctx.session.clear()
     kept = f"; /resume {old} goes back" if old else ""
     ctx.out.info(f"new conversation: history, memo and todos cleared{kept}", "dim")
@@ -41,7 +41,7 @@ def list_sessions(ctx: CommandContext) -> list[Any]:
     """Print this workspace's recent sessions, numbered; the list shown."""
     from zen.ui.sessions_cmd import session_row
 
-    store = ctx.session.record.store
+    store = ctx.session.store
     if store is None:
         ctx.out.info("sessions are not being saved (the store could not be opened)", "yellow")
         return []
@@ -50,7 +50,7 @@ def list_sessions(ctx: CommandContext) -> list[Any]:
     if not found:
         ctx.out.info("no saved sessions in this workspace yet", "dim")
     for n, info in enumerate(found, 1):
-        mark = " (this one)" if info.id == ctx.session.record.id else ""
+        mark = " (this one)" if info.id == ctx.session.id else ""
         ctx.out.info(f"{n:>3}. {session_row(info)}{mark}")
     return found
 
@@ -60,14 +60,15 @@ def resume_session(ctx: CommandContext, ref: str) -> None:
     from zen.stores.session_db import SessionError
 
     session = ctx.session
-    if session.record.store is None:
+    store = session.store
+    if store is None:
         ctx.out.info("sessions are not being saved (the store could not be opened)", "yellow")
         return
     if ref.isdigit() and 0 < int(ref) <= len(ctx.listed) and len(ref) < 4:
         ref = ctx.listed[int(ref) - 1]
     try:
-        info = session.record.store.get(ref, str(session.workspace.root))
-        if info.id == session.record.id:
+        info = store.get(ref, str(session.workspace.root))
+        if info.id == session.id:
             ctx.out.info(f"already in session {info.id}", "dim")
             return
         session.resume(info)
@@ -80,13 +81,14 @@ def resume_session(ctx: CommandContext, ref: str) -> None:
 def resumed(ctx: CommandContext) -> None:
     """Say which session continues, and remind what was last said."""
     session = ctx.session
-    users = [m for m in session.conversation.history if m.get("role") == "user"]
+    history = session.history
+    users = [m for m in history if m.get("role") == "user"]
     ctx.out.info(
-        f"resumed session {session.record.id}: {len(users)} turn"
+        f"resumed session {session.id}: {len(users)} turn"
         f"{'s' if len(users) != 1 else ''}, {session.mode} mode",
         "dim",
     )
-    last = {m.get("role"): m for m in session.conversation.history if m.get("content")}
+    last = {m.get("role"): m for m in history if m.get("content")}
     for role, mark in (("user", "› "), ("assistant", "")):
         message = last.get(role)
         if message:

@@ -31,7 +31,7 @@ def _show(ctx: CommandContext, arg: str) -> None:
 def _memo(ctx: CommandContext, arg: str) -> None:
     memo = ctx.session.memo
     if arg == "clear":
-        ctx.session.memo_keeper.clear()
+        ctx.session.clear_memo()
         ctx.out.info("memo cleared, and this workspace's project notes forgotten", "dim")
         return
     if arg:
@@ -63,7 +63,8 @@ def _todo(ctx: CommandContext, arg: str) -> None:
 def _usage(ctx: CommandContext, arg: str) -> None:
     from zen.llm.pricing import usd
 
-    usage: dict[str, Any] = dict(ctx.session.models.usage)
+    status = ctx.session.status()
+    usage: dict[str, Any] = status.usage
     rows = [
         (role, u)
         for role, u in sorted(usage.items(), key=role_order)
@@ -92,12 +93,12 @@ def _usage(ctx: CommandContext, arg: str) -> None:
     hits = f" ({cached_all / prompt:.0%} cached)" if prompt and cached_all else ""
     ctx.out.info(
         f"total: {tokens(prompt, guess)} in{hits} / {tokens(completion, guess)} out, "
-        f"{usd(ctx.session.models.cost_usd)}",
+        f"{usd(status.cost_usd)}",
         "dim",
     )
-    used, window = ctx.session.conversation.context_now()
+    used, window = status.context
     if used:
         of = f" of {tokens(window)} ({used / window:.0%})" if window else ""
         ctx.out.info(f"context: {tokens(used)}{of} (/context for the split)", "dim")
-    if ctx.session.models.cost_usd is None:
+    if status.cost_usd is None:
         ctx.out.info("cost unknown: add the model's price under `pricing:` in the config", "dim")

@@ -1,11 +1,11 @@
-"""One text-protocol answer's blocks, applied in order through the agent's own tool door.
+"""One answer's edit blocks, applied in order through the loop's one door.
 
 Each block is first checked against the file as it is (in a worker thread), so a block that
 cannot apply gets an exact, short error without asking anyone to approve it: which file, which
 SEARCH text was not found and the closest lines, a file changed since the model saw it (its
 current text goes with the results). A block that can apply becomes an edit-file, write-file or
-bash call run by `run_call`: the tool checks everything again under its lock, and the registry
-asks for approval, runs hooks and caps the output, exactly as for a native call.
+bash call through the door (`Calls.one`): the tool checks everything again under its lock, and
+the registry asks for approval, runs hooks and caps the output, exactly as for a native call.
 """
 
 from __future__ import annotations
@@ -14,23 +14,25 @@ import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from zen.agent import text_context as tc
-from zen.llm.types import ToolCall
-from zen.tools.base import RunContext, ToolContext, ToolResult
-from zen.tools.edit_file import find
-from zen.tools.files.edit_blocks import (
+from zen.agent.protocols import block_files as bf
+from zen.agent.protocols.base import Door
+from zen.agent.protocols.block_checks import lost_definitions, omissions
+from zen.agent.protocols.block_parser import (
     Block,
     Command,
     Malformed,
     Replace,
     WholeFile,
 )
+from zen.agent.transcript import Transcript
+from zen.llm.types import ToolCall
+from zen.tools.base import ToolContext, ToolResult
+from zen.tools.edit_file import find
 from zen.tools.files.regular import FileError, Target
 from zen.tools.files.targets import writable_target
 from zen.tools.files.text import decode_strict, off_loop, read_existing
-from zen.tools.files.whole_file import lost_definitions, omissions
 from zen.tools.registry import ToolRegistry
 
 
@@ -60,30 +62,19 @@ QUOTED = (
 """Told once a conversation; later, a quoted command is only said to be not run."""
 
 
-class TextAgent(Protocol):
-    """What applying needs of the agent (`loop.Agent`); a Protocol, so this module need not
-    import the loop that calls it."""
-
-    name: str
-    ctx: ToolContext
-    registry: ToolRegistry
-    messages: list[dict[str, Any]]
-
-    def add(self, message: dict[str, Any]) -> None: ...
-
-    async def run_call(self, call: ToolCall, run: RunContext) -> ToolResult: ...
-
-
 class Applier:
+    """One answer's blocks: what they did (`acted`), the files to show again (`attached`)."""
+
     def __init__(
         self,
-        agent: TextAgent,
-        run: RunContext,
-        show: Callable[[tc.Seen], None],
+        ctx: ToolContext,
+        registry: ToolRegistry,
+        transcript: Transcript,
+        show: Callable[[bf.Seen], None],
         ran: set[str],
     ) -> None:
-        self.agent, self.run, self._show = agent, run, show
-        self._attach: list[tc.Seen] = []
+        self.ctx, self.registry, self.transcript, self._show = ctx, registry, transcript, show
+        self._attach: list[bf.Seen] = []
         self._ran = ran
         """Commands this run already ran: each runs once per task."""
         self._told = False
@@ -92,33 +83,36 @@ class Applier:
         """Blocks that ran a call or failed; an answer with none (all were no-ops: already
         applied, unchanged, already run) ends the run, so a model repeating itself stops."""
 
-    async def apply(self, block: Block) -> tuple[bool, str]:
-        """(ok, the line the model reads about this block)."""
+    async def apply(self, block: Block, door: Door) -> tuple[bool, str]:
+        """(ok, the line the model reads about this block); its call goes through `door`."""
         if isinstance(block, Malformed):
             self.acted += 1
             return False, f"Error: {block.problem}"
         if isinstance(block, Command):
             return (
-                self._quoted(block.command) if block.quoted else await self._command(block.command)
+                self._quoted(block.command)
+                if block.quoted
+                else await self._command(block.command, door)
             )
         plan = await off_loop(self._plan, block)
         if not isinstance(plan, Call):
             self.acted += 0 if plan[0] else 1
             return plan
-        result = await self._call(plan.tool, plan.args)
+        result = await self._call(plan.tool, plan.args, door)
         if not result.ok:
             return False, result.output
         return True, f"{(result.files_changed or [block.path])[0]}: {result.summary}"
 
     def attached(self) -> str:
         """The files shown again because they changed (or were never seen), as attachments."""
-        return tc.render(self._attach, [])
+        return bf.render(self._attach, [])
 
     def _quoted(self, command: str) -> tuple[bool, str]:
         """A command shown in prose ("never run this: …") is not run; the model learns why
         once, and a quote in a final answer then leaves the answer as it is."""
         told = any(
-            m.get("role") == "user" and QUOTED in str(m.get("content")) for m in self.agent.messages
+            m.get("role") == "user" and QUOTED in str(m.get("content"))
+            for m in self.transcript.messages
         )
         if told or self._told:
             return True, f"`{command}`: not run (text around it)"
@@ -126,27 +120,26 @@ class Applier:
         self.acted += 1
         return False, f"`{command}`: {QUOTED}"
 
-    async def _command(self, command: str) -> tuple[bool, str]:
-        if "bash" not in self.agent.registry.tools:
+    async def _command(self, command: str, door: Door) -> tuple[bool, str]:
+        if "bash" not in self.registry.tools:
             self.acted += 1
             return False, f"Error: `{command}` not run: you cannot run commands here"
         if command in self._ran:
             return True, f"`{command}`: already ran in this task, see above"
         self._ran.add(command)
-        result = await self._call("bash", {"command": command})
+        result = await self._call("bash", {"command": command}, door)
         return result.ok, f"$ {command}\n{result.output}"
 
-    async def _call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def _call(self, tool: str, args: dict[str, Any], door: Door) -> ToolResult:
         self._n += 1
         self.acted += 1
-        call = ToolCall(f"text-{self._n}", tool, json.dumps(args), origin="text")
-        return await self.agent.run_call(call, self.run)
+        return await door(ToolCall(f"text-{self._n}", tool, json.dumps(args), origin="text"))
 
     def _plan(self, block: Replace | WholeFile) -> Plan:
         """What a block needs: a call, or the line saying why not. Runs in a worker thread."""
-        ctx = self.agent.ctx
+        ctx = self.ctx
         if isinstance(block, WholeFile) and not block.path:
-            path = owner(self.agent, block.content)
+            path = owner(ctx, self.transcript.messages, block.content)
             if path is None:
                 return False, UNNAMED
             block = WholeFile(path, block.content)
@@ -166,11 +159,11 @@ class Applier:
 
     def _unseen(self, t: Target) -> str | None:
         """Why the model cannot edit `t` from what it saw; its current text goes along."""
-        tracker = self.agent.ctx.read_tracker
+        tracker = self.ctx.read_tracker
         if tracker.check_edit(t.path, t.shown) is None:
             return None
         why = "changed since you saw it" if tracker.has_read(t.path) else "was not shown to you"
-        seen = tc.read_seen(self.agent.ctx, t.path)
+        seen = bf.read_seen(self.ctx, t.path)
         if seen is None:
             return f"Error: {t.shown} {why}, and it cannot be shown (binary or too large)"
         self._show(seen)
@@ -178,13 +171,13 @@ class Applier:
         return f"Error: {t.shown} {why}; its current text is below: write your block against it"
 
 
-def owner(agent: TextAgent, content: str) -> str | None:
+def owner(ctx: ToolContext, messages: list[dict[str, Any]], content: str) -> str | None:
     """The one shown file a whole file without a path can only be: it loses no function or
     class of that file, and shares one with it or most of its lines (a quoted snippet does
     neither). Reads files: call it off the event loop."""
     found = []
-    for name in tc.attached_names(agent.messages):
-        seen = tc.read_seen(agent.ctx, agent.ctx.workspace.root / name)
+    for name in bf.attached_names(messages):
+        seen = bf.read_seen(ctx, ctx.workspace.root / name)
         if seen is None or lost_definitions(seen.text, content):
             continue
         if lost_definitions(seen.text, "") or _alike(seen.text, content):

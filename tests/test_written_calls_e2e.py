@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import closing
 from tests.fakes.server import call, text, tool_calls
-from zen.agent.session import Session
-from zen.app import make_workspace
+from tests.test_runaway import session_for, yes
 from zen.base import events as ev
-from zen.settings.loading import load_config
-from zen.tools.base import Approval, ApprovalRequest
 
 pytestmark = pytest.mark.usefixtures("close_clients")
 
@@ -30,16 +25,6 @@ SHAPES = {
     "qwen3": "<tool_call>\n<function=read-file>\n<parameter=path>\na.txt\n</parameter>\n"
     "</function>\n</tool_call>",
 }
-
-
-async def yes(_request: ApprovalRequest) -> Approval:
-    return Approval("yes")
-
-
-def session_for(fake: Any, root: Path, **config: Any) -> Session:
-    settings = {"base_url": fake.base_url, "api_key": "k", **config}
-    loaded = load_config(root, settings, env={})
-    return closing(Session(loaded, make_workspace(loaded, root)))
 
 
 @pytest.mark.parametrize("shape", SHAPES)

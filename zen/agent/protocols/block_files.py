@@ -1,4 +1,4 @@
-"""Which workspace files a text-protocol model sees, and showing them to it.
+"""Which workspace files a model on edit blocks sees, and showing them to it.
 
 A model without tools cannot read: the files it needs come with the task. Those are the files
 the task names (a path, or a file name found in the workspace), else the few files a cheap
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zen.agent.text_imports import imported
+from zen.agent.protocols.block_imports import imported
 from zen.stores.read_tracker import stamp
 from zen.tools.base import ToolContext
 from zen.tools.files.regular import FileError, Target

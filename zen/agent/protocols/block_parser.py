@@ -10,7 +10,7 @@ a block cut off before its end is reported, not applied. A shell block in an ans
 holds anything else (prose, a snippet) is a quote, not a command: "never run this" must not run.
 
 The answer is the model's, so it may be built to be slow: it is read in one pass, the lookups
-ahead (where a fence closes, whether a SEARCH marker follows) are indexed once (`lines_ahead`),
+ahead (where a fence closes, whether a SEARCH marker follows) are indexed once (`block_ahead`),
 and no pattern backtracks over a long line.
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zen.tools.files.block_paths import angled, named_in, path_in_info, path_line, placeholder
-from zen.tools.files.lines_ahead import Ahead
+from zen.agent.protocols.block_ahead import Ahead
+from zen.agent.protocols.block_paths import angled, named_in, path_in_info, path_line, placeholder
 
 HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")

@@ -2,8 +2,9 @@
 
 Small local models (Qwen2.5-Coder on llama.cpp or Ollama) often answer with the call as text:
 Hermes `<tool_call>` tags, Qwen3's `<function=…>` markup, a fenced or bare JSON object, even
-doubled braces. `parse_text_calls` is the one pure function that decides; the agent loop runs
-what it returns as if the calls had been native (the registry then checks names and arguments).
+doubled braces. `parse_written_calls` is the one pure function that decides; `ToolProtocol.recover`
+(`base.py`) makes what it returns native calls, in either protocol, and the loop runs them like
+any other (the registry then checks names and arguments).
 
 The line, after goose ran an example from an explanation as a real call (goose#1857): a reply
 that is nothing but call-shaped text (whitespace around, a leading `<think>` block) is a call
@@ -36,7 +37,7 @@ _PARAMETER = re.compile(
 
 
 @dataclass(frozen=True)
-class TextCall:
+class WrittenCall:
     """One call found in a reply's text."""
 
     name: str
@@ -49,7 +50,7 @@ class _NotCalls(Exception):
     """The text is not only tool calls (prose, data, an echo of the tool list)."""
 
 
-def parse_text_calls(text: str, tools: list[dict[str, Any]]) -> list[TextCall] | None:
+def parse_written_calls(text: str, tools: list[dict[str, Any]]) -> list[WrittenCall] | None:
     """The calls `text` attempts, when it is nothing but call-shaped text; else None.
 
     `tools`: the schemas zen sent (OpenAI's `{"type": "function", "function": {...}}`); they
@@ -96,7 +97,7 @@ def _before_invented_results(body: str) -> str:
     return body[:cut].strip() if cut >= 0 else body
 
 
-def _segments(body: str, params: dict[str, dict[str, Any]]) -> Iterator[TextCall]:
+def _segments(body: str, params: dict[str, dict[str, Any]]) -> Iterator[WrittenCall]:
     """Every call in `body`, which must consist of call segments and whitespace only."""
     i, n = 0, len(body)
     while True:
@@ -143,7 +144,7 @@ def _fence(body: str, i: int) -> tuple[str, int]:
     return body[line_end + 1 : close], after
 
 
-def _inner(text: str, params: dict[str, dict[str, Any]]) -> Iterator[TextCall]:
+def _inner(text: str, params: dict[str, dict[str, Any]]) -> Iterator[WrittenCall]:
     """Inside tags or a fence: Qwen3 function markup, or JSON values separated by space."""
     text = text.strip()
     if not text:
@@ -159,7 +160,7 @@ def _inner(text: str, params: dict[str, dict[str, Any]]) -> Iterator[TextCall]:
             i += 1
 
 
-def _json_at(text: str, i: int, params: dict[str, dict[str, Any]]) -> tuple[list[TextCall], int]:
+def _json_at(text: str, i: int, params: dict[str, dict[str, Any]]) -> tuple[list[WrittenCall], int]:
     """The calls of the JSON value at `i` and the index after it; doubled braces
     (`{{"name": ...}}`, a template's escaping) are read as single ones to the end."""
     try:
@@ -178,14 +179,14 @@ def _json_at(text: str, i: int, params: dict[str, dict[str, Any]]) -> tuple[list
     return _from_value(value, params), end
 
 
-def _from_value(value: Any, params: dict[str, dict[str, Any]]) -> list[TextCall]:
+def _from_value(value: Any, params: dict[str, dict[str, Any]]) -> list[WrittenCall]:
     items = value if isinstance(value, list) else [value]
     if not items:
         raise _NotCalls
     return [_from_object(item, params) for item in items]
 
 
-def _from_object(item: Any, params: dict[str, dict[str, Any]]) -> TextCall:
+def _from_object(item: Any, params: dict[str, dict[str, Any]]) -> WrittenCall:
     """One `{"name", "arguments"}` object (or `parameters`, or OpenAI's wrapper) as a call."""
     if not isinstance(item, dict):
         raise _NotCalls
@@ -202,14 +203,14 @@ def _from_object(item: Any, params: dict[str, dict[str, Any]]) -> TextCall:
         try:
             parsed = json.loads(args)
         except json.JSONDecodeError:
-            return TextCall(name, args)
+            return WrittenCall(name, args)
         if isinstance(parsed, dict):
             args = parsed
     if args is None:
         args = {}
     if isinstance(args, dict) and _is_schema(args, params.get(name)):
         raise _NotCalls
-    return TextCall(name, json.dumps(args, ensure_ascii=False))
+    return WrittenCall(name, json.dumps(args, ensure_ascii=False))
 
 
 def _is_schema(args: dict[str, Any], sent: dict[str, Any] | None) -> bool:
@@ -221,14 +222,14 @@ def _is_schema(args: dict[str, Any], sent: dict[str, Any] | None) -> bool:
     return args.get("type") == "object" and isinstance(args.get("properties"), dict) and not takes
 
 
-def _functions(text: str, params: dict[str, dict[str, Any]]) -> Iterator[TextCall]:
+def _functions(text: str, params: dict[str, dict[str, Any]]) -> Iterator[WrittenCall]:
     """Qwen3's `<function=NAME><parameter=KEY>value</parameter></function>`, one or more."""
     i = 0
     for match in _FUNCTION.finditer(text):
         if text[i : match.start()].strip():
             raise _NotCalls
         name = match.group(1).strip()
-        yield TextCall(name, json.dumps(_function_args(match.group(2), params.get(name))))
+        yield WrittenCall(name, json.dumps(_function_args(match.group(2), params.get(name))))
         i = match.end()
     if i == 0 or text[i:].strip():
         raise _NotCalls

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from zen.llm.text_calls import MAX_CALLS, TextCall, parse_text_calls
+from zen.agent.protocols.written_calls import MAX_CALLS, WrittenCall, parse_written_calls
 
 TOOLS = [
     {
@@ -34,11 +34,11 @@ TOOLS = [
         },
     },
 ]
-READ = TextCall("read-file", '{"path": "a.py"}')
+READ = WrittenCall("read-file", '{"path": "a.py"}')
 
 
 def calls(text: str) -> list[tuple[str, dict]] | None:
-    found = parse_text_calls(text, TOOLS)
+    found = parse_written_calls(text, TOOLS)
     return None if found is None else [(c.name, json.loads(c.arguments)) for c in found]
 
 
@@ -99,8 +99,8 @@ def test_qwen3_values_are_typed_by_the_schema() -> None:
 
 
 def test_arguments_that_are_not_json_reach_the_registry_as_they_are() -> None:
-    found = parse_text_calls('{"name": "bash", "arguments": "ls -la"}', TOOLS)
-    assert found == [TextCall("bash", "ls -la")]
+    found = parse_written_calls('{"name": "bash", "arguments": "ls -la"}', TOOLS)
+    assert found == [WrittenCall("bash", "ls -la")]
 
 
 @pytest.mark.parametrize(
@@ -125,30 +125,30 @@ def test_arguments_that_are_not_json_reach_the_registry_as_they_are() -> None:
     ],
 )
 def test_call_shaped_text_in_prose_or_data_is_text(text: str) -> None:
-    assert parse_text_calls(text, TOOLS) is None
+    assert parse_written_calls(text, TOOLS) is None
 
 
 def test_an_echo_of_the_tool_list_never_runs() -> None:
-    assert parse_text_calls(f"<tools>\n{json.dumps(TOOLS)}\n</tools>", TOOLS) is None
-    assert parse_text_calls(json.dumps(TOOLS[0]), TOOLS) is None
+    assert parse_written_calls(f"<tools>\n{json.dumps(TOOLS)}\n</tools>", TOOLS) is None
+    assert parse_written_calls(json.dumps(TOOLS[0]), TOOLS) is None
     echoed = {k: v for k, v in TOOLS[1]["function"].items() if k != "description"}
-    assert parse_text_calls(json.dumps(echoed), TOOLS) is None  # {"name", "parameters": schema}
+    assert parse_written_calls(json.dumps(echoed), TOOLS) is None  # {"name", "parameters": schema}
     one_real = '{"name": "bash", "arguments": {"command": "ls"}}'
     mixed = f"<tools>{json.dumps(TOOLS[0])}</tools>\n<tool_call>{one_real}</tool_call>"
-    assert parse_text_calls(mixed, TOOLS) is None
+    assert parse_written_calls(mixed, TOOLS) is None
 
 
 def test_no_tools_sent_means_no_calls() -> None:
-    assert parse_text_calls('{"name": "bash", "arguments": {"command": "ls"}}', []) is None
+    assert parse_written_calls('{"name": "bash", "arguments": {"command": "ls"}}', []) is None
 
 
 def test_bounded_on_hostile_input() -> None:
     many = "\n".join('{"name": "bash", "arguments": {"command": "ls"}}' for _ in range(MAX_CALLS))
-    assert parse_text_calls(many, TOOLS) is not None
-    assert parse_text_calls(many + '\n{"name": "bash", "arguments": {}}', TOOLS) is None
+    assert parse_written_calls(many, TOOLS) is not None
+    assert parse_written_calls(many + '\n{"name": "bash", "arguments": {}}', TOOLS) is None
     deep = '{"name": "bash", "arguments": ' + "[" * 100_000 + "]" * 100_000 + "}"
-    assert parse_text_calls(deep, TOOLS) is None
-    assert parse_text_calls("{{" * 50_000, TOOLS) is None
+    assert parse_written_calls(deep, TOOLS) is None
+    assert parse_written_calls("{{" * 50_000, TOOLS) is None
 
 
 def test_a_result_the_model_invented_after_its_call_is_ignored() -> None:
