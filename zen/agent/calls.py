@@ -8,10 +8,12 @@ import asyncio
 from dataclasses import replace
 from typing import Any, Protocol
 
+from zen.agent.edits import syntax_check
 from zen.agent.runaway import Runaways
 from zen.base import events as ev
 from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolContext, ToolResult
+from zen.tools.files.text import off_loop
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 CUT_CALL = (
@@ -46,6 +48,7 @@ class Calls:
         gets a result message, so the next request never carries a dangling tool call.
         """
         results: dict[str, ToolResult] = {}
+        broken: dict[str, str] = {}
         self.started = set()
         frame = run.frame
         if frame is not None and not any(self.agent.registry.may_change_files(c) for c in calls):
@@ -62,11 +65,12 @@ class Calls:
                 batch = []
                 await self._run_batch([call], results, run)
             await self._run_batch(batch, results, run)
+            broken = await self._syntax(calls, results)
         finally:
             for call in calls:
                 result = results.get(call.id)
                 if result:
-                    content = result.output
+                    content = result.output + broken.get(call.id, "")
                 elif call.id in self.started:
                     content = "Cancelled by the user while running; it may have partly run."
                 else:
@@ -75,6 +79,19 @@ class Calls:
             if frame is not None:
                 await frame.after()
         return results
+
+    async def _syntax(
+        self, calls: list[ToolCall], results: dict[str, ToolResult]
+    ) -> dict[str, str]:
+        """The syntax check of the files the turn's calls changed, added to the result of the
+        last call that changed one (`edits.syntax_check`)."""
+        changing = [c.id for c in calls if c.id in results and results[c.id].files_changed]
+        if not changing:
+            return {}
+        files = [f for i in changing for f in results[i].files_changed]
+        root, messages = self.agent.ctx.workspace.root, self.agent.messages
+        said = await off_loop(syntax_check.report, root, files, messages)
+        return {changing[-1]: f"\n\n{said}"} if said else {}
 
     def refuse(self, calls: list[ToolCall], emit: ev.Emit) -> None:
         """A reply cut at max_tokens: its calls are answered, never run half-formed."""

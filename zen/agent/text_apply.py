@@ -86,6 +86,8 @@ class Applier:
         """Commands this run already ran: each runs once per task."""
         self._told = False
         self._n = 0
+        self.changed: list[str] = []
+        """Files the calls changed (the syntax check reads them)."""
         self.acted = 0
         """Blocks that ran a call or failed; an answer with none (all were no-ops: already
         applied, unchanged, already run) ends the run, so a model repeating itself stops."""
@@ -138,7 +140,9 @@ class Applier:
         self._n += 1
         self.acted += 1
         call = ToolCall(f"text-{self._n}", tool, json.dumps(args), origin="text")
-        return await self.agent.run_call(call, self.run)
+        result = await self.agent.run_call(call, self.run)
+        self.changed.extend(result.files_changed)
+        return result
 
     def _plan(self, block: Replace | WholeFile) -> Plan:
         """What a block needs: a call, or the line saying why not. Runs in a worker thread."""

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from zen.agent import text_context as tc
+from zen.agent.edits import syntax_check
 from zen.agent.text_apply import Applier, TextAgent, owner
 from zen.base import events as ev
 from zen.base.preamble import asked
@@ -177,9 +178,11 @@ class TextProtocol:
         if cut:
             results.append((False, CUT))
         body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(results, 1))
-        tail = ALL_DONE if all(ok for ok, _ in results) else SOME_FAILED
+        root = applier.agent.ctx.workspace.root
+        broken = await off_loop(syntax_check.report, root, applier.changed, applier.agent.messages)
+        tail = ALL_DONE if all(ok for ok, _ in results) and not broken else SOME_FAILED
         head = f"{NOTE}results of your blocks:\n{body}"
-        return "\n\n".join(filter(None, [head, applier.attached(), tail]))
+        return "\n\n".join(filter(None, [head, broken, applier.attached(), tail]))
 
 
 async def _blocks(agent: TextAgent, content: str) -> list[Block]:
