@@ -150,3 +150,12 @@ def test_a_stray_divider_is_dropped_unless_the_file_has_such_lines() -> None:
     assert without_stray_divider(rst, None) == rst  # overline and underline: the file's own
     assert without_stray_divider("=======\nText.\n", "Title\n=======\n") == "=======\nText.\n"
     assert without_stray_divider("x = 1\n", "x\n") == "x = 1\n"
+
+
+def test_a_hostile_snippet_is_refused_or_ignored_never_raised() -> None:
+    deep = "def f():\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    assert not is_snippet(FILE, deep)  # too deep to parse: not a snippet
+    with pytest.raises(Refused):
+        merge(FILE, deep)
+    many = "".join(f"def f{i}():\n    pass\n\n\n" for i in range(2000))
+    assert merge(FILE, many).added[-1] == "f1999"

@@ -223,8 +223,8 @@ class _Merge:
             compile(text, "<merged>", "exec", dont_inherit=True)
         except SyntaxError as e:
             raise Refused(f"merged, the file would not parse (line {e.lineno}: {e.msg})") from e
-        except ValueError as e:
-            raise Refused(f"merged, the file would not parse ({e})") from e
+        except (ValueError, RecursionError, MemoryError) as e:
+            raise Refused(f"merged, the file would not compile ({type(e).__name__})") from e
         self.result.text = text
         return self.result
 
