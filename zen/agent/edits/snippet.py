@@ -1,16 +1,14 @@
 """Snippet merge for Python: a block holding only some definitions of a file replaces those
-definitions and adds the new ones, keeping the rest. Small models send the one function they
-changed; written as the whole file it would delete the others (aider's whole format does).
+and adds the new ones, keeping the rest (small models send the one function they changed;
+written as the whole file, as aider's whole format does, it would delete the others).
 
-Python's own parser finds each definition's lines (`end_lineno`), so nothing is guessed from
-indentation: functions and classes by name, methods by class and name (a class holding only
-some of its methods merges method by method), a method written at column 0 by the one class
-that has it. The replaced range takes the snippet's decorators and leading comments in place
-of the old ones; a snippet that brings none keeps the old ones. New definitions go before
-`if __name__ == "__main__":` (else at the end), new methods at the end of their class, new
-imports after the file's. Whatever could be two things is refused, never guessed: a name
-defined twice or under a condition, a method of several classes, top-level code that is not a
-definition. The result must parse."""
+Python's parser gives each definition's lines (`end_lineno`): functions and classes by name,
+methods by class and name (a class holding only some methods merges method by method), a
+method at column 0 by the one class that has it. The snippet's decorators and leading
+comments replace the old ones; without any, the old ones stay. New definitions go before
+`if __name__ == "__main__":`, new methods at the end of their class, new imports after the
+file's. What could be two things is refused, never guessed: a name defined twice or under a
+condition, a method of several classes. The result must parse."""
 
 from __future__ import annotations
 
@@ -35,6 +33,7 @@ class Merged:
 
 
 def _parse(text: str) -> ast.Module | None:
+    """The module, or None: it does not parse (or is too deep to)."""
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -297,10 +296,4 @@ def _reindent(lines: list[str], indent: str) -> list[str]:
     own = first[: len(first) - len(first.lstrip())]
     if own == indent:
         return list(lines)
-    moved = []
-    for line in lines:
-        if line.strip() and line.startswith(own):
-            moved.append(indent + line[len(own) :])
-        else:
-            moved.append(line)
-    return moved
+    return [indent + x[len(own) :] if x.strip() and x.startswith(own) else x for x in lines]
