@@ -270,7 +270,9 @@ def test_a_python_snippet_is_merged_and_another_languages_is_refused(
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")  # mul kept
     assert (project / "calc.js").read_text() == js
     results = users(fake.requests[1])[-1]
-    assert "1. calc.py: " in results
+    assert (
+        "1. calc.py: " in results and "(merged: replaced add; the rest of the file kept)" in results
+    )
     assert (
         "2. Error: the block for calc.js would delete mul (a part of a file is merged only in "
         "Python)" in results

@@ -42,6 +42,7 @@ class Call:
 
     tool: str
     args: dict[str, Any]
+    note: str = ""  # said after the result: how a snippet was merged
 
 
 Plan = tuple[bool, str] | Call
@@ -108,7 +109,8 @@ class Applier:
         result = await self._call(plan.tool, plan.args)
         if not result.ok:
             return False, result.output
-        return True, f"{(result.files_changed or [block.path])[0]}: {result.summary}"
+        note = f" ({plan.note})" if plan.note else ""
+        return True, f"{(result.files_changed or [block.path])[0]}: {result.summary}{note}"
 
     def attached(self) -> str:
         """The files shown again because they changed (or were never seen), as attachments."""
@@ -249,7 +251,8 @@ def _merged(t: Target, old: str, block: WholeFile) -> Plan:
         )
     if merged.text == old:
         return True, f"{t.shown}: unchanged"
-    return Call("write-file", {"path": block.path, "content": merged.text, "overwrite": True})
+    args = {"path": block.path, "content": merged.text, "overwrite": True}
+    return Call("write-file", args, merged.said())
 
 
 def _replace(t: Target, text: str, block: Replace) -> Plan:

@@ -31,6 +31,11 @@ class Merged:
     replaced: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
 
+    def said(self) -> str:
+        done = (("replaced", self.replaced), ("added", self.added))
+        parts = [f"{how} {', '.join(names)}" for how, names in done if names]
+        return f"merged: {'; '.join(parts)}; the rest of the file kept"
+
 
 def _parse(text: str) -> ast.Module | None:
     """The module, or None: it does not parse (or is too deep to)."""
@@ -82,8 +87,7 @@ class _Merge:
         if self.old and not self.old[-1].endswith("\n"):
             self.old[-1] += "\n"
         self.new = new.splitlines(keepends=True)
-        self.edits: list[tuple[int, int, int, list[str]]] = []
-        """(start, end, order, lines): old lines [start, end) become `lines`."""
+        self.edits: list[tuple[int, int, int, list[str]]] = []  # old [start, end) → lines
         self.result = Merged("")
         self.conditional = _conditional(o.body)
 
@@ -193,12 +197,10 @@ class _Merge:
         if not wanted:
             return
         imports = [x for x in self.o.body if isinstance(x, IMPORTS)]
-        if imports:
-            at = imports[-1].end_lineno or imports[-1].lineno
-        else:
-            first = self.o.body[0] if self.o.body else None
-            docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            at = (first.end_lineno or 0) if first is not None and docstring else 0
+        first = self.o.body[0] if self.o.body else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        last = imports[-1] if imports else first if docstring else None
+        at = (last.end_lineno or last.lineno) if last is not None else 0
         self.edits.append((at, at, -1, wanted))
         self.result.added.append(wanted[0].strip())
 
@@ -280,8 +282,7 @@ def _comments_above(lines: list[str], start: int) -> int:
     return start
 
 
-def _comment_lines(lines: list[str]) -> int:
-    """How many comment lines open `lines`."""
+def _comment_lines(lines: list[str]) -> int:  # how many comment lines open `lines`
     return next((k for k, x in enumerate(lines) if not x.strip().startswith("#")), len(lines))
 
 
