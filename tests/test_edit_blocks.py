@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from zen.agent.protocols.block_checks import lost_definitions, omissions
+from zen.agent.edits.lazy import placeholders
+from zen.agent.protocols.block_checks import lost_definitions
 from zen.agent.protocols.block_parser import (
+    COPIED,
     Command,
     Malformed,
     Replace,
@@ -119,11 +121,11 @@ def test_shell_blocks_are_commands_and_an_unclosed_file_is_reported() -> None:
 
 def test_a_whole_file_with_placeholders_or_missing_functions_is_caught() -> None:
     old = "def mean(xs):\n    ...\n\n\ndef median(xs):\n    return 0\n\n\nclass Stats:\n    pass\n"
-    assert omissions(old, "def mean(xs):\n    ...\n# ... rest of the code unchanged\n") == [
+    assert placeholders(old, "def mean(xs):\n    ...\n# ... rest of the code unchanged\n") == [
         "# ... rest of the code unchanged"
     ]
-    assert omissions(old, "def mean(xs):\n    ...\n// ...\n") == ["// ..."]
-    assert omissions(old, old.replace("return 0", "return 1")) == []  # its own `...` stays
+    assert placeholders(old, "def mean(xs):\n    ...\n// ...\n") == ["// ..."]
+    assert placeholders(old, old.replace("return 0", "return 1")) == []  # its own `...` stays
     assert lost_definitions(old, "def median(xs):\n    return 1\n") == ["mean", "Stats"]
     assert lost_definitions(old, old + "\ndef mode(xs):\n    return 2\n") == []
 
@@ -157,9 +159,31 @@ def test_a_fence_under_prose_naming_one_shown_file_is_that_file() -> None:
     assert parse(both, known) == []  # two files named: no guess
 
 
-def test_the_prompts_placeholder_copied_leaves_the_path_to_the_applier() -> None:
-    assert parse("<path of the file>\n```\nx = 1\n```") == [WholeFile("", "x = 1\n")]
+def test_a_copied_placeholder_is_a_format_error() -> None:
+    for answer in (
+        "<path of the file>\n```\nx = 1\n```",
+        "calc.py\n```\n<the whole new file>\n```",
+        "```\n<path of the file>\nx = 1\n```",
+    ):
+        (block,) = parse(answer)
+        assert isinstance(block, Malformed) and block.problem == COPIED, answer
     assert parse("<b>note</b>\n```\nx = 1\n```") == []  # markup is not the placeholder
+    assert parse("<div>\n```html\n<input disabled>\n```") == []
+
+
+def test_a_bare_path_as_a_fences_first_line_is_its_file() -> None:
+    """Qwen2.5-Coder-1.5B: the path inside the fence, after a stray divider."""
+    assert parse("```\ncalc.py\nx = 1\n```") == [WholeFile("calc.py", "x = 1\n")]
+    assert parse("```python\n`calc.py`\nx = 1\n```") == [WholeFile("calc.py", "x = 1\n")]
+    stray = parse("```\n=======\ncalc.py\nx = 1\n```")
+    assert stray == [WholeFile("calc.py", "=======\nx = 1\n")]  # the applier drops it
+    assert parse("calc.py\n```\ncalc.py\nx = 1\n```") == [WholeFile("calc.py", "x = 1\n")]
+    # Not a path line: a comment, another file named above, a shell block, a lone line.
+    assert parse("```\n# calc.py\nx = 1\n```") == []
+    assert parse("a.py\n```\nb.py\nx\n```") == [WholeFile("a.py", "b.py\nx\n")]
+    (shell,) = parse("```bash\ncalc.py\nx = 1\n```")
+    assert isinstance(shell, Malformed)
+    assert parse("```\ncalc.py\n```") == []
 
 
 def test_a_lone_bare_fence_is_offered_to_the_applier_and_nothing_else_is() -> None:
@@ -171,6 +195,7 @@ def test_a_lone_bare_fence_is_offered_to_the_applier_and_nothing_else_is() -> No
     assert lone_fence("```\nx = 5\n") is None  # never closed
     assert lone_fence("```\n\n```") is None
     assert lone_fence("no code at all") is None
+    assert lone_fence("```\n=======\nx = 5\n```") == "=======\nx = 5\n"  # a stray divider
     broken = "```\n<path of the file>\n=======\ndef f():\n    pass\n>>>>>>> REPLACE\n```"
     assert lone_fence(broken) is None  # Qwen2.5-Coder-1.5B: half an edit block, not a file
 

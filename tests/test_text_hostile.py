@@ -15,9 +15,9 @@ import pytest
 
 from tests.fakes.server import text
 from tests.test_text_protocol import CALC, EDIT, args_for, users
+from zen.agent.edits.lazy import placeholders
 from zen.agent.protocols.block_ahead import Ahead
 from zen.agent.protocols.block_apply import QUOTED
-from zen.agent.protocols.block_checks import omissions
 from zen.agent.protocols.block_parser import MARKS, lone_fence, parse
 from zen.agent.protocols.edit_blocks import MAX_ANSWER, tried
 
@@ -112,9 +112,9 @@ def test_a_megabyte_of_the_worst_shapes_parses_in_linear_time(shape: str) -> Non
 
 @pytest.mark.timeout(60)
 def test_a_line_of_spaces_in_a_whole_file_is_checked_at_once() -> None:
-    """`omissions` took 20 s on one line of 200 spaces (nested `\\s*`)."""
+    """`placeholders` (once `omissions`) took 20 s on one line of 200 spaces (nested `\\s*`)."""
     start = time.process_time()
-    assert omissions("", " " * 100_000 + "x\n" + "#" + " " * 100_000 + "rest of\n") == []
+    assert placeholders("", " " * 100_000 + "x\n" + "#" + " " * 100_000 + "rest of\n") == []
     assert time.process_time() - start < 1
 
 

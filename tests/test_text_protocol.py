@@ -256,35 +256,37 @@ def test_an_answer_with_nothing_left_to_do_ends_the_run(fake_llm, run_zen, proje
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
 
 
-def test_a_snippet_under_prose_never_replaces_the_file(fake_llm, run_zen, project) -> None:
+def test_a_python_snippet_is_merged_and_another_languages_is_refused(
+    fake_llm, run_zen, project
+) -> None:
     (project / "calc.py").write_text(CALC)
+    js = "function add(a, b) {\n  return a + b;\n}\n\nfunction mul(a, b) {\n  return a * b;\n}\n"
+    (project / "calc.js").write_text(js)
     snippet = "Here's the updated `calc.py`:\n```python\ndef add(a, b):\n    return a - b\n```"
-    whole = "Here's the updated `calc.py`:\n```python\n" + CALC.replace("a + b", "a - b") + "```"
-    fake = fake_llm([text(snippet), text(whole), text("Done.")])
-    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    partial = "calc.js\n```js\nfunction add(a, b) {\n  return a - b;\n}\n```"
+    fake = fake_llm([text(snippet + "\n\n" + partial), text("Done.")])
+    done = run_zen("-p", "make add in calc.py and calc.js subtract", "--yes", *args_for(fake))
     assert done.code == 0, done.err
-    refused = users(fake.requests[1])[-1]
-    assert "1. Error: the block for calc.py would delete mul; send the whole file" in refused
-    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
+    assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")  # mul kept
+    assert (project / "calc.js").read_text() == js
+    results = users(fake.requests[1])[-1]
+    assert (
+        "1. calc.py: " in results and "(merged: replaced add; the rest of the file kept)" in results
+    )
+    assert (
+        "2. Error: the block for calc.js would delete mul (a part of a file is merged only in "
+        "Python)" in results
+    )
 
 
-def test_the_placeholder_path_copied_still_finds_its_one_file(fake_llm, run_zen, project) -> None:
-    """Qwen2.5-Coder-1.5B copied `<path of the file>` from the prompt, then the right file."""
+def test_a_copied_placeholder_is_answered_as_a_format_error(fake_llm, run_zen, project) -> None:
+    """Qwen2.5-Coder-1.5B copied `<path of the file>` from the prompt once it showed one."""
     (project / "stats.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
-    (project / "test_stats.py").write_text(
-        "from stats import median\n\n\ndef test_median():\n    pass\n"
-    )
     new = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef median(xs):\n    return 0\n"
-    fake = fake_llm(
-        [
-            text(f"<path of the file>\n```\n{new}```\n"),
-            text("<path of the file>\n```\nx\n```"),
-            text("ok"),
-        ]
-    )
-    task = "Add median(xs) to stats.py so that test_stats.py passes."
+    fake = fake_llm([text(f"<path of the file>\n```\n{new}```\n"), text("ok")])
+    task = "Add median(xs) to stats.py."
     done = run_zen("-p", task, "--yes", *args_for(fake))
     assert done.code == 0, done.err
-    assert (project / "stats.py").read_text() == new
-    assert "1. stats.py: " in users(fake.requests[1])[-1]
-    assert "has no file path; write the file's real path" in users(fake.requests[2])[-1]
+    assert "median" not in (project / "stats.py").read_text()
+    assert "1. Error: format error: you copied a placeholder" in users(fake.requests[1])[-1]
+    assert "<path of the file>" not in system(fake.requests[0])  # nothing to copy

@@ -14,11 +14,13 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
-from zen.agent.protocols.base import Call, Step
+from zen.agent.edits import syntax_check
+from zen.agent.protocols.base import Call, Message, Step
 from zen.agent.runaway import Runaways
 from zen.base import events as ev
 from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolContext, ToolResult
+from zen.tools.files.text import off_loop
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 
@@ -54,6 +56,16 @@ class Calls:
             else:
                 await self._batch([call], run, results)
         await self._batch(batch, run, results)
+
+    async def syntax(
+        self, calls: Sequence[Call], results: dict[str, ToolResult], messages: list[Message]
+    ) -> str | None:
+        """What the model is told of the syntax of the files `calls` changed (issue 38,
+        `edits.syntax_check`), or None: they parse, nothing changed, or it was told enough."""
+        files = [f for c in calls if c.id in results for f in results[c.id].files_changed]
+        if not files:
+            return None
+        return await off_loop(syntax_check.report, self.ctx.workspace.root, files, messages)
 
     async def _batch(
         self, batch: list[ToolCall], run: RunContext, results: dict[str, ToolResult]

@@ -229,19 +229,21 @@ class Agent:
 
     async def _run_calls(self, reading: Reading, run: RunContext) -> dict[str, ToolResult] | None:
         """Run a reply's calls (`Calls.run`), inside the run's checkpoints when one may change
-        files, and add what the protocol makes of their results. Cancelled midway, the calls
-        are answered all the same (no dangling tool call). The results by id; None: the calls
-        did nothing, the reply stands as the answer."""
+        files, and add what the protocol makes of their results and of the syntax check of the
+        files they changed (`Calls.syntax`). Cancelled midway, the calls are answered all the
+        same (no dangling tool call). The results by id; None: the calls did nothing, the reply
+        stands as the answer."""
         results: dict[str, ToolResult] = {}
         frame = run.frame if reading.may_change_files(self.registry) else None
-        done = False
+        done, checked = False, None
         try:
             if frame is not None:  # inside the try: a Ctrl-C here still answers every call
                 await frame.before()
             await self.calls.run(reading.calls, run, results)
+            checked = await self.calls.syntax(reading.calls, results, self.transcript.messages)
             done = True
         finally:
-            answer = reading.answer(results, self.calls.started, cancelled=not done)
+            answer = reading.answer(results, self.calls.started, not done, checked)
             for message in answer or []:
                 self.add(message)
             if frame is not None:

@@ -66,10 +66,15 @@ class Reading:
         )
 
     def answer(
-        self, results: dict[str, ToolResult], started: set[str], cancelled: bool
+        self,
+        results: dict[str, ToolResult],
+        started: set[str],
+        cancelled: bool,
+        checked: str | None = None,
     ) -> list[Message] | None:
         """The messages that answer the calls (`results` by id; `started`: those that began to
-        run; `cancelled`: the run stopped midway). None: they did nothing, the reply stands."""
+        run; `cancelled`: the run stopped midway; `checked`: the syntax check of the files they
+        changed, to say). None: they did nothing, the reply stands."""
         return []
 
 
@@ -79,13 +84,21 @@ class NativeCalls(Reading):
     in call order, every call answered even when the run was cancelled."""
 
     def answer(
-        self, results: dict[str, ToolResult], started: set[str], cancelled: bool
+        self,
+        results: dict[str, ToolResult],
+        started: set[str],
+        cancelled: bool,
+        checked: str | None = None,
     ) -> list[Message] | None:
+        """`checked` goes after the result of the last call that changed a file."""
+        changing = [c.id for c in self.calls if c.id in results and results[c.id].files_changed]
         messages = []
         for call in self.calls:
             result = results.get(call.id)
             if result:
                 content = result.output
+                if checked and call.id == changing[-1]:
+                    content += f"\n\n{checked}"
             elif call.id in started:
                 content = "Cancelled by the user while running; it may have partly run."
             else:

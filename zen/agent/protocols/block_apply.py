@@ -16,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from zen.agent.edits import lazy, snippet
+from zen.agent.edits.fence_top import without_stray_divider
 from zen.agent.protocols import block_files as bf
 from zen.agent.protocols.base import Door
-from zen.agent.protocols.block_checks import lost_definitions, omissions
+from zen.agent.protocols.block_checks import lost_definitions
 from zen.agent.protocols.block_parser import (
     Block,
     Command,
@@ -42,14 +44,11 @@ class Call:
 
     tool: str
     args: dict[str, Any]
+    note: str = ""  # said after the result: how a snippet was merged
 
 
 Plan = tuple[bool, str] | Call
 """(ok, the line for the results) when the block needs no call; else the call."""
-UNNAMED = (
-    "Error: a fenced block has no file path; write the file's real path alone on the line "
-    "above the fence"
-)
 ALIKE = 0.6
 """How alike (difflib's ratio of lines) an unnamed whole file and a shown file without
 definitions must be for the block to be that file: a one-line change of 5 lines is 0.8."""
@@ -101,7 +100,8 @@ class Applier:
         result = await self._call(plan.tool, plan.args, door)
         if not result.ok:
             return False, result.output
-        return True, f"{(result.files_changed or [block.path])[0]}: {result.summary}"
+        note = f" ({plan.note})" if plan.note else ""
+        return True, f"{(result.files_changed or [block.path])[0]}: {result.summary}{note}"
 
     def attached(self) -> str:
         """The files shown again because they changed (or were never seen), as attachments."""
@@ -138,11 +138,6 @@ class Applier:
     def _plan(self, block: Replace | WholeFile) -> Plan:
         """What a block needs: a call, or the line saying why not. Runs in a worker thread."""
         ctx = self.ctx
-        if isinstance(block, WholeFile) and not block.path:
-            path = owner(ctx, self.transcript.messages, block.content)
-            if path is None:
-                return False, UNNAMED
-            block = WholeFile(path, block.content)
         try:
             t = writable_target(ctx, block.path)
             if not (t.path.exists() or t.path.is_symlink()):
@@ -174,15 +169,25 @@ class Applier:
 def owner(ctx: ToolContext, messages: list[dict[str, Any]], content: str) -> str | None:
     """The one shown file a whole file without a path can only be: it loses no function or
     class of that file, and shares one with it or most of its lines (a quoted snippet does
-    neither). Reads files: call it off the event loop."""
-    found = []
-    for name in bf.attached_names(messages):
+    neither); or a Python snippet that redefines some of that file's definitions (else, the
+    only file shown). Reads files: call it off the event loop."""
+    found: list[str] = []
+    adds: list[str] = []
+    shown = bf.attached_names(messages)
+    for name in shown:
         seen = bf.read_seen(ctx, ctx.workspace.root / name)
-        if seen is None or lost_definitions(seen.text, content):
+        if seen is None:
             continue
-        if lost_definitions(seen.text, "") or _alike(seen.text, content):
+        if name.endswith(".py") and snippet.is_snippet(seen.text, content):
+            overlap = snippet.names(content) & snippet.names(seen.text)
+            (found if overlap else adds).append(name)
+        elif not lost_definitions(seen.text, content) and (
+            lost_definitions(seen.text, "") or _alike(seen.text, content)
+        ):
             found.append(name)
-    return found[0] if len(found) == 1 else None
+    if len(found) == 1:
+        return found[0]
+    return adds[0] if not found and len(shown) == 1 and adds else None
 
 
 def _alike(old: str, new: str) -> bool:
@@ -194,7 +199,8 @@ def _alike(old: str, new: str) -> bool:
 def _create(t: Target, block: Replace | WholeFile) -> Plan:
     """A block for a file that does not exist: a whole file (or an empty SEARCH) creates it."""
     if isinstance(block, WholeFile):
-        return Call("write-file", {"path": block.path, "content": block.content})
+        content = without_stray_divider(block.content, None)
+        return Call("write-file", {"path": block.path, "content": content})
     if not block.search.strip():
         return Call("write-file", {"path": block.path, "content": block.replace})
     return False, (
@@ -204,21 +210,38 @@ def _create(t: Target, block: Replace | WholeFile) -> Plan:
 
 
 def _whole(t: Target, text: str, block: WholeFile) -> Plan:
-    if text.replace("\r\n", "\n") == block.content:
+    old = text.replace("\r\n", "\n")
+    content = without_stray_divider(block.content, old)
+    if old == content:
         return True, f"{t.shown}: unchanged"
-    left_out = omissions(text, block.content)
+    left_out = lazy.placeholders(old, content)
     if left_out:
-        return False, (
-            f"Error: the block for {t.shown} leaves code out ({left_out[0]!r}); send the "
-            "whole file, or SEARCH/REPLACE blocks"
-        )
-    lost = lost_definitions(text, block.content)
+        return False, lazy.refusal(t.shown, left_out)
+    if t.shown.endswith(".py") and snippet.is_snippet(old, content):
+        return _merged(t, old, WholeFile(block.path, content))
+    lost = lost_definitions(old, content)
     if lost:
+        partial = "" if t.shown.endswith(".py") else " (a part of a file is merged only in Python)"
         return False, (
-            f"Error: the block for {t.shown} would delete {', '.join(lost)}; send the whole "
-            "file, or SEARCH/REPLACE blocks for the part you change"
+            f"Error: the block for {t.shown} would delete {', '.join(lost)}{partial}; send the "
+            "whole file, or SEARCH/REPLACE blocks for the part you change"
         )
-    return Call("write-file", {"path": block.path, "content": block.content, "overwrite": True})
+    return Call("write-file", {"path": block.path, "content": content, "overwrite": True})
+
+
+def _merged(t: Target, old: str, block: WholeFile) -> Plan:
+    """A Python block holding only some definitions of the file, merged into it."""
+    try:
+        merged = snippet.merge(old, block.content)
+    except snippet.Refused as exc:
+        return False, (
+            f"Error: the block for {t.shown} holds only part of the file and cannot be merged: "
+            f"{exc}. Send the whole file, or SEARCH/REPLACE blocks"
+        )
+    if merged.text == old:
+        return True, f"{t.shown}: unchanged"
+    args = {"path": block.path, "content": merged.text, "overwrite": True}
+    return Call("write-file", args, merged.said())
 
 
 def _replace(t: Target, text: str, block: Replace) -> Plan:
@@ -229,6 +252,9 @@ def _replace(t: Target, text: str, block: Replace) -> Plan:
         )
     if block.search == block.replace:
         return True, f"{t.shown}: SEARCH and REPLACE are the same, nothing to change"
+    left_out = lazy.placeholders(text, block.replace)
+    if left_out:
+        return False, lazy.refusal(t.shown, left_out)
     spans = find(text, block.search)
     if len(spans) > 1:
         return False, (

@@ -20,7 +20,14 @@ import re
 from dataclasses import dataclass
 
 from zen.agent.protocols.block_ahead import Ahead
-from zen.agent.protocols.block_paths import angled, named_in, path_in_info, path_line, placeholder
+from zen.agent.protocols.block_paths import (
+    angled,
+    bare_path,
+    copied,
+    named_in,
+    path_in_info,
+    path_line,
+)
 
 HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")
@@ -34,6 +41,10 @@ CLOSE_FILE = re.compile(r"^\s*</file>\s*$")
 MARKS = {"search": HEAD, "file end": CLOSE_FILE}
 """The lines the parser looks ahead for (`Ahead`)."""
 SHELLS = frozenset({"bash", "sh", "shell", "zsh"})
+COPIED = (
+    "format error: you copied a placeholder of the answer format (like <path of the file>); "
+    "write the file's real path alone on a line, then its whole new text in a fenced block"
+)
 _LOOKBACK = 3
 """Lines above a SEARCH marker searched for its path (a fence and a blank may sit between)."""
 
@@ -49,8 +60,9 @@ class Replace:
 
 @dataclass(frozen=True)
 class WholeFile:
-    """`path` should hold exactly `content` (a new file, or all of a small one). An empty
-    path: the model copied the prompt's `<path of the file>`; the applier may still tell."""
+    """`path` should hold exactly `content` (a new file, or all of a small one; a Python
+    file's snippet is merged by the applier). `content` may begin with a stray divider line
+    (`=======`), which the applier drops unless the file holds such lines."""
 
     path: str
     content: str
@@ -131,7 +143,9 @@ def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:
             blocks.append(found)
             last_path = found.path if isinstance(found, WholeFile) else last_path
             heading = _above(lines, start)
-            if heading is not None and (path_line(lines[heading]) or placeholder(lines[heading])):
+            if heading is not None and (
+                path_line(lines[heading]) or angled(lines[heading]) or copied(lines[heading])
+            ):
                 loose.discard(heading)  # the block's path line
     if loose:
         return [Command(b.command, quoted=True) if isinstance(b, Command) else b for b in blocks]
@@ -156,8 +170,8 @@ def lone_fence(text: str) -> str | None:
         if words and (words[0].lower() in SHELLS or len(words) > 1):
             return None
         body = lines[i + 1 : end]
-        if any(HEAD.match(x) or DIVIDER.match(x) or UPDATED.match(x) for x in body):
-            return None  # a broken edit block, not a file
+        if any(HEAD.match(x) or UPDATED.match(x) for x in body):
+            return None  # a broken edit block, not a file (a stray ======= alone is dropped)
         if found:
             return None  # two blocks: no guess
         found.append(_joined(body))
@@ -198,21 +212,26 @@ def _fenced(
     words = info.split()
     above = _above(lines, start)
     heading = "" if above is None else lines[above]
-    path = path_in_info(words) or path_line(heading) or named_in(heading, known)
-    if path is None and placeholder(heading):
-        path = ""  # the prompt's `<path of the file>` copied: which file is for the applier
+    path = path_in_info(words) or path_line(heading) or angled(heading) or named_in(heading, known)
     if end is None:
-        if path is not None:
-            problem = f"{path}: the file's block has no closing {mark} (cut off?)"
+        if path is not None or copied(heading):
+            name = path or heading.strip()
+            problem = f"{name}: the file's block has no closing {mark} (cut off?)"
             return Malformed(problem), len(lines)
         return None, start + 1
     inner = lines[start + 1 : end]
-    if path is None and inner and angled(inner[0]):
-        path, inner = angled(inner[0]), inner[1:]  # ```\n<count.py>\n…: Qwen2.5-Coder-1.5B
+    top = next((k for k, x in enumerate(inner) if not DIVIDER.match(x)), len(inner))
+    first = inner[top] if top < len(inner) else ""
+    if copied(heading) or copied(first):
+        return Malformed(COPIED), end + 1
+    shell = bool(words) and words[0].lower() in SHELLS
+    named = None if shell else angled(first) or bare_path(first)
+    if named is not None and (path is None or named == path) and top + 1 < len(inner):
+        path, inner = named, inner[:top] + inner[top + 1 :]  # ```\ncalc.py\n…, a stray ======= kept
     body = _joined(inner)
     if path is not None:
         return WholeFile(path, body), end + 1
-    if words and words[0].lower() in SHELLS and body.strip():
+    if shell and body.strip():
         if any(HEAD.match(x) or DIVIDER.match(x) or UPDATED.match(x) for x in body.split("\n")):
             problem = f"a ```{words[0]} block holds edit markers; it is for a command only"
             return Malformed(problem), end + 1

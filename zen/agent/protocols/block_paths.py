@@ -13,8 +13,8 @@ _MAYBE_PATH = re.compile(r"[./\\]|Makefile|Dockerfile|Procfile|Gemfile|Rakefile|
 _NOT_IN_PATH = re.compile(r"\s|://|[<>|?*]")
 _WORD = re.compile(r"\w")
 _WORDS = re.compile(r"[\w./\\`*-]+")
-_PLACEHOLDER = re.compile(r"\s*<[^<>/][^<>]{0,39}>\s*(?::\s*)?")
-"""`<path of the file>` copied from the prompt; not a closing tag (`</file>`)."""
+_COPIED = re.compile(r"\s*<[a-z]+(?: [a-z]+){2,8}>\s*(?::\s*)?")
+"""`<path of the file>` copied from an answer format; not markup (`<b>`, `</file>`)."""
 
 
 def named_in(line: str, known: frozenset[str]) -> str | None:
@@ -26,14 +26,24 @@ def named_in(line: str, known: frozenset[str]) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
-def placeholder(line: str) -> bool:
-    """The prompt's `<path of the file>`, copied as it is."""
-    return bool(_PLACEHOLDER.fullmatch(line))
+def copied(line: str) -> bool:
+    """A placeholder in words (`<path of the file>`, `<the whole new file>`): the model copied
+    a format's slot instead of filling it. Three words at least, so markup is not one."""
+    return bool(_COPIED.fullmatch(line))
+
+
+def bare_path(line: str) -> str | None:
+    """A fence's first line that is only a path (`calc.py`, `` `calc.py` ``, `**calc.py**:`),
+    never a comment (`# calc.py` may be the file's own first line)."""
+    text = line.strip()
+    if text.lstrip("*_`'\"").startswith(("#", "//", "-")):
+        return None
+    return path_line(text)
 
 
 def angled(line: str) -> str | None:
     """`<count.py>` on a fence's first line: the path, in the prompt's `<path of the file>`."""
-    found = re.fullmatch(r"\s*<([^<>\s]{1,255})>\s*", line)
+    found = re.fullmatch(r"\s*<([^<>\s/][^<>\s]{0,254})>\s*", line)  # not `</file>`
     return path_line(found.group(1)) if found else None
 
 

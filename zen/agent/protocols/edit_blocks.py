@@ -27,7 +27,7 @@ from zen.agent.runaway import Runaways
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.base.preamble import asked
-from zen.llm.types import AssistantTurn
+from zen.llm.types import AssistantTurn, ToolCall
 from zen.settings.prompts import load_prompt, render
 from zen.tools.base import ToolContext, ToolResult
 from zen.tools.files.text import off_loop
@@ -171,8 +171,15 @@ class BlockStep(Step):
         self.may_change_files = not isinstance(block, Malformed)
 
     async def run(self, door: Door) -> ToolResult:
-        ok, line = await self.applier.apply(self.block, door)
-        return ToolResult(ok, line)
+        changed: list[str] = []  # for the syntax check
+
+        async def through(call: ToolCall) -> ToolResult:
+            result = await door(call)
+            changed.extend(result.files_changed)
+            return result
+
+        ok, line = await self.applier.apply(self.block, through)
+        return ToolResult(ok, line, files_changed=changed)
 
 
 @dataclass
@@ -183,7 +190,11 @@ class Blocks(Reading):
     cut: bool = False
 
     def answer(
-        self, results: dict[str, ToolResult], started: set[str], cancelled: bool
+        self,
+        results: dict[str, ToolResult],
+        started: set[str],
+        cancelled: bool,
+        checked: str | None = None,
     ) -> list[Message] | None:
         assert self.applier is not None
         if cancelled:
@@ -194,7 +205,7 @@ class Blocks(Reading):
         if self.cut:
             lines.append((False, CUT))
         body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(lines, 1))
-        tail = ALL_DONE if all(ok for ok, _ in lines) else SOME_FAILED
+        tail = ALL_DONE if all(ok for ok, _ in lines) and not checked else SOME_FAILED
         head = f"{NOTE}results of your blocks:\n{body}"
-        report = "\n\n".join(filter(None, [head, self.applier.attached(), tail]))
+        report = "\n\n".join(filter(None, [head, checked, self.applier.attached(), tail]))
         return [{"role": "user", "content": report}]

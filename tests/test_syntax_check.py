@@ -1,0 +1,116 @@
+"""The syntax check after a reply's edits: each kind of file on both sides of the line, the
+bound on reports, and the error fed back and fixed, in both protocols, through `zen -p`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.server import call, text, tool_calls
+from tests.test_text_protocol import CALC, args_for, users
+from zen.agent.edits.syntax_check import MARK, REPORTS, problem, report
+
+
+@pytest.mark.parametrize(
+    ("name", "good", "bad", "said"),
+    [
+        ("a.py", "def f():\n    return 1\n", "def f(:\n    return 1\n", "line 1: "),
+        ("a.py", "x = 1\n", "x = 1\nreturn x\n", "line 2: 'return' outside function"),
+        ("a.json", '{"a": [1, 2]}', '{"a": [1, 2],}', "line 1: "),
+        ("a.toml", "[a]\nb = 1\n", "[a]\nb = \n", "line 2"),
+        ("a.yaml", "a: [1, 2]\nb: !Ref x\n", "a: [1, 2\nb: 3\n", "line 2: "),
+        ("a.yml", "- a\n- b\n", "- a\nb: c\n", "line 2: "),
+    ],
+)
+def test_each_kind_is_checked(name: str, good: str, bad: str, said: str) -> None:
+    assert problem(name, good) is None
+    found = problem(name, bad)
+    assert found is not None and said in found, found
+
+
+def test_what_is_not_plain_data_is_not_judged() -> None:
+    assert problem("tsconfig.json", '{\n  // comments are allowed\n  "a": 1\n}') is None
+    assert problem(".vscode/settings.json", "{// x\n}") is None
+    assert problem("chart/templates/a.yaml", "a: {{ .Values.x }}\n") is None
+    assert problem("notes.md", "def f(:") is None
+    problem("a.py", "(" * 200_000)  # too deep: an answer or None, never an exception
+
+
+def test_report_names_file_and_line_and_is_bounded(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = (\n")
+    (tmp_path / "b.json").write_text("{}")
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "fix a.py"}]
+    said = report(tmp_path, ["a.py", "b.json", "gone.py"], messages)
+    assert said is not None and said.startswith(MARK) and "- a.py, line 1: " in said
+    assert "b.json" not in said
+    for n in range(1, REPORTS + 1):
+        said = report(tmp_path, ["a.py"], messages)
+        assert said is not None and (("the last" in said) == (n == REPORTS))
+        messages.append({"role": "user", "content": f"[zen] results\n\n{said}"})
+    assert report(tmp_path, ["a.py"], messages) is None  # told REPORTS times this task
+    messages.append({"role": "user", "content": "try again"})  # a new task: told again
+    assert report(tmp_path, ["a.py"], messages) is not None
+    (tmp_path / "a.py").write_text("x = ()\n")
+    assert report(tmp_path, ["a.py"], messages) is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
+def test_a_fifo_in_place_of_a_changed_file_is_not_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "a.py")
+    assert report(tmp_path, ["a.py"], [{"role": "user", "content": "x"}]) is None
+
+
+BROKEN = "def add(a, b):\n    return (a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+FIXED = CALC.replace("a + b", "a - b")
+
+
+def test_a_syntax_error_is_fed_back_and_fixed_next_turn_in_edit_blocks(
+    fake_llm, run_zen, project
+) -> None:
+    (project / "calc.py").write_text(CALC)
+    first = "calc.py\n<<<<<<< SEARCH\n    return a + b\n=======\n    return (a - b\n>>>>>>> REPLACE"
+    second = (
+        "calc.py\n<<<<<<< SEARCH\n    return (a - b\n=======\n    return a - b\n>>>>>>> REPLACE"
+    )
+    fake = fake_llm([text(first), text(second), text("Done.")])
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "calc.py").read_text() == FIXED
+    told = users(fake.requests[1])[-1]
+    assert f"{MARK} fix these errors first:\n- calc.py, line 2: " in told
+    assert "Fix what failed" in told
+    assert MARK not in users(fake.requests[2])[-1]  # fixed: nothing more said
+
+
+def test_a_syntax_error_is_fed_back_and_fixed_next_turn_with_tools(
+    fake_llm, run_zen, project
+) -> None:
+    (project / "calc.py").write_text(CALC)
+    fake = fake_llm(
+        [
+            tool_calls([call("read-file", {"path": "calc.py"})]),
+            tool_calls(
+                [call("write-file", {"path": "calc.py", "content": BROKEN, "overwrite": True})]
+            ),
+            tool_calls(
+                [
+                    call(
+                        "edit-file",
+                        {"path": "calc.py", "old_string": "(a - b", "new_string": "a - b"},
+                    )
+                ]
+            ),
+            text("Done."),
+        ]
+    )
+    done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake, "native"))
+    assert done.code == 0, done.err
+    assert (project / "calc.py").read_text() == FIXED
+    told = fake.requests[2]["messages"][-1]
+    assert told["role"] == "tool" and f"{MARK} fix these errors first" in told["content"]
+    assert "- calc.py, line 2: " in told["content"]
+    assert MARK not in fake.requests[3]["messages"][-1]["content"]

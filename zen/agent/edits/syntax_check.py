@@ -1,0 +1,136 @@
+"""The syntax of what a reply changed, checked in process and said back to the model.
+
+After each reply's edits, every changed `.py` (Python's own compiler: nothing runs), `.json`,
+`.toml` and `.yaml` file is parsed; an error goes back with the file, the line and the line's
+text, so a small model fixes a broken edit on its next turn instead of reporting success.
+Bounded like aider's reflections: at most `REPORTS` reports a task, the last one saying so.
+
+What is not plain data is not judged: JSON with comments (`tsconfig.json`, `.vscode/`) and
+templates (`{{ }}`, `{% %}`: Helm, Jinja). A project on a newer Python than zen's may see a
+false report for syntax zen's interpreter does not know yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CHECKED = frozenset({".py", ".json", ".toml", ".yaml", ".yml"})
+MAX_BYTES = 1_000_000
+"""Larger files are not checked: a reply's edit is seldom one, and the check must stay cheap."""
+REPORTS = 3
+"""Reports a task, as aider's `max_reflections`."""
+MARK = "syntax check:"
+_ZEN = "[zen] "
+"""How edit blocks' own messages begin (`protocols.edit_blocks.NOTE`): not the user's words."""
+_JSONC = ("tsconfig", "jsconfig", ".eslintrc", "devcontainer")
+
+
+def problem(name: str, text: str) -> str | None:
+    """The first syntax error of `text`, the file `name`, as `line N: what`; None if it parses
+    (or is not a kind checked)."""
+    suffix = Path(name).suffix.lower()
+    if suffix not in CHECKED:
+        return None
+    if suffix != ".py" and ("{{" in text or "{%" in text):
+        return None  # a template
+    try:
+        if suffix == ".py":
+            compile(text, name, "exec", dont_inherit=True)
+        elif suffix == ".json":
+            if not _jsonc(name):
+                json.loads(text)
+        elif suffix == ".toml":
+            tomllib.loads(text)
+        else:
+            for _ in yaml.parse(text, Loader=yaml.SafeLoader):
+                pass  # events only: no tags built, no alias expanded
+    except SyntaxError as e:
+        return _at(e.lineno, e.msg, text)
+    except json.JSONDecodeError as e:
+        return _at(e.lineno, e.msg, text)
+    except tomllib.TOMLDecodeError as e:
+        return str(e)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark
+        return _at(mark.line + 1 if mark else None, str(e.problem or e.context), text)
+    except ValueError as e:
+        return str(e)  # source code with a null byte
+    except (RecursionError, MemoryError, yaml.YAMLError):
+        return None
+    return None
+
+
+def report(root: Path, files: Iterable[str], messages: list[dict[str, Any]]) -> str | None:
+    """What the model is told about the files a reply changed (their names as the tools show
+    them, relative to `root`), or None: all parse, or this task was told `REPORTS` times."""
+    found = []
+    for name in dict.fromkeys(files):
+        text = _read(root / name) if Path(name).suffix.lower() in CHECKED else None
+        error = None if text is None else problem(name, text)
+        if error:
+            found.append(f"- {name}, {error}")
+    if not found:
+        return None
+    told = _reports(messages)
+    if told >= REPORTS:
+        return None
+    last = " (the last syntax report in this task)" if told + 1 == REPORTS else ""
+    return f"{MARK} fix these errors first{last}:\n" + "\n".join(found[:5])
+
+
+def _at(line: int | None, what: str, text: str) -> str:
+    if not line:
+        return what
+    lines = text.splitlines()
+    shown = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+    return f"line {line}: {what}" + (f": `{shown}`" if shown else "")
+
+
+def _jsonc(name: str) -> bool:
+    """A JSON file that allows comments by convention."""
+    path = Path(name)
+    return path.name.lower().startswith(_JSONC) or ".vscode" in path.parts
+
+
+def _reports(messages: list[dict[str, Any]]) -> int:
+    """Syntax reports since the user's last message."""
+    told = 0
+    for message in reversed(messages):
+        content = message.get("content")
+        if not isinstance(content, str):
+            continue
+        if message.get("role") == "user" and not content.startswith(_ZEN):
+            break
+        told += MARK in content
+    return told
+
+
+def _read(path: Path) -> str | None:
+    """The file's text, if it is a regular UTF-8 file under MAX_BYTES; never blocks (a FIFO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(MAX_BYTES + 1).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
