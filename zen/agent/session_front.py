@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from zen.agent.memo_keeper import MemoKeeper
     from zen.agent.record import Record
     from zen.agent.session_models import SessionModels
+    from zen.llm.served import Served
     from zen.settings.extensions import Extension
     from zen.stores.memo import MemoStore
     from zen.stores.sessions import SessionStore
@@ -122,6 +123,14 @@ class FrontDoor:
     def settings(self, role: str | None = None) -> ModelSettings:
         """The model settings `role` runs on (default: the agent the user talks to)."""
         return self.models.settings(role or self.role)
+
+    async def served(self, role: str) -> tuple[str, Served] | None:
+        """What `role`'s endpoint serves, with its base URL: the lookup its first request
+        makes, made now if it has not been. None: no answer to keep. A bad setting raises
+        `ConfigError`."""
+        configured = self.models.configured(role)
+        found = await self.models.served.get(configured)
+        return None if found is None else (configured.base_url, found)
 
     async def learn_window(self) -> None:
         """After a run: the model's window, asked of its server once when nothing says it."""

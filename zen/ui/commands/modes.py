@@ -99,16 +99,14 @@ async def _show_models(ctx: CommandContext, shown: list[str], style: str) -> Non
     from zen.ui.format import endpoint_line
 
     session = ctx.session
-    models = session.models
     asked: dict[str, Any] = {}
     for name in shown:
         try:
-            configured = models.configured(name)
+            found = await session.served(name)
         except ConfigError:  # e.g. a provider without a key: said below, keep the shell
             continue
-        served = await models.served.get(configured)
-        if served is not None:
-            asked.setdefault(configured.base_url, served)
+        if found is not None:
+            asked.setdefault(*found)
     for name in shown:
         try:
             settings = session.settings(name)
