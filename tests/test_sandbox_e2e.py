@@ -205,6 +205,25 @@ def test_leaving_the_sandbox_needs_a_person(fake_llm, run_zen, project: Path) ->
 
 
 @needs_bwrap
+@pytest.mark.parametrize("flags", [["--yes"], []])
+def test_a_refused_unsandboxed_request_exits_7_saying_so(
+    fake_llm, run_zen, project: Path, flags: list[str]
+) -> None:
+    """Issue 40 (5): with `--yes` it exited 0 with no summary line, unlike any other refusal."""
+    params = {"unsandboxed": "needs the network"}
+    done, told = bash(fake_llm, run_zen, "touch made", *flags, env=env(), params=params)
+    assert done.code == 7, done.err
+    assert not (project / "made").exists()
+    denied = json.loads(done.out)["permission_denials"]
+    assert denied == [
+        {"tool": "bash", "agent": "main", "args": {"command": "touch made", **params}}
+    ]
+    line = "zen: 1 request to run outside the sandbox refused; only a person may approve"
+    assert line in done.err, done.err
+    assert "rerun with --yes" not in done.err  # --yes never allows it
+
+
+@needs_bwrap
 def test_sandboxed_permission_approves_only_sandboxed_commands(
     fake_llm, run_zen, home: Path, project: Path
 ) -> None:
