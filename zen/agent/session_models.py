@@ -29,12 +29,19 @@ class SessionModels:
         """The configuration, with the models switched to in this session."""
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
         """Tokens and cost by role (sub-agents together) since the session began."""
+        self.run_usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
+        """Tokens and cost by role of the current (or last) task alone (`zen -p`'s result)."""
         self.run_cost: float | None = 0.0
         """USD the current (or last) task cost; None when a price was unknown."""
         self.stop_run: Callable[[str], None] | None = None
         """Stops the current task (with "budget") once it cost more than `max_budget_usd`."""
         self._clients: dict[str, ChatClient] = {}
         self._windows: dict[str, WindowResolver] = {}
+
+    def start_run(self) -> None:
+        """A task begins: its usage and cost count from zero (the session's go on)."""
+        self.run_usage = defaultdict(TokenUsage)
+        self.run_cost = 0.0
 
     def settings(self, role: str) -> ModelSettings:
         return resolve_model(self.config, role if role in DUAL_ROLES else None)
@@ -101,16 +108,16 @@ class SessionModels:
         def counted(event: ev.Event) -> None:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
-                self.usage[role].add(
-                    TokenUsage(
-                        event.prompt_tokens,
-                        event.completion_tokens,
-                        event.cached_tokens,
-                        1,
-                        event.estimated,
-                        event.cost_usd,
-                    )
+                used = TokenUsage(
+                    event.prompt_tokens,
+                    event.completion_tokens,
+                    event.cached_tokens,
+                    1,
+                    event.estimated,
+                    event.cost_usd,
                 )
+                self.usage[role].add(used)
+                self.run_usage[role].add(used)
                 emit(event)
                 self._charge(event, emit)
                 return
