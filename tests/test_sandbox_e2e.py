@@ -224,6 +224,27 @@ def test_a_refused_unsandboxed_request_exits_7_saying_so(
 
 
 @needs_bwrap
+def test_a_failed_sandboxed_command_says_the_rules_and_the_settings(
+    fake_llm, run_zen, var_tmp: Path
+) -> None:
+    """Issue 40 (7): a write the sandbox refused showed only the tool's own error. Said for
+    every failure (zen does not guess the cause from the output), never for a success."""
+    done, told = bash(fake_llm, run_zen, f"echo x > {var_tmp}", "--yes", env=env())
+    rules = "[ran sandboxed: writes only in the workspace, its own /tmp, home hidden, no network;"
+    assert told.endswith(
+        f"{rules} if that is why it failed: `sandbox_options.network: on`, "
+        "`sandbox_options.writable`, or `unsandboxed` with a reason (a person approves)]"
+    ), told
+    fake = fake_llm([tool_calls([call("bash", {"command": "false"})]), text("done")])
+    done = run_zen("-p", "go", "--yes", "--sandbox", "on", "--base-url", fake.base_url, env=env())
+    assert "✗ bash false — exit 1 (sandboxed)" in done.err, done.err  # the user's line
+    (told,) = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
+    assert told.endswith("`sandbox_options.writable`]"), told  # `on`: no way out to offer
+    _, told = bash(fake_llm, run_zen, "true", "--yes", env=env())
+    assert "ran sandboxed" not in told
+
+
+@needs_bwrap
 def test_sandboxed_permission_approves_only_sandboxed_commands(
     fake_llm, run_zen, home: Path, project: Path
 ) -> None:

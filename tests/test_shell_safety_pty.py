@@ -131,6 +131,7 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(
     zen.expect("answer y (yes) or n (no)")
     zen.ask("allow outside the sandbox?")
     zen.type("y\r")
+    zen.expect("touch again-made")  # past the first question's last drawing
     zen.ask("allow outside the sandbox?")  # the next one is asked again, as the question said
     zen.type("y\r")
     zen.expect("All asked.")
@@ -146,3 +147,36 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(
     assert "off: commands run unsandboxed" in zen.task("/sandbox off", state="single·yes")
     assert "/sandbox auto, /sandbox on" in zen.task("/sandbox maybe", state="single·yes")
     assert zen.exit() == 0
+
+
+def test_the_question_says_a_command_runs_sandboxed(shell: Any, project: Path) -> None:
+    """Issue 40 (7): the question did not say the command would run sandboxed, or how."""
+    from zen.tools.sandbox.runner import probe_now
+
+    if (found := probe_now()).program is None:
+        pytest.skip(f"no working sandbox here: {found.problem}")
+    zen, _ = shell(
+        [
+            tool_calls([call("bash", {"command": "touch made"})]),
+            text("Made."),
+            tool_calls([call("bash", {"command": "touch other"})]),
+            text("Other."),
+        ]
+    )
+    zen.type("go\r")
+    zen.ask("allow?")
+    zen.type("y\r")
+    zen.expect("Made.")
+    zen.prompt("single")
+    says = "  runs sandboxed: writes only in the workspace, its own /tmp, home hidden"
+    lines = zen.lines()
+    assert lines[lines.index("  $ touch made") + 1].startswith(says), lines  # wraps: 80 columns
+    zen.task("/sandbox off")
+    zen.type("again\r")
+    zen.ask("allow?")
+    zen.type("y\r")
+    zen.expect("Other.")
+    zen.prompt("single")
+    lines = zen.lines()
+    assert not lines[lines.index("  $ touch other") + 1].startswith(says), lines  # not said
+    assert (project / "made").exists() and (project / "other").exists()

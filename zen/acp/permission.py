@@ -55,6 +55,8 @@ class EditorApprover:
         content = edit_content(workspace, request.tool, request.args)
         if not content and request.preview:
             content = [text_content(request.preview)]
+        if request.confined:
+            content = [*(content or []), text_content(f"runs sandboxed: {request.confined}")]
         call = ToolCallUpdate(
             tool_call_id=acp_id,
             title=title_of(request.tool, _detail(request)),

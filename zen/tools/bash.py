@@ -171,6 +171,9 @@ async def sandboxed_run(
         lines = _text(done.out).strip().splitlines()
         return ToolResult.error(NOT_STARTED.format(why=lines[-1] if lines else f"exit {done.code}"))
     result = finished(done, timeout)
+    if done.code and not done.timed_out:  # said whatever the cause: zen cannot tell it
+        result.output += f"\n{box.failed()}"
+        result.summary += " (sandboxed)"
     if ready.notes:
         result.output = "\n".join([*ready.notes, result.output])
     if undone:

@@ -81,6 +81,8 @@ class ShellApprover:
             out.tools.previewed.add(preview_key(request.agent, request.tool, request.args))
         for line in lines:  # every line: a harmless head may hide a destructive tail
             out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))
+        if request.confined:  # indented less than a command's lines: not part of it
+            out.print(out.styled(("  ", ""), (f"runs sandboxed: {request.confined}", "cyan")))
 
     async def _decide(self, request: ApprovalRequest) -> Approval:
         personal = request.personal  # leaving the sandbox: no `always` is kept, none offered
