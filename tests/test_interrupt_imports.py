@@ -43,18 +43,10 @@ def watcher(module: str) -> str:
 SERVER = ["--base-url", "http://127.0.0.1:9/v1", "--api-key", "k", "--model", "m"]
 
 
-@pytest.mark.parametrize(
-    ("module", "argv"),
-    [
-        ("zen.cli.entry", ["-p", "go", *SERVER]),  # zen itself loading
-        ("zen.cli.start", ["-p", "go", *SERVER]),
-        ("pydantic", ["-p", "go", *SERVER]),  # the config, inside `start`
-        ("sqlite3", ["sessions", "list"]),
-    ],
-)
-def test_ctrl_c_during_imports_exits_130_without_a_traceback(
+def interrupted(
     home: Path, project: Path, module: str, argv: list[str]
-) -> None:
+) -> tuple[int, bytes, bytes]:
+    """Run zen, send SIGINT once `module` starts importing; (exit code, stdout, stderr)."""
     proc = subprocess.Popen(
         [sys.executable, "-c", watcher(module), *argv],
         cwd=project,
@@ -73,31 +65,29 @@ def test_ctrl_c_during_imports_exits_130_without_a_traceback(
         out, err = proc.communicate(timeout=60)
     finally:
         reap(proc)
-    err = seen + err
+    return proc.returncode, out, seen + err
+
+
+@pytest.mark.parametrize(
+    ("module", "argv"),
+    [
+        ("zen.cli.entry", ["-p", "go", *SERVER]),  # zen itself loading
+        ("zen.cli.start", ["-p", "go", *SERVER]),
+        ("pydantic", ["-p", "go", *SERVER]),  # the config, inside `start`
+        ("sqlite3", ["sessions", "list"]),
+    ],
+)
+def test_ctrl_c_during_imports_exits_130_without_a_traceback(
+    home: Path, project: Path, module: str, argv: list[str]
+) -> None:
+    code, _, err = interrupted(home, project, module, argv)
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()
-    assert proc.returncode == 130, err.decode()
+    assert code == 130, err.decode()
 
 
 def test_json_still_ends_with_its_result(home: Path, project: Path) -> None:
     argv = ["-p", "go", "--output-format", "json", *SERVER]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", watcher("pydantic"), *argv],
-        cwd=project,
-        env=zen_env(home),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert proc.stderr is not None
-        seen = b""
-        while MARK not in seen:
-            chunk = proc.stderr.read1(4096)  # type: ignore[attr-defined]
-            assert chunk, seen
-            seen += chunk
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        reap(proc)
-    assert proc.returncode == 130 and b"Traceback" not in err, err.decode()
+    code, out, err = interrupted(home, project, "pydantic", argv)
+    assert code == 130 and b"Traceback" not in err, err.decode()
     result = json.loads(out)
     assert result["stop"] == "interrupted" and result["is_error"]
