@@ -140,7 +140,7 @@ class Session:
         if changed and not conversation.history:  # built early (/context) but nothing sent
             conversation.reset()
         agent = conversation.agent()
-        self.models.run_cost = 0.0
+        self.models.start_run()
         run = self._run_context(asked, emit, approver)
         frame = self.current_run
         conversation.turns.append(Turn(len(conversation.history), frame.run if frame else "", task))

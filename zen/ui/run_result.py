@@ -40,8 +40,9 @@ def result_object(
     """The one object `json` and `stream-json` end with, even when the run failed (without a
     result, what `progress` saw of it)."""
     progress = progress or Progress()
-    usage = {role: u.to_json() for role, u in session.models.usage.items()} if session else {}
-    cost = session.models.cost_usd if session else None
+    # this run's, not the session's: `-c` runs would count the earlier ones again
+    usage = {role: u.to_json() for role, u in session.models.run_usage.items()} if session else {}
+    cost = session.models.run_cost if session else None
     triaged = session.triage if session else None
     return {
         "type": "result",
