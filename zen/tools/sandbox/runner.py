@@ -205,8 +205,9 @@ class Sandbox:
         runtime = home.runtime_dir(environ, root)
         visible = [root, *writable]
         secrets = home.secret_paths(fresh, self.options.hidden)
-        shown = home.shown(fresh, environ, self.options.readable, visible, secrets)
-        private = [*fresh, Path("/tmp"), Path("/dev/shm"), *([runtime] if runtime else [])]
+        scratch = [Path("/tmp"), Path("/dev/shm")]
+        shown = home.shown(fresh, environ, self.options.readable, visible, secrets, scratch)
+        private = [*fresh, *scratch, *([runtime] if runtime else [])]
         hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
         watch = self.guard.begin(root, hidden)
         trees = _work_trees(watch.writable, fresh, private)
