@@ -270,6 +270,30 @@ async def test_always_asks_once(fake_llm, home: Path, project: Path) -> None:
     assert [c[0].kind for c in editor.calls().values()] == ["execute", "execute"]
 
 
+async def test_leaving_the_sandbox_is_not_offered_always(
+    fake_llm, home: Path, project: Path
+) -> None:
+    """Issue 40 (6): "always allow" was offered, then not kept (asked again next time)."""
+    from zen.tools.sandbox.runner import probe_now
+
+    if (found := await asyncio.to_thread(probe_now)).program is None:
+        pytest.skip(f"no working sandbox here: {found.problem}")
+    outside = {"command": "touch one", "unsandboxed": "needs the network"}
+    fake = fake_llm(
+        [
+            tool_calls([call("bash", outside)]),
+            tool_calls([call("bash", {**outside, "command": "touch two"})]),
+            text("done"),
+        ]
+    )
+    editor = Editor(answer="allow")
+    async with zen_acp(editor, fake, home, project) as conn:
+        sid = await start(conn, project)
+        await ask(conn, sid, "make two files outside")
+    assert [options for _, options in editor.permissions] == [["allow_once", "reject_once"]] * 2
+    assert (project / "one").exists() and (project / "two").exists()
+
+
 async def test_cancel_mid_turn_leaves_no_dangling_call(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm([tool_calls([call("bash", {"command": "sleep 30"})]), text("after the cancel")])
     editor = Editor(answer="allow")

@@ -158,3 +158,14 @@ def test_every_subcommand_is_one_row_of_one_table(capsys: pytest.CaptureFixture[
     assert main(["--help"]) == 0
     shown = " ".join(capsys.readouterr().out.split())
     assert all(f"`zen {usage}`" in shown for usage, _, _ in SUBCOMMANDS.values())
+
+
+def test_the_usage_line_names_the_subcommands(run_zen) -> None:
+    """Issue 40 (10): `zen --help`'s usage listed only the flags."""
+    from zen.cli.parser import SUBCOMMANDS
+
+    done = run_zen("--help")
+    usage = done.out.split("\n\n")[0]
+    assert done.code == 0 and usage.startswith("usage: zen [OPTIONS]"), done.out
+    assert "zen -p TASK" in usage
+    assert all(name in usage for name in SUBCOMMANDS), usage

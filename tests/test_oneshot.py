@@ -423,6 +423,23 @@ def test_json_has_cost_and_duration(fake_llm, run_zen, home: Path) -> None:
     assert result["permission_denials"] == []
 
 
+def test_a_continued_run_reports_its_own_usage_and_cost(fake_llm, run_zen, home: Path) -> None:
+    """Issue 40 (4): `-p -c` reported the whole session's usage and cost as the run's, so a
+    script summing `cost_usd` counted the earlier runs again."""
+    priced(home)
+    fake = fake_llm([text("one", usage=(1000, 100)), text("two", usage=(2000, 10))])
+    first = run_zen("-p", "go", "--output-format", "json", *args_for(fake))
+    second = run_zen("-p", "again", "-c", "--output-format", "json", *args_for(fake))
+    assert first.code == 0 and second.code == 0, first.err + second.err
+    one, two = json.loads(first.out), json.loads(second.out)
+    assert one["session_id"] == two["session_id"]
+    assert one["cost_usd"] == pytest.approx(1.0 + 0.5)
+    assert two["cost_usd"] == pytest.approx(2.0 + 0.05)
+    assert two["usage"]["main"]["prompt_tokens"] == 2000
+    assert two["usage"]["main"]["completion_tokens"] == 10
+    assert two["usage"]["main"]["requests"] == 1
+
+
 def test_cost_is_null_when_the_price_is_unknown(fake_llm, run_zen) -> None:
     fake = fake_llm([text("hi"), text("hi")])
     done = run_zen("-p", "go", "--output-format", "json", *args_for(fake))

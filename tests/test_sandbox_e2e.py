@@ -205,6 +205,46 @@ def test_leaving_the_sandbox_needs_a_person(fake_llm, run_zen, project: Path) ->
 
 
 @needs_bwrap
+@pytest.mark.parametrize("flags", [["--yes"], []])
+def test_a_refused_unsandboxed_request_exits_7_saying_so(
+    fake_llm, run_zen, project: Path, flags: list[str]
+) -> None:
+    """Issue 40 (5): with `--yes` it exited 0 with no summary line, unlike any other refusal."""
+    params = {"unsandboxed": "needs the network"}
+    done, told = bash(fake_llm, run_zen, "touch made", *flags, env=env(), params=params)
+    assert done.code == 7, done.err
+    assert not (project / "made").exists()
+    denied = json.loads(done.out)["permission_denials"]
+    assert denied == [
+        {"tool": "bash", "agent": "main", "args": {"command": "touch made", **params}}
+    ]
+    line = "zen: 1 request to run outside the sandbox refused; only a person may approve"
+    assert line in done.err, done.err
+    assert "rerun with --yes" not in done.err  # --yes never allows it
+
+
+@needs_bwrap
+def test_a_failed_sandboxed_command_says_the_rules_and_the_settings(
+    fake_llm, run_zen, var_tmp: Path
+) -> None:
+    """Issue 40 (7): a write the sandbox refused showed only the tool's own error. Said for
+    every failure (zen does not guess the cause from the output), never for a success."""
+    done, told = bash(fake_llm, run_zen, f"echo x > {var_tmp}", "--yes", env=env())
+    rules = "[ran sandboxed: writes only in the workspace, its own /tmp, home hidden, no network;"
+    assert told.endswith(
+        f"{rules} if that is why it failed: `sandbox_options.network: on`, "
+        "`sandbox_options.writable`, or `unsandboxed` with a reason (a person approves)]"
+    ), told
+    fake = fake_llm([tool_calls([call("bash", {"command": "false"})]), text("done")])
+    done = run_zen("-p", "go", "--yes", "--sandbox", "on", "--base-url", fake.base_url, env=env())
+    assert "✗ bash false — exit 1 (sandboxed)" in done.err, done.err  # the user's line
+    (told,) = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
+    assert told.endswith("`sandbox_options.writable`]"), told  # `on`: no way out to offer
+    _, told = bash(fake_llm, run_zen, "true", "--yes", env=env())
+    assert "ran sandboxed" not in told
+
+
+@needs_bwrap
 def test_sandboxed_permission_approves_only_sandboxed_commands(
     fake_llm, run_zen, home: Path, project: Path
 ) -> None:

@@ -28,7 +28,7 @@ from zen.settings.loading import load_config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.sandbox.runner import probe_now
 from zen.tools.workspace import Workspace
-from zen.ui.oneshot import approve_all
+from zen.ui.oneshot import Refusals
 
 _found = probe_now()
 pytestmark = [
@@ -183,7 +183,7 @@ def run_cell(fake_llm: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         config = load_config(project, flags, env={"HOME": str(home)}, trusted=True)
         session = closing(Session(config, Workspace(project)))
         person = Person()
-        await session.run("go", ev.ignore, approve_all if level == "--yes" else person)
+        await session.run("go", ev.ignore, Refusals(yes=True) if level == "--yes" else person)
         inside, escaped = (project / "made-inside").exists(), (outside / "made-outside").exists()
         where = "outside" if escaped else "sandboxed" if inside else None
         return "refused" if where is None else f"asks, then {where}" if person.asked else where

@@ -133,3 +133,19 @@ def test_options_accept_plain_entries() -> None:
         {"writable": ["~/.cache", "/opt/x"], "network": True, "hidden": ["~/.vault"]}
     )
     assert options.network == "on"
+
+
+def test_a_venv_in_a_scratch_folder_is_bound_back(tmp_path: Path) -> None:
+    """A checkout and its venv under /tmp (a CI clone): /tmp is fresh inside, so the venv on
+    PATH is bound back read-only, or its python is not there (bwrap: execvp ... No such file)."""
+    from zen.tools.sandbox import home
+
+    venv = tmp_path / "clone" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    environ = {"PATH": f"{venv / 'bin'}:/usr/bin"}
+    workspace = tmp_path / "clone" / "ws"
+    args = (environ, [], [workspace], [])
+    assert home.shown([], *args) == []  # without the scratch folder: nothing (the old fault)
+    shown = dict(home.shown([], *args, scratch=[tmp_path]))
+    assert shown[venv] == venv and shown[venv / "bin"] == venv / "bin"

@@ -106,8 +106,9 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(
     shell: Any, project: Path, var_tmp: Path
 ) -> None:
     """`/yes` and an `always` answer approve sandboxed commands, never one leaving the
-    sandbox; `/sandbox` shows and switches the mode; `!cmd`, typed by a person, runs outside
-    it with `auto`, inside with `on`."""
+    sandbox, whose question offers no `always` (issue 40: it offered one it did not keep);
+    `/sandbox` shows and switches the mode; `!cmd`, typed by a person, runs outside it with
+    `auto`, inside with `on`."""
     from zen.tools.sandbox.runner import probe_now
 
     if (found := probe_now()).program is None:
@@ -117,18 +118,27 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(
         [
             tool_calls([call("bash", {"command": "touch inside-made"})]),
             tool_calls([call("bash", outside)]),
-            text("Both asked."),
+            tool_calls([call("bash", {**outside, "command": "touch again-made"})]),
+            text("All asked."),
         ]
     )
     assert "auto: bwrap, writes only in the workspace" in zen.task("/sandbox")
     zen.task("/yes", state="single·yes")
     zen.type("go\r")
     zen.expect("(outside the sandbox: needs my ssh key)")
-    zen.ask("allow?")
-    zen.type("a\r")
-    zen.expect("Both asked.")
+    zen.ask("allow outside the sandbox? [y]es  [n]o (asked every time)")
+    zen.type("a\r")  # not an answer here
+    zen.expect("answer y (yes) or n (no)")
+    zen.ask("allow outside the sandbox?")
+    zen.type("y\r")
+    zen.expect("touch again-made")  # past the first question's last drawing
+    zen.ask("allow outside the sandbox?")  # the next one is asked again, as the question said
+    zen.type("y\r")
+    zen.expect("All asked.")
     zen.prompt("single·yes")
+    assert not any("[a]lways" in line for line in zen.lines())
     assert (project / "inside-made").exists() and (project / "outside-made").exists()
+    assert (project / "again-made").exists()
     zen.task(f"!touch {project.parent / 'bang-auto'}", state="single·yes")  # typed: outside
     assert "on: bwrap" in zen.task("/sandbox on", state="single·yes")
     bang_on = var_tmp  # /tmp is the command's own
@@ -137,3 +147,36 @@ def test_leaving_the_sandbox_is_asked_even_under_yes(
     assert "off: commands run unsandboxed" in zen.task("/sandbox off", state="single·yes")
     assert "/sandbox auto, /sandbox on" in zen.task("/sandbox maybe", state="single·yes")
     assert zen.exit() == 0
+
+
+def test_the_question_says_a_command_runs_sandboxed(shell: Any, project: Path) -> None:
+    """Issue 40 (7): the question did not say the command would run sandboxed, or how."""
+    from zen.tools.sandbox.runner import probe_now
+
+    if (found := probe_now()).program is None:
+        pytest.skip(f"no working sandbox here: {found.problem}")
+    zen, _ = shell(
+        [
+            tool_calls([call("bash", {"command": "touch made"})]),
+            text("Made."),
+            tool_calls([call("bash", {"command": "touch other"})]),
+            text("Other."),
+        ]
+    )
+    zen.type("go\r")
+    zen.ask("allow?")
+    zen.type("y\r")
+    zen.expect("Made.")
+    zen.prompt("single")
+    says = "  runs sandboxed: writes only in the workspace, its own /tmp, home hidden"
+    lines = zen.lines()
+    assert lines[lines.index("  $ touch made") + 1].startswith(says), lines  # wraps: 80 columns
+    zen.task("/sandbox off")
+    zen.type("again\r")
+    zen.ask("allow?")
+    zen.type("y\r")
+    zen.expect("Other.")
+    zen.prompt("single")
+    lines = zen.lines()
+    assert not lines[lines.index("  $ touch other") + 1].startswith(says), lines  # not said
+    assert (project / "made").exists() and (project / "other").exists()

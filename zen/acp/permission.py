@@ -2,7 +2,8 @@
 
 Allow once is `yes`, always allow is `always` (remembered per tool for the session, saved with
 it, as the shell's `a`), reject is `no`: the model reads that the user declined. A request the
-client cancels, or cannot answer, is a refusal too — nothing runs without a yes.
+client cancels, or cannot answer, is a refusal too — nothing runs without a yes. A request to
+run a command outside the sandbox is asked every time, so it is not offered "always allow".
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ OPTIONS = [
     PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
+EVERY_TIME = [option for option in OPTIONS if option.kind != "allow_always"]
+"""What a request only a person may approve offers (leaving the sandbox)."""
 DECISIONS: dict[str, Literal["yes", "always", "no"]] = {
     "allow": "yes",
     "always": "always",
@@ -52,6 +55,8 @@ class EditorApprover:
         content = edit_content(workspace, request.tool, request.args)
         if not content and request.preview:
             content = [text_content(request.preview)]
+        if request.confined:
+            content = [*(content or []), text_content(f"runs sandboxed: {request.confined}")]
         call = ToolCallUpdate(
             tool_call_id=acp_id,
             title=title_of(request.tool, _detail(request)),
@@ -63,7 +68,9 @@ class EditorApprover:
         )
         try:
             answer = await self.conn.request_permission(
-                session_id=self.session_id, tool_call=call, options=OPTIONS
+                session_id=self.session_id,
+                tool_call=call,
+                options=EVERY_TIME if request.personal else OPTIONS,
             )
         except Exception as e:  # the client failed or went away: nothing runs
             log.warning("zen acp: permission request failed: %s", e)
@@ -77,7 +84,7 @@ class EditorApprover:
                 "no", f"the editor answered with an unknown option {outcome.option_id!r}"
             )
         if decision == "always" and request.personal:
-            decision = "yes"  # leaving the sandbox is asked every time
+            decision = "yes"  # not offered; leaving the sandbox is asked every time
         if decision == "always":
             self.session.always.add(request.tool)
         if decision == "no":

@@ -145,7 +145,7 @@ class Session(FrontDoor):
         agent = conversation.agent()
         if conversation.transcript.log is None:  # built before the record opened (/context)
             conversation.transcript.log = self.record.log()
-        self.models.run_cost = 0.0
+        self.models.start_run()
         run = self._run_context(asked, emit, approver)
         frame = self.current_run
         conversation.turns.append(Turn(len(conversation.history), frame.run if frame else "", task))

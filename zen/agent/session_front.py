@@ -42,6 +42,8 @@ class Status:
     """The session's cost; None when some request's price is unknown."""
     run_cost: float | None
     """The current (or last) task's cost; None when a price was unknown."""
+    run_usage: dict[str, TokenUsage]
+    """The current (or last) task's tokens, by role."""
     context: tuple[int, int | None]
     """Tokens the next request holds and the window when known without asking (0: none yet)."""
 
@@ -117,6 +119,7 @@ class FrontDoor:
             dict(self.models.usage),
             self.models.cost_usd,
             self.models.run_cost,
+            dict(self.models.run_usage),
             self.conversation.context_now(),
         )
 

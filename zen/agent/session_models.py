@@ -37,6 +37,8 @@ class SessionModels:
         """The configuration, with the models switched to in this session."""
         self.usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
         """Tokens and cost by role (sub-agents together) since the session began."""
+        self.run_usage: dict[str, TokenUsage] = defaultdict(TokenUsage)
+        """Tokens and cost by role of the current (or last) task alone (`zen -p`'s result)."""
         self.run_cost: float | None = 0.0
         """USD the current (or last) task cost; None when a price was unknown."""
         self.stop_run: Callable[[str], None] | None = None
@@ -46,6 +48,11 @@ class SessionModels:
         self._windows: dict[str, WindowResolver] = {}
         self.served = ServedBook()
         """What each endpoint serves, asked at its first request."""
+
+    def start_run(self) -> None:
+        """A task begins: its usage and cost count from zero (the session's go on)."""
+        self.run_usage = defaultdict(TokenUsage)
+        self.run_cost = 0.0
 
     def configured(self, role: str) -> ModelSettings:
         """`role`'s settings as the configuration gives them."""
@@ -131,16 +138,16 @@ class SessionModels:
         def counted(event: ev.Event) -> None:
             if isinstance(event, ev.Usage):
                 role = "sub-agents" if event.agent.startswith("sub:") else event.agent
-                self.usage[role].add(
-                    TokenUsage(
-                        event.prompt_tokens,
-                        event.completion_tokens,
-                        event.cached_tokens,
-                        1,
-                        event.estimated,
-                        event.cost_usd,
-                    )
+                used = TokenUsage(
+                    event.prompt_tokens,
+                    event.completion_tokens,
+                    event.cached_tokens,
+                    1,
+                    event.estimated,
+                    event.cost_usd,
                 )
+                self.usage[role].add(used)
+                self.run_usage[role].add(used)
                 emit(event)
                 self._charge(event, emit)
                 return

@@ -27,7 +27,17 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
     except BrokenPipeError:
         return _reader_gone()
+    except KeyboardInterrupt:  # Ctrl-C before a run could catch it: imports, a loaded machine
+        return _interrupted()
     return code
+
+
+def _interrupted() -> int:
+    """Ctrl-C where no run was there to stop: exit 130 with one line, never a traceback."""
+    from zen.base import exits
+
+    print("\nzen: interrupted", file=sys.stderr)
+    return exits.INTERRUPTED
 
 
 def _reader_gone() -> int:
@@ -72,9 +82,13 @@ def _run(argv: list[str]) -> int:
     if argv[:1] and argv[0] in SUBCOMMANDS:
         return _subcommand(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
-    from zen.cli.start import start
+    from zen.cli.start import refuse, start
 
     try:
         return start(args)
+    except KeyboardInterrupt:  # during imports: `-p`'s JSON still ends with its result
+        from zen.base import exits
+
+        return refuse(args, "interrupted", exits.INTERRUPTED, "interrupted")
     finally:
         report_tightened()

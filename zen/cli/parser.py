@@ -70,6 +70,9 @@ class _ZenParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _ZenParser(
         prog="zen",
+        usage="zen [OPTIONS]               the shell\n"
+        "       zen -p TASK [OPTIONS]       one task\n"
+        f"       zen {{{','.join(SUBCOMMANDS)}}} ...",
         formatter_class=help_formatter,
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog="Run `zen` for the interactive shell, `zen -p TASK` for one task, "

@@ -70,6 +70,8 @@ class ApprovalRequest:
     """What will happen: the command, or a diff of the edit."""
     personal: bool = False
     """Only a person may say yes (a command leaving the sandbox): no `--yes`, no `always`."""
+    confined: str = ""
+    """The rules the call runs under when sandboxed ("" when not), said with the question."""
 
 
 @dataclass(frozen=True)

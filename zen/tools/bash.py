@@ -164,6 +164,11 @@ async def sandboxed_run(
     except SandboxError as exc:
         return ToolResult.error(str(exc))
     result = finished(inside.done, timeout)
+    if (
+        inside.done.code and not inside.done.timed_out
+    ):  # said whatever the cause: zen cannot tell it
+        result.output += f"\n{box.failed()}"
+        result.summary += " (sandboxed)"
     if inside.notes:
         result.output = "\n".join([*inside.notes, result.output])
     result.ok = result.ok and not inside.undone

@@ -162,7 +162,11 @@ class ToolRegistry:
         preview = await tool.preview(params, ctx)
         if isinstance(preview, ToolResult):
             return preview  # it cannot succeed: nobody is asked
-        request = ApprovalRequest(ctx.agent, tool.name, args, preview, personal=personal)
+        box = ctx.sandbox if tool.sandboxed(params, ctx) else None
+        confined = box.rules() if box is not None else ""
+        request = ApprovalRequest(
+            ctx.agent, tool.name, args, preview, personal=personal, confined=confined
+        )
         approval = await approver(request)
         if approval.decision != "no":
             return None

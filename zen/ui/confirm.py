@@ -4,8 +4,10 @@ The preview is printed whole, however long (it scrolls), and through the log's t
 styling: what is approved is exactly what is shown.
 
 `a` (always) is remembered per tool for the rest of the shell session; `n` asks for optional
-feedback that goes back to the model as the tool's result. Questions are asked one at a time,
-even when parallel agents want approval together; Ctrl-C at a question stops the whole run.
+feedback that goes back to the model as the tool's result. A request to run a command outside
+the sandbox is asked every time, so its question offers no `a`. Questions are asked one at a
+time, even when parallel agents want approval together; Ctrl-C at a question stops the whole
+run.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ Ask = Callable[[str], Awaitable[str]]
 Ctrl-D."""
 
 QUESTION = "  allow? [y]es  [a]lways for {tool}  [n]o › "
+PERSONAL_QUESTION = "  allow outside the sandbox? [y]es  [n]o (asked every time) › "
 FEEDBACK = "  tell the model why, or what to do instead (Enter to skip) › "
 ANSWERS = {"y": "yes", "yes": "yes", "a": "always", "always": "always", "n": "no", "no": "no"}
 
@@ -78,22 +81,28 @@ class ShellApprover:
             out.tools.previewed.add(preview_key(request.agent, request.tool, request.args))
         for line in lines:  # every line: a harmless head may hide a destructive tail
             out.print(out.styled(("  ", ""), (line, _diff_style(line) if diff else "")))
+        if request.confined:  # indented less than a command's lines: not part of it
+            out.print(out.styled(("  ", ""), (f"runs sandboxed: {request.confined}", "cyan")))
 
     async def _decide(self, request: ApprovalRequest) -> Approval:
-        question = QUESTION.format(tool=request.tool)
+        personal = request.personal  # leaving the sandbox: no `always` is kept, none offered
+        question = PERSONAL_QUESTION if personal else QUESTION.format(tool=request.tool)
         while True:
             answer = ANSWERS.get((await self.ask(question)).strip().lower())
             if answer == "yes":
                 return Approval("yes")
-            if answer == "always" and request.personal:
-                return Approval("yes")  # leaving the sandbox is asked every time
-            if answer == "always":
+            if answer == "always" and not personal:
                 self.always.add(request.tool)
                 return Approval("always")
             if answer == "no":
                 feedback = (await self.ask(FEEDBACK)).strip()
                 return Approval("no", feedback)
-            self.out.info("  answer y (yes), a (always) or n (no)", "dim")
+            self.out.info(
+                "  answer y (yes) or n (no)"
+                if personal
+                else "  answer y (yes), a (always) or n (no)",
+                "dim",
+            )
 
 
 def _looks_like_diff(lines: list[str]) -> bool:

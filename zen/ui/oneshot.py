@@ -26,7 +26,7 @@ from zen.base import exits
 from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import LLMError
 from zen.settings.schema import ConfigError
-from zen.tools.base import Approval, ApprovalRequest, Approver, refuse_all
+from zen.tools.base import Approval, ApprovalRequest, refuse_all
 from zen.ui.call_tally import CallTally
 from zen.ui.format import call_line, memo_line
 from zen.ui.run_result import Progress, result_object, write_result
@@ -36,20 +36,34 @@ DENIED_HINT = (
 )
 
 
-async def approve_all(request: ApprovalRequest) -> Approval:
-    """`--yes`: every call, except one only a person may approve (leaving the sandbox)."""
-    return await refuse_all(request) if request.personal else Approval("yes")
+PERSONAL_HINT = (
+    "only a person may approve leaving the sandbox (--yes and `permissions:` never do): "
+    "run the task in the shell (`zen`) to answer, or let the command run sandboxed"
+)
 
 
 @dataclass
 class Refusals:
     """The approver of a run nobody watches: refuses (the model reads why and goes on) and
-    remembers what it refused, so the run can end saying so."""
+    remembers what it refused, so the run can end saying so (exit 7). With `--yes` it approves
+    every call except one only a person may approve (leaving the sandbox), which is refused
+    and remembered like any other."""
 
+    yes: bool = False
     denied: list[dict[str, Any]] = field(default_factory=list)
+    ordinary: list[str] = field(default_factory=list)
+    """The tools refused for want of `--yes` or a rule."""
+    personal: int = 0
+    """Requests to leave the sandbox refused: what allows them is not `--yes`."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
+        if self.yes and not request.personal:
+            return Approval("yes")
         self.denied.append({"tool": request.tool, "agent": request.agent, "args": request.args})
+        if request.personal:
+            self.personal += 1
+        else:
+            self.ordinary.append(request.tool)
         return await refuse_all(request)
 
 
@@ -215,15 +229,25 @@ def _report_text(o: _Outcome, streamed: StreamedText | None, out: TextIO, err: T
         out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
 
 
-def _report_denials(denied: list[dict[str, Any]], err: TextIO) -> None:
-    tools = ", ".join(dict.fromkeys(d["tool"] for d in denied))
-    count = len(denied)
-    print(
-        f"zen: {count} call{'s' if count != 1 else ''} ({tools}) refused: nobody could "
-        f"approve {'them' if count != 1 else 'it'}; {DENIED_HINT}",
-        file=err,
-        flush=True,
-    )
+def _report_denials(refusals: Refusals, err: TextIO) -> None:
+    """One line per kind of refusal, each saying what would allow it."""
+    count = len(refusals.ordinary)
+    if count:
+        print(
+            f"zen: {count} call{'s' if count != 1 else ''} "
+            f"({', '.join(dict.fromkeys(refusals.ordinary))}) refused: nobody could approve "
+            f"{'them' if count != 1 else 'it'}; {DENIED_HINT}",
+            file=err,
+            flush=True,
+        )
+    count = refusals.personal
+    if count:
+        print(
+            f"zen: {count} request{'s' if count != 1 else ''} to run outside the sandbox "
+            f"refused; {PERSONAL_HINT}",
+            file=err,
+            flush=True,
+        )
 
 
 def _exit_code(o: _Outcome, denied: list[dict[str, Any]]) -> int:
@@ -259,11 +283,10 @@ async def run_oneshot(
             progress.turns, progress.session_id = event.turn, session.id
         emit(event)
 
-    refusals = Refusals()
-    approver: Approver = approve_all if yes else refusals
+    refusals = Refusals(yes=yes)
     started = time.monotonic()
     try:
-        o = _Outcome(await session.run(task, seen, approver))
+        o = _Outcome(await session.run(task, seen, refusals))
     except Exception as e:  # every failure becomes one message and exit code
         o = _failed(e)
     if output_format == "text":
@@ -288,5 +311,5 @@ async def run_oneshot(
         line = notice.text if output_format == "text" else f"zen: warning: {notice.text}"
         print(terminal_safe(line), file=err, flush=True)
     if refusals.denied:
-        _report_denials(refusals.denied, err)
+        _report_denials(refusals, err)
     return _exit_code(o, refusals.denied)

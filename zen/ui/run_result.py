@@ -40,9 +40,10 @@ def result_object(
     """The one object `json` and `stream-json` end with, even when the run failed (without a
     result, what `progress` saw of it)."""
     progress = progress or Progress()
+    # this run's, not the session's: `-c` runs would count the earlier ones again
     status = session.status() if session else None
-    usage = {role: u.to_json() for role, u in status.usage.items()} if status else {}
-    cost = status.cost_usd if status else None
+    usage = {role: u.to_json() for role, u in status.run_usage.items()} if status else {}
+    cost = status.run_cost if status else None
     triaged = session.triage if session else None
     return {
         "type": "result",

@@ -47,9 +47,11 @@ def shown(
     readable: Sequence[str],
     visible: Sequence[Path],
     secrets: Sequence[Path],
+    scratch: Sequence[Path] = (),
 ) -> list[tuple[Path, Path]]:
-    """(source, destination) pairs to bind back read-only into the `fresh` homes: existing,
-    under a home, not already `visible` (the workspace, writable folders), not a secret."""
+    """(source, destination) pairs to bind back read-only into the `fresh` homes and the
+    fresh `scratch` folders (/tmp: a venv made there runs too): existing, under one of them,
+    not already `visible` (the workspace, writable folders), not a secret."""
     candidates: list[Path] = []
     for entry in environ.get("PATH", "").split(os.pathsep):
         if os.path.isabs(entry):
@@ -65,12 +67,13 @@ def shown(
         candidates += [home / text[2:] for text in TOOLCHAINS]
     candidates += [expand_user(text) for text in readable]
     real_secrets = [Path(os.path.realpath(s)) for s in secrets if os.path.lexists(s)]
+    covered = [*fresh, *scratch]
     out: dict[Path, Path] = {}
     for path in candidates:
         if not path.is_absolute() or not path.exists():
             continue
         dest = _norm(path)
-        if dest in fresh or not _inside(dest, fresh) or _inside(dest, visible) or dest in out:
+        if dest in covered or not _inside(dest, covered) or _inside(dest, visible) or dest in out:
             continue
         source = Path(os.path.realpath(path))
         if not _inside(source, real_secrets):

@@ -164,19 +164,32 @@ class Sandbox:
             return f"{self.mode}: unavailable: {found.problem}" + (
                 " (nothing runs)" if self.mode == "on" else " (commands run unsandboxed)"
             )
-        net = "network on" if self.options.network == "on" else "no network"
-        if self.network_by_project:
-            net += " (opened by the project's config: `bash: sandboxed` asks)"
         gaps = []
         if found.program.endswith("bwrap") and not _filter_here():
             gaps.append(f"unix sockets not blocked on {platform.machine()}")
         if found.program.endswith("bwrap") and limits.cgroup() is None:
             gaps.append("process count not bounded (no cgroup)")
+        if self.network_by_project:
+            gaps.append("the network opened by the project's config: `bash: sandboxed` asks")
         extra = f" ({'; '.join(gaps)})" if gaps else ""
-        return (
-            f"{self.mode}: {Path(found.program).name}, writes only in the workspace and "
-            f"its own /tmp, home hidden, {net}{extra}"
-        )
+        return f"{self.mode}: {Path(found.program).name}, {self.rules()}{extra}"
+
+    def rules(self) -> str:
+        """What a sandboxed command may do, in the words the approval question and a failed
+        command's result use."""
+        writable = " and `writable` folders" if self.options.writable else ""
+        net = "network on" if self.options.network == "on" else "no network"
+        return f"writes only in the workspace, its own /tmp{writable}, home hidden, {net}"
+
+    def failed(self) -> str:
+        """The line a sandboxed command that failed ends with: the sandbox's rules and the
+        settings that change them. Said whatever the cause (zen does not guess it from the
+        output): the model and the user can tell whether the rules explain the failure."""
+        settings = "`sandbox_options.writable`"
+        if self.options.network != "on":
+            settings = f"`sandbox_options.network: on`, {settings}"
+        ask = ", or `unsandboxed` with a reason (a person approves)" if self.mode == "auto" else ""
+        return f"[ran sandboxed: {self.rules()}; if that is why it failed: {settings}{ask}]"
 
     def env(self, environ: Mapping[str, str]) -> dict[str, str]:
         """`environ` through the allow-list (`environment.py`); `keep` passes."""
@@ -192,8 +205,9 @@ class Sandbox:
         runtime = home.runtime_dir(environ, root)
         visible = [root, *writable]
         secrets = home.secret_paths(fresh, self.options.hidden)
-        shown = home.shown(fresh, environ, self.options.readable, visible, secrets)
-        private = [*fresh, Path("/tmp"), Path("/dev/shm"), *([runtime] if runtime else [])]
+        scratch = [Path("/tmp"), Path("/dev/shm")]
+        shown = home.shown(fresh, environ, self.options.readable, visible, secrets, scratch)
+        private = [*fresh, *scratch, *([runtime] if runtime else [])]
         hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
         watch = self.guard.begin(root, hidden)
         trees = _work_trees(watch.writable, fresh, private)
