@@ -11,7 +11,6 @@ the toolchains in `TOOLCHAINS` and those their variables name, ~/.gitconfig, and
 from __future__ import annotations
 
 import os
-import pwd
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,10 +28,13 @@ def homes(environ: Mapping[str, str]) -> list[Path]:
     found: list[Path] = []
     home = user_home(environ)
     candidates = [str(home) if home else ""]
-    try:
-        candidates.append(pwd.getpwuid(os.getuid()).pw_dir)
-    except (KeyError, OSError):
-        pass
+    if os.name != "nt":  # no passwd database (nor `pwd`) on Windows
+        import pwd
+
+        try:
+            candidates.append(pwd.getpwuid(os.getuid()).pw_dir)
+        except (KeyError, OSError):
+            pass
     for text in candidates:
         if text and os.path.isabs(text):
             path = _norm(text)
