@@ -91,8 +91,13 @@ def _watch_processes(event: str, args: tuple[Any, ...]) -> None:
     if event == "os.forkpty":
         _started.append("a pty")
     elif event == "subprocess.Popen":
-        argv = [os.fsdecode(a) for a in (args[1] if isinstance(args[1], list | tuple) else [])]
-        if any(_is_python(a) for a in [os.fsdecode(args[0]), *argv[:6]]) or _is_ours(args[0]):
+        program, raw = args[0], args[1]
+        if isinstance(raw, list | tuple):
+            argv = [os.fsdecode(a) for a in raw]
+        else:  # Windows audits one command line, and often no executable
+            argv = os.fsdecode(raw).split() if isinstance(raw, str | bytes) else []
+        first = os.fsdecode(program) if program is not None else (argv[0] if argv else "")
+        if first and (any(_is_python(a) for a in [first, *argv[:6]]) or _is_ours(first)):
             _started.append(" ".join(argv)[:120])
 
 
