@@ -225,6 +225,7 @@ async def test_the_hinted_background_job_keeps_running_and_the_call_ends(
         kill(pids)
 
 
+@pytest.mark.e2e  # a second zen process, killed outright
 async def test_zens_own_death_takes_the_tree(tmp_path: Path) -> None:
     """Kill-on-close: when zen dies (here: killed outright), the job's last handle closes and
     every process of a running command goes with it."""
