@@ -49,12 +49,15 @@ def doctor_command(argv: list[str]) -> int:
     overrides = {k: v for k in CLI_KEYS if (v := getattr(args, k, None)) is not None}
     lines, config = config_lines(root, overrides, trusted)
     if config is not None:
+        from zen.base.redaction import remember
+
+        remember(*config.known_keys())  # what a server or a file echoes is scrubbed on output
         lines += model_lines(config)
         lines.append(mcp_line(config, root))
         lines.append(sandbox_line(config, root))
     lines.append(acp_line())
     lines.append(trust_line(state, args.trust))
-    return show(lines, secrets(config))
+    return show(lines)
 
 
 def config_lines(root: Path, overrides: dict[str, Any], trusted: bool) -> tuple[list[Line], Any]:
@@ -72,8 +75,8 @@ def config_lines(root: Path, overrides: dict[str, Any], trusted: bool) -> tuple[
         read.append(str(project) if trusted else f"not {project} (this folder is not trusted)")
     try:
         config = load_config(root, overrides, trusted=trusted)
-    except ConfigError as e:
-        return [(OK, "config", ", ".join(read)), (FAIL, "config", str(e))], None
+    except ConfigError as e:  # one line, one verdict: the error, then what was read
+        return [(FAIL, "config", f"{e} (read: {', '.join(read)})")], None
     return [(OK, "config", ", ".join(read))], config
 
 
@@ -86,23 +89,22 @@ def model_lines(config: Any) -> list[Line]:
     roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
     for role in roles:
         label = "" if role == "main" else f" ({role})"
+        missing = None
         try:
             settings = resolve_model(config, role)
+        except MissingKey as e:  # the key line says so; the endpoint, model and window still
+            missing, settings = e, resolve_model(config, role, keyless=True)
         except ConfigError as e:
             lines.append((FAIL, f"key{label}", str(e)))
-            if isinstance(e, MissingKey) and e.defaulted:
-                from zen.cli.no_key import local_servers
-
-                found = local_servers() or "none answers on the usual ports of this machine"
-                lines.append((NOTE, "local server", found))
             continue
-        lines += role_lines(settings, label)
+        lines += role_lines(settings, label, missing)
     return lines
 
 
-def role_lines(settings: Any, label: str) -> list[Line]:
+def role_lines(settings: Any, label: str, missing: Exception | None = None) -> list[Line]:
     """One line each for the role's endpoint, server, key, model and window, from one
-    lookup (the same facts `/model` shows), each with one verdict."""
+    lookup (the same facts `/model` shows), each with one verdict. `missing`: the error of a
+    key the endpoint needs and nobody gave (`MissingKey`), which is then the key line."""
     import asyncio
 
     from zen.llm.lookup import look_up
@@ -118,8 +120,8 @@ def role_lines(settings: Any, label: str) -> list[Line]:
         no_tools = served.tool_template is False and settings.tool_protocol == "native"
         fix = ": tools need --tool-protocol text|auto, or a template with them" if no_tools else ""
         lines.append((WARN if no_tools else OK, "server", describe(served) + fix))
-    lines += [key_line(settings, served.status), model_line(settings, served)]
-    lines.append(window_line(settings, served))
+    lines += missing_key_lines(missing) if missing else [key_line(settings, served.status)]
+    lines += [model_line(settings, served), window_line(settings, served)]
     return [(mark, item + label, text) for mark, item, text in lines]
 
 
@@ -166,6 +168,18 @@ def key_line(settings: Any, status: int) -> Line:
     if refused:
         return (FAIL, "key", f"found ({where}), but the server refused it ({status})")
     return (OK, "key", f"found ({where})")
+
+
+def missing_key_lines(missing: Exception) -> list[Line]:
+    """The missing key's error; when nothing chose the endpoint, the model server found on
+    this machine (`zen/cli/no_key.py`), or that none answers."""
+    lines: list[Line] = [(FAIL, "key", str(missing))]
+    if getattr(missing, "defaulted", False):
+        from zen.cli.no_key import local_servers
+
+        found = local_servers() or "none answers on the usual ports of this machine"
+        lines.append((NOTE, "local server", found))
+    return lines
 
 
 def model_line(settings: Any, served: Any) -> Line:
@@ -262,18 +276,12 @@ def trust_line(state: Any, flag: bool) -> Line:
     return (NOTE, "trust", f"untrusted: {inputs} ignored ({state.why_not()}; see zen trust)")
 
 
-def secrets(config: Any) -> list[str]:
-    """Every key the config holds, to blank out of anything a server or file echoed."""
-    return [key for key in config.known_keys() if key] if config is not None else []
-
-
-def show(lines: list[Line], keys: list[str]) -> int:
+def show(lines: list[Line]) -> int:
+    """Print each line through the one redactor (`zen/base/redaction.py`), terminal-safe."""
     from zen.base import redaction
     from zen.base.terminal_safe import terminal_safe
 
     for mark, item, text in lines:
-        for key in keys:
-            text = text.replace(key, "[key]")
         print(terminal_safe(redaction.scrub(f"{mark:<4} {item}: {text}")))
     failed = any(mark == FAIL for mark, _, _ in lines)
     return exits.DOCTOR if failed else exits.DONE

@@ -110,15 +110,18 @@ def allowed_key(
     return named or next((key for key in fallbacks if key), None)
 
 
-def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
+def resolve_model(
+    config: Config, role: str | None = None, *, keyless: bool = False
+) -> ModelSettings:
     """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
-    `dual_agent` overrides; anything else gets the top level).
+    `dual_agent` overrides; anything else gets the top level). `keyless`: a missing key is no
+    error, the settings come without one (`zen doctor` still checks the endpoint and model).
 
     A role that names another provider or base_url talks to another endpoint, so it inherits
     none of provider, base_url and api_key: it gets its own, or its provider's."""
     over = _override(config, role)
     point = endpoint(config, role)
-    api_key, key_source = _key_for(config, role, over, point)
+    api_key, key_source = _key_for(config, role, over, point, keyless)
     model, default_model = _model_for(config, role, over, point)
     return ModelSettings(
         key_source=key_source,
@@ -136,7 +139,7 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
 
 
 def _key_for(
-    config: Config, role: str | None, over: ModelOverride, point: Endpoint
+    config: Config, role: str | None, over: ModelOverride, point: Endpoint, keyless: bool
 ) -> tuple[str | None, str]:
     """The key `role` may send to its endpoint (`allowed_key`), and where it came from for
     `/model` ("" without a key). No key for a hosted provider's host is an error saying where
@@ -145,7 +148,7 @@ def _key_for(
     redirect = config._redirected.get(_role_key(role))
     fallbacks = [config._env.get(var) for var in point.key_vars]
     api_key = allowed_key(named, fallbacks, redirect)
-    if api_key is None and hosted_preset(point.base_url) is not None:
+    if api_key is None and hosted_preset(point.base_url) is not None and not keyless:
         raise MissingKey(_no_key(point, role, redirect), point.defaulted and redirect is None)
     if not api_key:
         return api_key, ""
