@@ -125,6 +125,8 @@ def resolve_model(
     model, default_model = _model_for(config, role, over, point)
     return ModelSettings(
         key_source=key_source,
+        model_source=_model_source(config, role, over, default_model, point),
+        url_source=_url_source(config, role, point),
         provider=point.habits.name,
         model=model,
         default_model=default_model,
@@ -156,7 +158,7 @@ def _key_for(
         return api_key, redirect.key_source
     if named:
         loc = ("dual_agent", _role_key(role), "api_key") if over.api_key else ("api_key",)
-        return api_key, config._key_sources.get(loc, "the configuration")
+        return api_key, config._sources.get(loc, "the configuration")
     pairs = zip(point.key_vars, fallbacks, strict=True)
     return api_key, next((f"environment {var}" for var, key in pairs if key), "")
 
@@ -178,6 +180,38 @@ def _model_for(
             f"({point.base_url}/models lists what the server serves)"
         )
     return model, default_model
+
+
+def _source(config: Config, role: str | None, key: str, own: bool) -> str | None:
+    """Where `key` came from: the role's `dual_agent` entry when it has its own, else the top."""
+    loc = ("dual_agent", _role_key(role), key) if own else (key,)
+    return config._sources.get(loc)
+
+
+def _model_source(
+    config: Config, role: str | None, over: ModelOverride, default: bool, point: Endpoint
+) -> str:
+    """For `zen config`: the flag, variable or file and key that set the model."""
+    if default:
+        return f"provider {point.habits.name}'s default (no model is set)"
+    found = _source(config, role, "model", bool(over.model))
+    return found or "the configuration"
+
+
+def _url_source(config: Config, role: str | None, point: Endpoint) -> str:
+    """For `zen config`: what chose the base URL (as `endpoint` picks it)."""
+    over = _override(config, role)
+    own = point.own
+    url, provider = (over.base_url, over.provider) if own else (config.base_url, config.provider)
+    if url:
+        return _source(config, role, "base_url", own) or "the configuration"
+    chosen = _source(config, role, "provider", own) or "the configuration"
+    preset = f"provider {provider}'s URL (provider from {chosen})"
+    if provider and provider != "openai":
+        return preset
+    if config._env.get("OPENAI_BASE_URL"):
+        return "environment OPENAI_BASE_URL"
+    return preset if provider else "the default: no provider, base_url or OPENAI_BASE_URL is set"
 
 
 def _stream_tools_for(config: Config, over: ModelOverride, point: Endpoint) -> bool | None:
