@@ -12,7 +12,7 @@ from collections.abc import Awaitable
 
 from zen.settings.extensions import expand_command
 from zen.settings.prompts import load_prompt, render
-from zen.ui.commands import approval, context, mcp, modes, rewind, sessions, state
+from zen.ui.commands import approval, context, mcp, modes, rewind, sessions, state, status
 from zen.ui.commands.registry import COMMANDS, Command, CommandContext, Prompt, command
 
 COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
@@ -22,7 +22,7 @@ KEYS = (
     "Esc or Ctrl-C stops a run · Ctrl-C clears the input · Ctrl-D exits",
 )
 
-FAMILIES = (sessions, modes, state, context, approval, mcp, rewind)
+FAMILIES = (sessions, modes, state, status, context, approval, mcp, rewind)
 """The modules of the built-in commands (importing one registers its commands), in the order
 /help lists them, after this module's /help and /exit."""
 
