@@ -223,3 +223,54 @@ def test_a_chat_template_without_tools_is_a_warning(fake_llm: Any, run_zen: Any)
     text = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url,
                    "--tool-protocol", "text")  # fmt: skip
     assert lines(text.out)["server"].startswith("ok llama-server, serves")
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_no_key_still_checks_everything_else(run_zen: Any) -> None:
+    """Without a key, every other line is still printed. The default host (OpenAI) is reached
+    through a proxy that is down, so the test never leaves this machine."""
+    proxy = f"http://127.0.0.1:{closed_port()}"
+    env = {"ZEN_TEST_LOCAL_PORTS": str(closed_port()), "HTTPS_PROXY": proxy,
+           "https_proxy": proxy, "NO_PROXY": "127.0.0.1,localhost"}  # fmt: skip
+    done = run_zen("doctor", env=env, timeout=60)
+    assert done.code == exits.DOCTOR, done.out + done.err
+    got = lines(done.out)
+    assert set(ITEMS) <= set(got), done.out
+    assert got["key"].startswith("FAIL no API key for https://api.openai.com/v1")
+    assert got["endpoint"].startswith("FAIL https://api.openai.com/v1 unreachable")
+    assert got["model"].startswith("note gpt-")
+    assert got["local server"] == "note none answers on the usual ports of this machine"
+    assert "Traceback" not in done.err
+
+
+def test_a_misspelt_config_has_one_verdict(run_zen: Any, home: Path) -> None:
+    (home / ".zen").mkdir()
+    config = home / ".zen" / "config.yaml"
+    config.write_text("modle: x\n")
+    done = run_zen("doctor")
+    said = [line for line in done.out.splitlines() if line.split(":")[0].split()[-1] == "config"]
+    assert len(said) == 1, done.out
+    assert said[0].startswith(f"FAIL config: {config}: modle: unknown key (did you mean model?)")
+    assert str(config) in said[0].split("(read: ", 1)[1]
+
+
+def test_a_short_key_never_garbles_the_output(fake_llm: Any, run_zen: Any, home: Path) -> None:
+    """`ZEN_API_KEY=x`, a local server's usual dummy key: no `conte[key]t window`."""
+    fake = fake_llm([], models=("fake-model",), context_window=32_000)
+    done = run_zen("doctor", "--base-url", fake.base_url, "--model", "fake-model",
+                   env={"ZEN_API_KEY": "x"})  # fmt: skip
+    assert done.code == exits.DONE, done.out + done.err
+    assert "[key]" not in done.out and "…" not in done.out, done.out
+    got = lines(done.out)
+    assert got["context window"] == "ok 32,000 tokens (server)"
+    assert got["key"] == "ok found (environment ZEN_API_KEY)"
+    assert "the acp extra" in got["acp"]
+    # 8 to 15 characters: redacted as a whole token only, never inside a word
+    mid = run_zen("doctor", "--base-url", fake.base_url, "--model", "fake-model",
+                  env={"ZEN_API_KEY": "nfigured"})  # fmt: skip
+    assert lines(mid.out)["mcp"] == "ok no servers configured", mid.out

@@ -25,6 +25,7 @@ import yaml
 from tests.conftest import zen_env
 from tests.fakes.server import call, text, tool_calls
 from zen.agent.prompt import INSTRUCTIONS_LIMIT, project_instructions
+from zen.base import exits
 from zen.settings import trust
 from zen.settings.loading import load_config
 from zen.settings.model_roles import allowed_key, resolve_model
@@ -711,6 +712,7 @@ def test_zen_config_says_which_key_goes_to_which_host(run_zen: Any, project: Pat
         "ZEN_API_KEY)" in done.out
     )
     done = run_zen("config", "--trust", env=env)
+    assert done.code == exits.USAGE  # the coder has no key: it could not run
     lines = done.out.splitlines()
     assert lines[0].endswith("(its own settings: .zen/config.yaml used)")
     assert (

@@ -147,10 +147,13 @@ def _host(url: str) -> str:
 
 @dataclass(frozen=True)
 class ContextSplit:
-    """What one agent's next request would hold, by part, in tokens."""
+    """What one agent's next request would hold, by part, in tokens. `total` is the one
+    figure of "context used" that the status line, `/usage`, `/context` and compaction share
+    (`Transcript.tokens`); the parts add up to it."""
 
     system: int
     tools: int
+    """0 when the server's count shows it dropped the schemas (they never reach the model)."""
     memo: int
     """The compaction's restart message: the memo state and the user's kept words."""
     conversation: int
@@ -161,7 +164,7 @@ class ContextSplit:
 
     @property
     def used(self) -> int:
-        return max(self.total, self.system + self.tools + self.memo + self.conversation)
+        return self.total
 
     @property
     def free(self) -> int:
@@ -172,13 +175,25 @@ def split(
     messages: list[dict[str, Any]],
     schemas: list[dict[str, Any]],
     window: Window,
-    total: int | None = None,
+    total: int,
+    prompt: int | None = None,
 ) -> ContextSplit:
-    """The parts of a request; with `total` (the server's count), the conversation is the rest."""
+    """The parts of a request that holds `total` tokens. `prompt`: the server's count of the
+    last request (None: nothing measured, `total` is the sum of the estimates). Measured, the
+    tools count nothing when the server dropped them, the conversation is the rest, and when
+    the estimates exceed the server's count (they err high) every part shrinks in proportion."""
+    from zen.llm.usage import tools_dropped
+
     system = messages_tokens(messages[:1])
     tools = tools_tokens(schemas)
     memo = sum(message_tokens(m) for m in messages[1:] if is_restart(m))
     conversation = messages_tokens(messages[1:]) - memo
-    if total is not None:
-        conversation = max(0, total - system - tools - memo)
-    return ContextSplit(system, tools, memo, conversation, window, total is not None, total or 0)
+    if prompt is None:
+        return ContextSplit(system, tools, memo, conversation, window, False, total)
+    if tools_dropped(prompt, tools):
+        tools = 0
+    if total - system - tools - memo < conversation:
+        ratio = total / max(1, system + tools + memo + conversation)
+        system, tools, memo = (int(part * ratio) for part in (system, tools, memo))
+    conversation = max(0, total - system - tools - memo)
+    return ContextSplit(system, tools, memo, conversation, window, True, total)

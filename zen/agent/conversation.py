@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zen.agent.context import ContextSplit, split
+from zen.agent.context import ContextSplit, Window, split
 from zen.agent.loop import Agent
 from zen.agent.protocols.edit_blocks import from_zen
 from zen.agent.transcript import Transcript
@@ -86,12 +86,14 @@ class Conversation:
 
     def context_now(self) -> tuple[int, int | None]:
         """Tokens the top agent's next request holds and its window when known without
-        asking the server (for the status line; `/context` asks)."""
+        asking the server (for the status line and `/usage`; `/context` asks)."""
         agent = self.top
         if agent is None or agent.compactor is None or len(self.transcript) < 2:
             return 0, None
         known = agent.compactor.policy.window.known
-        return self.transcript.tokens(agent.wire_tools()), known.tokens if known else None
+        return self._split(agent, known or Window(0, "assumed")).used, (
+            known.tokens if known else None
+        )
 
     async def learn_window(self) -> None:
         """After a run: the top agent's window, asked of its server once (2 s deadline) when
@@ -104,9 +106,13 @@ class Conversation:
         """What the top agent's next request holds, by part (for `/context`)."""
         agent = self.agent()
         assert agent.compactor is not None
-        window = await agent.compactor.policy.window.get()
-        total = self.transcript.tokens(agent.wire_tools()) if self.transcript.counted else None
-        return split(self.transcript.messages, agent.wire_tools(), window, total)
+        return self._split(agent, await agent.compactor.policy.window.get())
+
+    def _split(self, agent: Agent, window: Window) -> ContextSplit:
+        """The one count of "context used", by part: every figure the user sees comes here."""
+        tools, transcript = agent.wire_tools(), self.transcript
+        prompt = transcript.measured_prompt if transcript.counted else None
+        return split(transcript.messages, tools, window, transcript.tokens(tools), prompt)
 
     def rewind(self, turn: Turn) -> bool:
         """Continue from just before `turn`'s message: it and everything after leave the

@@ -33,6 +33,9 @@ class Transcript:
         """Where each message is saved as it is added (None: not saved)."""
         self._measured = (0, 0)
         """(messages, tokens) the server counted for the last request and its reply."""
+        self.measured_prompt = 0
+        """The server's count of the last request alone (0: none), which tells whether the
+        server dropped the tool schemas (`zen.llm.usage.tools_dropped`)."""
 
     @property
     def messages(self) -> list[Message]:
@@ -92,6 +95,7 @@ class Transcript:
         counted = usage.prompt_tokens + usage.completion_tokens
         exact = usage.prompt_tokens and not usage.estimated
         self._measured = (len(self._messages), counted if exact else 0)
+        self.measured_prompt = usage.prompt_tokens if exact else 0
 
     @property
     def counted(self) -> bool:

@@ -3,8 +3,13 @@
 The process remembers the secrets it was given (the model API keys, MCP servers' `env`
 values and header values) and `scrub` replaces each of them in any text on its way out:
 error messages (a 401 whose body echoes the key), the MCP log (a server printing its
-environment), status lines. Short values (under 8 characters, like `TZ: UTC`) are not
-treated as secrets: replacing them would garble ordinary text and they guard nothing.
+environment), status lines. This is zen's one redactor: nothing else replaces keys in text.
+
+Short values (under 8 characters: `TZ: UTC`, a local server's dummy key `x`) are not treated
+as secrets: replacing them would garble ordinary text and they guard nothing. Values under 16
+characters are replaced only where they stand as a whole token (not inside a longer word or
+identifier), so a key `password1` never turns `password12` into `…2`; longer ones (real keys)
+are replaced wherever they appear, glued to other text or not.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import re
 import threading
 
 MIN_SECRET = 8
+WHOLE_TOKEN_UNDER = 16
+"""Secrets shorter than this are matched only as whole tokens."""
 _secrets: set[str] = set()
 _lock = threading.Lock()
 _pattern: re.Pattern[str] | None = None
@@ -41,7 +48,7 @@ def remember(*values: str | None) -> None:
         if found - _secrets:
             _secrets.update(found)
             ordered = sorted(_secrets, key=len, reverse=True)  # longest first
-            _pattern = re.compile("|".join(re.escape(s) for s in ordered))
+            _pattern = re.compile("|".join(_matcher(s) for s in ordered))
 
 
 def scrub(text: str) -> str:
@@ -50,3 +57,10 @@ def scrub(text: str) -> str:
     if pattern is None or not text:
         return text
     return pattern.sub(lambda match: redact(match.group(0)), text)
+
+
+def _matcher(secret: str) -> str:
+    """A secret's regex: anywhere when long, as a whole token when short."""
+    if len(secret) >= WHOLE_TOKEN_UNDER:
+        return re.escape(secret)
+    return rf"(?<![\w]){re.escape(secret)}(?![\w])"

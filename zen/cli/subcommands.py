@@ -68,7 +68,9 @@ def mcp_command(argv: list[str]) -> int:
 
 
 def config_command(argv: list[str]) -> int:
-    """`zen config`: where each role's requests go and with which key (redacted)."""
+    """`zen config`: where each role's requests go, with which key (redacted), and where the
+    model, URL and key came from. Exit 2 (`exits.USAGE`, as a run would) when a role cannot
+    run: no key for its host, no model."""
     parser = argparse.ArgumentParser(
         prog="zen config",
         formatter_class=help_formatter,
@@ -104,14 +106,19 @@ def config_command(argv: list[str]) -> int:
     own = f"{', '.join(inputs)} {'used' if trusted else 'ignored'}" if inputs else "none"
     print(safe(f"workspace: {root} (its own settings: {own})"))
     roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
+    code = exits.DONE
     for role in roles:
         try:
-            print(safe(endpoint_line(role, resolve_model(config, role))))
-        except ConfigError as e:
+            settings = resolve_model(config, role)
+        except ConfigError as e:  # no key, or no model: a run would stop the same way
             print(safe(f"{role}: {e}"))
+            code = exits.USAGE
+            continue
+        print(safe(endpoint_line(role, settings)))
+        print(safe(f"  model from {settings.model_source}; base URL from {settings.url_source}"))
     for name, level in config.permissions.items():
         print(safe(f"permission {name}: {level}"))
-    return exits.DONE
+    return code
 
 
 def trust_command(argv: list[str]) -> int:

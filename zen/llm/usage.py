@@ -49,6 +49,12 @@ def estimate_usage(
     u.estimated = True
 
 
+def tools_dropped(reported: int, schemas: int) -> bool:
+    """The server counted fewer prompt tokens than the tool schemas alone (`schemas`,
+    estimated) would take: they never reached the model (a chat template without tools)."""
+    return schemas >= 300 and 0 < reported < schemas * TRUNCATION_RATIO
+
+
 def truncation_warning(
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
@@ -65,7 +71,7 @@ def truncation_warning(
     if reported <= 0:
         return None
     schemas = estimate_tokens(json.dumps(tools)) if tools else 0
-    if schemas >= 300 and reported < schemas * TRUNCATION_RATIO:
+    if tools_dropped(reported, schemas):
         # fewer tokens than the tool definitions alone: they never reached the model
         return (
             f"the server counted {reported:,} prompt tokens, fewer than the tool definitions "

@@ -7,7 +7,8 @@ project `<workspace>/.zen/config.yaml` > user `~/.zen/config.yaml` > the package
 drops what lower layers set, so the default applies again. Validating the merge once, and then
 asking which layer reached deepest into a bad key, lets each error name the file, flag or
 variable that supplied it. The loader also records what model-role resolution needs: the key
-variables it saw, where each key came from, and which hosts the project layer redirected.
+variables it saw, where each key, model, URL and provider came from, and which hosts the
+project layer redirected.
 """
 
 from __future__ import annotations
@@ -80,10 +81,11 @@ def load_config(
     config = _validate(present)
     config._env = {name: env[name] for name in _FALLBACK_VARS if env.get(name)}
     config._project_trusted = trusted
-    for loc in [("api_key",), *(("dual_agent", role, "api_key") for role in DUAL_ROLES)]:
-        layer = next((x for x in reversed(present) if _value(x.data, loc)), None)
-        if layer is not None:
-            config._key_sources[loc] = layer.name(loc)
+    for key in ("api_key", "model", "base_url", "provider"):
+        for loc in [(key,), *(("dual_agent", role, key) for role in DUAL_ROLES)]:
+            layer = next((x for x in reversed(present) if _value(x.data, loc)), None)
+            if layer is not None:
+                config._sources[loc] = layer.name(loc)
     if project is not None:
         config._prompts_confined = _supplier(present, ("prompts",)) is project
         others = [layer for layer in present if layer is not project]

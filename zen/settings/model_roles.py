@@ -110,18 +110,23 @@ def allowed_key(
     return named or next((key for key in fallbacks if key), None)
 
 
-def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
+def resolve_model(
+    config: Config, role: str | None = None, *, keyless: bool = False
+) -> ModelSettings:
     """The endpoint, key and model for `role` ("orchestrator", "coder" and "scout" take their
-    `dual_agent` overrides; anything else gets the top level).
+    `dual_agent` overrides; anything else gets the top level). `keyless`: a missing key is no
+    error, the settings come without one (`zen doctor` still checks the endpoint and model).
 
     A role that names another provider or base_url talks to another endpoint, so it inherits
     none of provider, base_url and api_key: it gets its own, or its provider's."""
     over = _override(config, role)
     point = endpoint(config, role)
-    api_key, key_source = _key_for(config, role, over, point)
+    api_key, key_source = _key_for(config, role, over, point, keyless)
     model, default_model = _model_for(config, role, over, point)
     return ModelSettings(
         key_source=key_source,
+        model_source=_model_source(config, role, over, default_model, point),
+        url_source=_url_source(config, role, point),
         provider=point.habits.name,
         model=model,
         default_model=default_model,
@@ -136,7 +141,7 @@ def resolve_model(config: Config, role: str | None = None) -> ModelSettings:
 
 
 def _key_for(
-    config: Config, role: str | None, over: ModelOverride, point: Endpoint
+    config: Config, role: str | None, over: ModelOverride, point: Endpoint, keyless: bool
 ) -> tuple[str | None, str]:
     """The key `role` may send to its endpoint (`allowed_key`), and where it came from for
     `/model` ("" without a key). No key for a hosted provider's host is an error saying where
@@ -145,7 +150,7 @@ def _key_for(
     redirect = config._redirected.get(_role_key(role))
     fallbacks = [config._env.get(var) for var in point.key_vars]
     api_key = allowed_key(named, fallbacks, redirect)
-    if api_key is None and hosted_preset(point.base_url) is not None:
+    if api_key is None and hosted_preset(point.base_url) is not None and not keyless:
         raise MissingKey(_no_key(point, role, redirect), point.defaulted and redirect is None)
     if not api_key:
         return api_key, ""
@@ -153,7 +158,7 @@ def _key_for(
         return api_key, redirect.key_source
     if named:
         loc = ("dual_agent", _role_key(role), "api_key") if over.api_key else ("api_key",)
-        return api_key, config._key_sources.get(loc, "the configuration")
+        return api_key, config._sources.get(loc, "the configuration")
     pairs = zip(point.key_vars, fallbacks, strict=True)
     return api_key, next((f"environment {var}" for var, key in pairs if key), "")
 
@@ -175,6 +180,38 @@ def _model_for(
             f"({point.base_url}/models lists what the server serves)"
         )
     return model, default_model
+
+
+def _source(config: Config, role: str | None, key: str, own: bool) -> str | None:
+    """Where `key` came from: the role's `dual_agent` entry when it has its own, else the top."""
+    loc = ("dual_agent", _role_key(role), key) if own else (key,)
+    return config._sources.get(loc)
+
+
+def _model_source(
+    config: Config, role: str | None, over: ModelOverride, default: bool, point: Endpoint
+) -> str:
+    """For `zen config`: the flag, variable or file and key that set the model."""
+    if default:
+        return f"provider {point.habits.name}'s default (no model is set)"
+    found = _source(config, role, "model", bool(over.model))
+    return found or "the configuration"
+
+
+def _url_source(config: Config, role: str | None, point: Endpoint) -> str:
+    """For `zen config`: what chose the base URL (as `endpoint` picks it)."""
+    over = _override(config, role)
+    own = point.own
+    url, provider = (over.base_url, over.provider) if own else (config.base_url, config.provider)
+    if url:
+        return _source(config, role, "base_url", own) or "the configuration"
+    chosen = _source(config, role, "provider", own) or "the configuration"
+    preset = f"provider {provider}'s URL (provider from {chosen})"
+    if provider and provider != "openai":
+        return preset
+    if config._env.get("OPENAI_BASE_URL"):
+        return "environment OPENAI_BASE_URL"
+    return preset if provider else "the default: no provider, base_url or OPENAI_BASE_URL is set"
 
 
 def _stream_tools_for(config: Config, over: ModelOverride, point: Endpoint) -> bool | None:

@@ -174,6 +174,10 @@ class ModelSettings(_Strict):
     key_source: str = ""
     """Where the key came from (`environment DEEPSEEK_API_KEY`, `--api-key`, a file), for
     `/model` and `zen config`; never the key itself."""
+    model_source: str = ""
+    """Where the model came from (a flag, a variable, a file and key, a preset's default)."""
+    url_source: str = ""
+    """Where the base URL came from, the same way."""
 
 
 @dataclass(frozen=True)
@@ -260,7 +264,9 @@ class Config(_Endpoint):
     _project_trusted: bool = PrivateAttr(default=False)
     _prompts_confined: bool = PrivateAttr(default=True)
     _redirected: dict[str, Redirect] = PrivateAttr(default_factory=dict)
-    _key_sources: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
+    _sources: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
+    """Where each api_key, model, base_url and provider came from (`("model",)` or
+    `("dual_agent", role, "model")` -> `environment ZEN_MODEL`), for `zen config`."""
     _network_by_project: bool = PrivateAttr(default=False)
     _refused: list[str] = PrivateAttr(default_factory=list)
     """The project's settings only the user may set (`user_only.py`), ignored."""

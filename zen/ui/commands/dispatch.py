@@ -26,6 +26,7 @@ FAMILIES = (
     "sessions",
     "modes",
     "state",
+    "status",
     "context",
     "approval",
     "mcp",
