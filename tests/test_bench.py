@@ -267,15 +267,19 @@ def test_sigterm_stops_the_bench_and_its_running_task(
     task(tasks, "slow", "write out.txt")
     fake = fake_llm(lambda body: text("late", delay=60))
     flags = ["--base-url", fake.base_url, "--model", "m", "--api-key", "k", "--mode", "single"]
+    temp = tmp_path / "tmp"  # its own: other runs' zen-bench-* folders are not this one's
+    temp.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-m", "zen", "bench", "--tasks", str(tasks), *flags],
-        cwd=project, env=zen_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=project, env={**zen_env(home), "TMPDIR": str(temp)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
         while not fake.requests and time.monotonic() < deadline:
             time.sleep(0.1)
         assert fake.requests, "the task never reached the model"
+        assert list(temp.glob("zen-bench-*/ws/slow")), "the task's workspace is not in TMPDIR"
         children = _children_of(proc.pid)
         assert children
         proc.send_signal(signal.SIGTERM)
@@ -283,7 +287,7 @@ def test_sigterm_stops_the_bench_and_its_running_task(
         assert proc.returncode == 128 + signal.SIGTERM, err
         assert "stopped by SIGTERM" in err and "Traceback" not in err
         assert not any(_alive(pid) for pid in children)
-        assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("zen-bench-*/ws/slow"))
+        assert not list(temp.glob("zen-bench-*/ws/slow"))
     finally:
         reap(proc)
 

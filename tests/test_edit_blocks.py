@@ -6,15 +6,8 @@ import pytest
 
 from zen.agent.edits.lazy import placeholders
 from zen.agent.protocols.block_checks import lost_definitions
-from zen.agent.protocols.block_parser import (
-    COPIED,
-    Command,
-    Malformed,
-    Replace,
-    WholeFile,
-    lone_fence,
-    parse,
-)
+from zen.agent.protocols.block_parser import COPIED, lone_fence, parse
+from zen.agent.protocols.block_types import Command, Malformed, Replace, WholeFile
 
 BLOCK = "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"
 ONE = Replace("app.py", "old\n", "new\n")

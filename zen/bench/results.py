@@ -43,7 +43,7 @@ class Results:
         if self.output is None:
             return ""
         try:
-            self.output.write_text(self.text(), encoding="utf-8")
+            write_private(self.output, self.text())
         except OSError as e:
             return f"cannot write {self.output}: {e.strerror or e}"
         return ""
@@ -69,18 +69,16 @@ class Results:
         return document(header, self.rows)
 
     def save(self) -> None:
-        """Both files, now; the default one only once there is a row to keep."""
+        """Both files, now, each replaced whole (a failed save leaves the last one); the
+        default one only once there is a row to keep."""
         text = self.text()
-        if self.rows:
+        for path in (self.path if self.rows else None, self.output):
+            if path is None:
+                continue
             try:
-                write_private(self.path, text)
+                write_private(path, text)
             except OSError as e:
-                self._warn(f"cannot write {self.path}: {e.strerror or e}")
-        if self.output is not None:
-            try:
-                self.output.write_text(text, encoding="utf-8")
-            except OSError as e:
-                self._warn(f"cannot write {self.output}: {e.strerror or e}")
+                self._warn(f"cannot write {path}: {e.strerror or e}")
 
     def where(self) -> str:
         """The last line: where the results are."""

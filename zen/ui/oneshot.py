@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from zen.agent.loop import RunResult
@@ -26,45 +26,10 @@ from zen.base import exits
 from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import LLMError
 from zen.settings.schema import ConfigError
-from zen.tools.base import Approval, ApprovalRequest, refuse_all
 from zen.ui.call_tally import CallTally
 from zen.ui.format import call_line, memo_line
+from zen.ui.refusals import Refusals
 from zen.ui.run_result import Progress, result_object, write_result
-
-DENIED_HINT = (
-    "rerun with --yes to approve them, or allow the tools under `permissions:` in .zen/config.yaml"
-)
-
-
-PERSONAL_HINT = (
-    "only a person may approve leaving the sandbox (--yes and `permissions:` never do): "
-    "run the task in the shell (`zen`) to answer, or let the command run sandboxed"
-)
-
-
-@dataclass
-class Refusals:
-    """The approver of a run nobody watches: refuses (the model reads why and goes on) and
-    remembers what it refused, so the run can end saying so (exit 7). With `--yes` it approves
-    every call except one only a person may approve (leaving the sandbox), which is refused
-    and remembered like any other."""
-
-    yes: bool = False
-    denied: list[dict[str, Any]] = field(default_factory=list)
-    ordinary: list[str] = field(default_factory=list)
-    """The tools refused for want of `--yes` or a rule."""
-    personal: int = 0
-    """Requests to leave the sandbox refused: what allows them is not `--yes`."""
-
-    async def __call__(self, request: ApprovalRequest) -> Approval:
-        if self.yes and not request.personal:
-            return Approval("yes")
-        self.denied.append({"tool": request.tool, "agent": request.agent, "args": request.args})
-        if request.personal:
-            self.personal += 1
-        else:
-            self.ordinary.append(request.tool)
-        return await refuse_all(request)
 
 
 class TextLog:
@@ -229,27 +194,6 @@ def _report_text(o: _Outcome, streamed: StreamedText | None, out: TextIO, err: T
         out.write(terminal_safe(result.text.rstrip("\n")) + "\n")
 
 
-def _report_denials(refusals: Refusals, err: TextIO) -> None:
-    """One line per kind of refusal, each saying what would allow it."""
-    count = len(refusals.ordinary)
-    if count:
-        print(
-            f"zen: {count} call{'s' if count != 1 else ''} "
-            f"({', '.join(dict.fromkeys(refusals.ordinary))}) refused: nobody could approve "
-            f"{'them' if count != 1 else 'it'}; {DENIED_HINT}",
-            file=err,
-            flush=True,
-        )
-    count = refusals.personal
-    if count:
-        print(
-            f"zen: {count} request{'s' if count != 1 else ''} to run outside the sandbox "
-            f"refused; {PERSONAL_HINT}",
-            file=err,
-            flush=True,
-        )
-
-
 def _exit_code(o: _Outcome, denied: list[dict[str, Any]]) -> int:
     if o.error:
         return o.code
@@ -311,5 +255,5 @@ async def run_oneshot(
         line = notice.text if output_format == "text" else f"zen: warning: {notice.text}"
         print(terminal_safe(line), file=err, flush=True)
     if refusals.denied:
-        _report_denials(refusals, err)
+        refusals.report(err)
     return _exit_code(o, refusals.denied)

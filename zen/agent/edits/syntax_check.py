@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from zen.agent.protocols.edit_blocks import from_zen
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -33,8 +35,6 @@ MAX_BYTES = 1_000_000
 REPORTS = 3
 """Reports a task, as aider's `max_reflections`."""
 MARK = "syntax check:"
-_ZEN = "[zen] "
-"""How edit blocks' own messages begin (`protocols.edit_blocks.NOTE`): not the user's words."""
 _JSONC = ("tsconfig", "jsconfig", ".eslintrc", "devcontainer")
 
 
@@ -112,7 +112,7 @@ def _reports(messages: list[dict[str, Any]]) -> int:
         content = message.get("content")
         if not isinstance(content, str):
             continue
-        if message.get("role") == "user" and not content.startswith(_ZEN):
+        if message.get("role") == "user" and not from_zen(content):
             break
         told += MARK in content
     return told

@@ -5,8 +5,8 @@ two implementations:
   (`written_calls`: the parser; `base.ToolProtocol.recover`);
 - edit blocks (`edit_blocks.EditBlocks`), for models that cannot call tools: the files come
   with the task (`block_files`, `block_imports`), the answer's SEARCH/REPLACE, whole-file and
-  bash blocks are parsed (`block_parser`, `block_paths`), checked (`block_checks`) and applied
-  as tool calls (`block_apply`);
+  bash blocks are parsed (`block_parser`, `block_paths`) into `block_types`, checked
+  (`block_checks`) and applied as tool calls (`block_apply`);
 - `native.Auto`, native until the model shows it cannot call tools, then edit blocks for good.
 
 Each agent has its own (`tool_protocol`, per role), so an edit-block Coder can work under a

@@ -21,13 +21,7 @@ from zen.agent.edits.fence_top import without_stray_divider
 from zen.agent.protocols import block_files as bf
 from zen.agent.protocols.base import Door
 from zen.agent.protocols.block_checks import lost_definitions
-from zen.agent.protocols.block_parser import (
-    Block,
-    Command,
-    Malformed,
-    Replace,
-    WholeFile,
-)
+from zen.agent.protocols.block_types import Block, Command, Malformed, Replace, WholeFile
 from zen.agent.transcript import Transcript
 from zen.llm.types import ToolCall
 from zen.tools.base import ToolContext, ToolResult

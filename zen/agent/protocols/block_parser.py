@@ -17,7 +17,6 @@ and no pattern backtracks over a long line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from zen.agent.protocols.block_ahead import Ahead
 from zen.agent.protocols.block_paths import (
@@ -28,6 +27,7 @@ from zen.agent.protocols.block_paths import (
     path_in_info,
     path_line,
 )
+from zen.agent.protocols.block_types import Block, Command, Malformed, Replace, WholeFile
 
 HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")
@@ -47,43 +47,6 @@ COPIED = (
 )
 _LOOKBACK = 3
 """Lines above a SEARCH marker searched for its path (a fence and a blank may sit between)."""
-
-
-@dataclass(frozen=True)
-class Replace:
-    """Replace `search` (copied from the file) with `replace` in `path`."""
-
-    path: str
-    search: str
-    replace: str
-
-
-@dataclass(frozen=True)
-class WholeFile:
-    """`path` should hold exactly `content` (a new file, or all of a small one; a Python
-    file's snippet is merged by the applier). `content` may begin with a stray divider line
-    (`=======`), which the applier drops unless the file holds such lines."""
-
-    path: str
-    content: str
-
-
-@dataclass(frozen=True)
-class Command:
-    """A shell command from a ```bash block; `quoted` when the answer holds prose too."""
-
-    command: str
-    quoted: bool = False
-
-
-@dataclass(frozen=True)
-class Malformed:
-    """A block that cannot be applied as written; `problem` is what the model is told."""
-
-    problem: str
-
-
-Block = Replace | WholeFile | Command | Malformed
 
 
 def parse(text: str, known: frozenset[str] = frozenset()) -> list[Block]:

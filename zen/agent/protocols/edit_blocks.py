@@ -22,7 +22,8 @@ from typing import Any
 from zen.agent.protocols import block_files as bf
 from zen.agent.protocols.base import Door, Message, Reading, Step, ToolProtocol, tool_calls
 from zen.agent.protocols.block_apply import Applier, owner
-from zen.agent.protocols.block_parser import Block, Malformed, WholeFile, lone_fence, parse
+from zen.agent.protocols.block_parser import lone_fence, parse
+from zen.agent.protocols.block_types import Block, Malformed, WholeFile
 from zen.agent.runaway import Runaways
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
