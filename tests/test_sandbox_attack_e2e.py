@@ -12,22 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from tests import test_sandbox_guard_e2e as guard_e2e
 from tests.fakes.server import call, text, tool_calls
 from tests.test_sandbox_e2e import bash, config, env, needs_bwrap
-from tests.test_sandbox_guard_e2e import git
+
+git = guard_e2e.git
+repo = guard_e2e.repo  # the fixture: a repository with one commit
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux's"),
     needs_bwrap,
 ]
-
-
-@pytest.fixture
-def repo(project: Path, home: Path) -> Path:
-    (home / ".gitconfig").write_text("[user]\n\tname = t\n\temail = t@t\n")
-    git(project, "init", "-q")
-    git(project, "commit", "-q", "--allow-empty", "-m", "first")
-    return project
 
 
 def plant(marker: Path) -> str:
