@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,9 +132,8 @@ def _skipped(path: str, is_dir: bool, chain: list[_Rules]) -> bool:
 
 
 def _load(directory: Path) -> _Rules | None:
-    try:
-        text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = _read_regular(directory / ".gitignore")
+    if text is None:
         return None
     from pathspec import GitIgnoreSpec
 
@@ -241,3 +241,21 @@ def translate(glob: str) -> str:
     if depth:
         raise re.error("unclosed {")
     return "".join(out)
+
+
+def _read_regular(path: Path) -> str | None:
+    """A regular file's text, None for anything else: a `.gitignore` a command made a FIFO
+    must not hang glob (opened without blocking, checked before it is read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return file.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -23,6 +23,10 @@ from pathlib import Path
 DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 MAX_WALK = 200_000
 """Entries one guarded path may hold (past them, the rest counts as unreadable: see `walk`)."""
+MAX_NEST = 100
+"""Folders one inside another that the walk enters (deeper ones count as unreadable: a
+command's 1,500 nested folders made the walk overflow Python's stack, and nothing was
+undone)."""
 
 
 @dataclass(frozen=True)
@@ -88,17 +92,18 @@ def walk(
     names: Sequence[str] | None,
     keep: Keep | None,
     ignore: Callable[[str], bool] | None = None,
+    shallow: bool = False,
 ) -> dict[str, Entry]:
     """`top` and everything under it, relative to `top` ("" for itself); `names`: only these
     entries of `top` (None: all); `ignore`: entries that cannot matter (by relative path).
     Never through a symlink: a step that is one, or missing, ends the walk there. A folder
-    that cannot be listed in full (unreadable, or past MAX_WALK entries) gets an
+    that cannot be listed in full (unreadable, past MAX_WALK entries or MAX_NEST deep) gets an
     `UNREADABLE` child holding its own ctime and inode, so it compares equal only while the
-    folder itself is untouched."""
+    folder itself is untouched. `shallow`: `top`'s entries only, not what is in them."""
     found: dict[str, Entry] = {}
     with open_parent(anchor, top) as folder:
         if folder is not None:
-            _visit(folder, top.name, "", found, _Walk(keep, ignore, [MAX_WALK]), names)
+            _visit(folder, top.name, "", found, _Walk(keep, ignore, [MAX_WALK], shallow), names)
     return found
 
 
@@ -107,6 +112,7 @@ class _Walk:
     keep: Keep | None
     ignore: Callable[[str], bool] | None
     budget: list[int]
+    shallow: bool = False
 
 
 UNREADABLE = "\0unreadable"
@@ -130,9 +136,12 @@ def _visit(
     elif stat.S_ISREG(info.st_mode) and how.keep is not None:
         kept = how.keep(info, lambda: _read_at(folder, name, info))
     found[rel] = Entry.of(info, kept)
-    if not stat.S_ISDIR(info.st_mode):
+    if not stat.S_ISDIR(info.st_mode) or (how.shallow and rel):
         return
     unreadable = Entry(0, 0, 0, info.st_ctime_ns, info.st_ino)
+    if rel.count("/") >= MAX_NEST:
+        found[_join(rel, UNREADABLE)] = unreadable
+        return
     try:
         fd = os.open(name, DIR_FLAGS, dir_fd=folder)
     except OSError:

@@ -25,6 +25,7 @@ from typing import Any
 from zen.tools.sandbox import journal
 from zen.tools.sandbox.changes import Before, Recorded, undo_changes
 from zen.tools.sandbox.entries import Entry, Keep
+from zen.tools.sandbox.named import in_user_config, named
 from zen.tools.sandbox.repos import MAX_DIRS, Tree, margin, refresh
 from zen.tools.sandbox.scopes import PROTECTED, Scope, collect, link_targets, outside_git_dirs
 
@@ -50,14 +51,15 @@ class Guard:
     digests: dict[tuple[int, ...], str] = field(default_factory=dict)
     told_partial: bool = False
 
-    def begin(self, root: Path, hidden: Sequence[Path]) -> Watch:
+    def begin(self, root: Path, hidden: Sequence[Path], home: Sequence[str] | None = None) -> Watch:
         """Record the workspace before a command (and its temp folder, made here): the
-        `Watch` says what to bind and undoes after it."""
+        `Watch` says what to bind and undoes after it. `home`: the workspace is a home (see
+        `scopes.collect`)."""
         skip = _inside(root, hidden)
         tree = self.trees.get(root) or refresh(root, None, skip)  # later: walked by `finish`
         self.trees[root] = tree
         outside = outside_git_dirs(root, hidden)
-        scopes = collect(root, tree, outside, hidden)
+        scopes = collect(root, tree, outside, hidden, (), home)
         keep = self._keeper()
         record = {str(s.top): Recorded(s, s.read(keep)) for s in scopes}
         links = [
@@ -66,14 +68,16 @@ class Guard:
             for rel, entry in item.entries.items()
             if entry.is_link
         ]
+        links += [path for s in scopes if s.kind == "git" for path in named(s.top)]
+        links += in_user_config(root)
         targets = link_targets(root, outside, links, scopes)
-        for scope in collect(root, tree, outside, hidden, targets) if targets else ():
+        for scope in collect(root, tree, outside, hidden, targets, home) if targets else ():
             if str(scope.top) not in record:
                 scopes.append(scope)
                 record[str(scope.top)] = Recorded(scope, scope.read(keep))
         _wait_past(record)
         before = Before(record, time.time_ns(), tree)
-        watch = Watch(self, root, skip, outside, list(hidden), before, targets)
+        watch = Watch(self, root, skip, outside, list(hidden), before, targets, home)
         watch.read_only = [path for s in scopes for path in s.read_only()]
         watch.start()
         return watch
@@ -116,6 +120,8 @@ class Watch:
     before: Before
     targets: list[Path] = field(default_factory=list)
     """Guarded symlinks' targets in writable places (`scopes.link_targets`)."""
+    home: Sequence[str] | None = None
+    """The workspace is a home: the names guarded in it besides its dot entries."""
     read_only: list[Path] = field(default_factory=list)
     tmpdir: Path = Path()
     journal_path: Path | None = None
@@ -146,7 +152,7 @@ class Watch:
         try:
             tree = refresh(self.root, self.before.tree, self.skip, open_up=True)
             self.guard.trees[self.root] = tree
-            after = collect(self.root, tree, self.outside, self.hidden, self.targets)
+            after = collect(self.root, tree, self.outside, self.hidden, self.targets, self.home)
             folder = _journal.folder
             undone = undo_changes(
                 self.root,
@@ -174,6 +180,7 @@ class Watch:
             "outside": [str(p) for p in self.outside],
             "hidden": [str(p) for p in self.hidden],
             "targets": [str(p) for p in self.targets],
+            "home": None if self.home is None else list(self.home),
             "scopes": [
                 {
                     "anchor": str(item.scope.anchor),
@@ -199,7 +206,9 @@ def replay(folder: Path, data: dict[str, Any]) -> list[str]:
     hidden = [Path(p) for p in data["hidden"]]
     tree = refresh(root, None, data["skip"], open_up=True)
     outside = [Path(p) for p in data["outside"]]
-    after = collect(root, tree, outside, hidden, [Path(p) for p in data.get("targets", [])])
+    targets = [Path(p) for p in data.get("targets", [])]
+    home = data.get("home")
+    after = collect(root, tree, outside, hidden, targets, home)
     before = Before(record, int(data["start"]), None)
     try:
         return undo_changes(root, before, after, lambda d: journal.read_blob(folder, d))

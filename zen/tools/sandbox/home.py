@@ -107,6 +107,21 @@ def hidden(secrets: Sequence[Path], fresh: Sequence[Path], visible: Sequence[Pat
     return out
 
 
+def in_workspace(
+    root: Path, fresh: Sequence[Path], environ: Mapping[str, str]
+) -> tuple[str, ...] | None:
+    """None, unless the workspace is a home (not made fresh, then): the names of its folders
+    that hold PATH entries (`~/bin`), which the guard keeps with its dot entries."""
+    if root not in fresh:
+        return None
+    names = []
+    for entry in environ.get("PATH", "").split(os.pathsep):
+        path = _norm(entry) if os.path.isabs(entry) else None
+        if path is not None and root in path.parents:
+            names.append(path.relative_to(root).parts[0])
+    return tuple(dict.fromkeys(names))
+
+
 def runtime_dir(environ: Mapping[str, str], root: Path) -> Path | None:
     """$XDG_RUNTIME_DIR (the user's sockets: the session bus, the keyring, Wayland), emptied
     inside: a second layer behind the seccomp filter. None when there is none, or it holds the

@@ -209,7 +209,7 @@ class Sandbox:
         shown = home.shown(fresh, environ, self.options.readable, visible, secrets, scratch)
         private = [*fresh, *scratch, *([runtime] if runtime else [])]
         hidden = home.hidden(secrets, private, [*visible, *(dest for _, dest in shown)])
-        watch = self.guard.begin(root, hidden)
+        watch = self.guard.begin(root, hidden, home.in_workspace(root, fresh, environ))
         trees = _work_trees(watch.writable, fresh, private)
         if trees:
             shown = [*shown, *((tree, tree) for tree in trees)]

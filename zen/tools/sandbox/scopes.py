@@ -7,7 +7,10 @@ Three kinds of scope, each a path and what is under it:
 - `git`: a git directory (the workspace's `.git`, a nested repository's, a folder posing as
   one, a submodule's or worktree's inside them, and those outside the workspace that its git
   writes): its entries that are not git's data (`gitdirs`);
-- `pointer`: a `.git` file or symlink (`gitdir: …`), which decides where git looks.
+- `pointer`: a `.git` file or symlink (`gitdir: …`), which decides where git looks;
+- `home`: a home used as the workspace: its dot entries (`~/.gitconfig`, `~/.config`,
+  `~/.local`: what every shell, editor, git and Python run) and the folders holding its PATH
+  entries (`~/bin`), each bound read-only whole; a new one is removed.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ a folder is opened, per-folder init files); what a shell runs on entering the fo
 or starting in it (rc and profile files, for a home used as workspace); the hook managers a
 repository's own files configure."""
 
-Kind = Literal["path", "git", "pointer"]
+Kind = Literal["path", "git", "pointer", "home"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class Scope:
 
     def read(self, keep: Keep | None) -> dict[str, Entry]:
         """The scope's entries now, relative to `top` ("" for `top` itself)."""
+        if self.kind == "home":
+            return walk(self.anchor, self.top, home_names(self.top, self.names), keep, None, True)
         if self.kind != "git":
             return walk(self.anchor, self.top, None, keep)
         mine = [n for n in self.names if "/" not in n]
@@ -67,6 +72,9 @@ class Scope:
         about a millisecond."""
         if self.kind == "git":
             return gitdirs.config_paths(self.top)
+        if self.kind == "home":
+            names = home_names(self.top, self.names)
+            return [self.top / n for n in names if _is_dir_or_file(self.top / n)]
         info = _lstat(self.top) if self.kind == "path" else None
         return [self.top] if info is not None and not stat.S_ISLNK(info.st_mode) else []
 
@@ -77,9 +85,12 @@ def collect(
     outside: Sequence[Path],
     hidden: Sequence[Path],
     targets: Sequence[Path] = (),
+    home: Sequence[str] | None = None,
 ) -> list[Scope]:
     """Every scope as the workspace is now, and `targets` (see `link_targets`); `hidden`
-    paths (secrets the command cannot see, a home's ~/.zen) are left out."""
+    paths (secrets the command cannot see, a home's ~/.zen) are left out. `home`: the
+    workspace is a home, and these names in it (PATH's folders) are guarded with its dot
+    entries."""
     scopes = [Scope(root, root / rel, "path") for rel in PROTECTED]
     for rel, is_dir in sorted(tree.marks().items()):
         top = root / rel if rel else root
@@ -93,21 +104,46 @@ def collect(
         anchor = next((a for a in (root, *outside) if _under(target, a)), None)
         if anchor is not None and target != anchor:
             scopes.append(Scope(anchor, target, "path"))
-    return [s for s in scopes if not any(_under(s.top, h) for h in hidden)]
+    scopes = [s for s in scopes if not any(_under(s.top, h) for h in hidden)]
+    if home is not None:  # what another scope (or `hidden`) covers is left to it
+        taken = {s.top.name for s in scopes if s.top.parent == root}
+        taken |= {h.name for h in hidden if h.parent == root} | {".git"}
+        scopes.append(Scope(root, root, "home", (*home, *(f"-{name}" for name in taken))))
+    return scopes
+
+
+def home_names(home: Path, names: Sequence[str]) -> list[str]:
+    """The entries of a home to guard: its dot entries and the `names` given, without those
+    given as `-name`."""
+    left_out = {n[1:] for n in names if n.startswith("-")}
+    wanted = {n for n in names if not n.startswith("-")}
+    try:
+        present = os.listdir(home)
+    except OSError:
+        return []
+    return sorted(n for n in present if (n.startswith(".") or n in wanted) and n not in left_out)
+
+
+def _is_dir_or_file(path: Path) -> bool:
+    info = _lstat(path)
+    return info is not None and (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode))
 
 
 def link_targets(
     root: Path, outside: Sequence[Path], links: Sequence[Path], scopes: list[Scope]
 ) -> list[Path]:
-    """Where guarded symlinks lead, when that is somewhere the command may write and no scope
-    covers already: `.bashrc -> dotfiles/bashrc` makes `dotfiles/bashrc` configuration too.
-    Resolved before the command, through the user's own links."""
+    """Where guarded symlinks lead (and what git's configuration names: `named`), when that
+    is somewhere the command may write and no scope covers already: `.bashrc ->
+    dotfiles/bashrc` makes `dotfiles/bashrc` configuration too, `core.hooksPath = tools/hooks`
+    makes `tools/hooks`. Resolved before the command, through the user's own links."""
     found: list[Path] = []
+    covered = [s.top for s in scopes if s.kind == "path"]
+    covered += [s.top / n for s in scopes if s.kind == "git" for n in s.names]
     for path in links:
         real = Path(os.path.realpath(path))
         if not any(_under(real, a) for a in (root, *outside)) or real in found:
             continue
-        if not any(_under(real, s.top) for s in scopes if s.kind == "path"):
+        if not any(_under(real, top) for top in covered):
             found.append(real)
     return found
 

@@ -99,18 +99,41 @@ def _open_dir(folder: int, name: str) -> int:
 
 
 def _remove_at(folder: int, name: str) -> None:
+    """Remove `name` in `folder`, a whole tree too, however deep, holding two descriptors at
+    most: each folder met is moved up into the tree's top, under a name of its own, and
+    emptied from there (neither recursion nor a descriptor per level)."""
     info = _lstat_at(folder, name)
     if info is None:
         return
     if not stat.S_ISDIR(info.st_mode):
         os.unlink(name, dir_fd=folder)
         return
-    fd = _open_dir(folder, name)
+    top = _open_dir(folder, name)
     try:
-        for child in os.listdir(fd):
-            _remove_at(fd, child)
+        pending: list[str | None] = [None]  # None: the top itself
+        while pending:
+            sub = pending.pop()
+            fd = top if sub is None else _open_dir(top, sub)
+            try:
+                for child in os.listdir(fd):
+                    found = _lstat_at(fd, child)
+                    if found is None:
+                        continue
+                    if not stat.S_ISDIR(found.st_mode):
+                        os.unlink(child, dir_fd=fd)
+                    elif sub is None:
+                        pending.append(child)
+                    else:
+                        moved = f".zen-undo-{os.urandom(8).hex()}"
+                        os.rename(child, moved, src_dir_fd=fd, dst_dir_fd=top)
+                        pending.append(moved)
+            finally:
+                if fd != top:
+                    os.close(fd)
+            if sub is not None:
+                os.rmdir(sub, dir_fd=top)
     finally:
-        os.close(fd)
+        os.close(top)
     os.rmdir(name, dir_fd=folder)
 
 

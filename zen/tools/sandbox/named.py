@@ -1,0 +1,134 @@
+"""Paths that git's configuration names, which makes them configuration too.
+
+A repository may keep its hooks in the work tree (`core.hooksPath = tools/hooks`, as many
+set up by hand), take part of its configuration from a file there (`include.path =
+../conf/gitconfig`, `includeIf "…".path`), or name a program kept there
+(`core.fsmonitor = tools/watch.sh`, `alias.x = !./x.sh`): a command that writes that file or
+folder makes the user's next `git commit` or `git status` run its code, outside the sandbox.
+So the guard treats what the configuration names as it treats where a guarded symlink leads
+(`scopes.link_targets`): bound read-only while the command runs, undone after it.
+
+A small reader, not `git config`: a process per command costs milliseconds, and the files it
+reads are the ones the guard keeps read-only (the command cannot have written them).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+MAX_BYTES = 1 << 20
+"""Of each configuration file read (git's own are a few KB)."""
+PROGRAMS = frozenset(
+    {
+        "fsmonitor", "sshcommand", "editor", "pager", "askpass", "gitproxy", "program",
+        "textconv", "command", "driver", "clean", "smudge", "process", "helper", "external",
+        "receivepack", "uploadpack", "cmd", "path",
+    }
+)  # fmt: skip
+"""The last part of keys whose value is a program to run (`gpg.x509.program`,
+`filter.lfs.clean`, `difftool.x.cmd`...): one given by a path is guarded."""
+MAX_FILES = 16
+"""Configuration files read per git directory, includes followed."""
+
+
+def named(gitdir: Path) -> list[Path]:
+    """Every path the configuration of `gitdir` names: hooks folders, included files,
+    programs given by a path (relative ones from its work tree)."""
+    tree = gitdir.parent if gitdir.name == ".git" else gitdir
+    return _named([gitdir / "config", gitdir / "config.worktree"], tree)
+
+
+def in_user_config(root: Path) -> list[Path]:
+    """What the user's global git configuration names (a `core.hooksPath` there applies to
+    every repository), relative ones from the workspace."""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    configs = [Path(os.path.expanduser("~/.gitconfig")), Path(xdg) / "git" / "config"]
+    return _named(configs, root)
+
+
+def _named(queue: list[Path], tree: Path) -> list[Path]:
+    seen: set[Path] = set()
+    found: list[Path] = []
+    while queue and len(seen) < MAX_FILES:
+        path = queue.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        for key, value in _entries(_read(path)):
+            if not value:
+                continue
+            if key == "core.hookspath":
+                found.append(_resolve(value, tree))
+            elif key.startswith(("include.", "includeif.")) and key.endswith(".path"):
+                included = _resolve(value, path.parent)
+                found.append(included)
+                queue.append(included)
+            elif key.rpartition(".")[2] in PROGRAMS or key.startswith("alias."):
+                word = value.lstrip("!").split(maxsplit=1)
+                if word and "/" in word[0]:
+                    found.append(_resolve(word[0], tree))
+    return list(dict.fromkeys(found))
+
+
+def _resolve(text: str, base: Path) -> Path:
+    path = Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
+    return Path(os.path.normpath(base / path))
+
+
+def _read(path: Path) -> str:
+    """A regular file's first MAX_BYTES (a FIFO in its place must not hang zen)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, MAX_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def _entries(text: str) -> Iterator[tuple[str, str]]:
+    """(section.key, value) pairs, keys lower-cased as git compares them (the subsection keeps
+    its case); enough of git's syntax for the keys `named` reads."""
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            end = line.find("]")
+            if end < 0:
+                continue
+            head, line = line[1:end].strip(), line[end + 1 :].strip()
+            name, _, sub = head.partition(" ")
+            sub = sub.strip()
+            if sub.startswith('"') and sub.endswith('"'):
+                sub = sub[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            section = f"{name.lower()}.{sub}" if sub else head.lower()
+        if not line or line[0] in "#;":
+            continue
+        key, eq, value = line.partition("=")
+        yield f"{section}.{key.strip().lower()}", _value(value) if eq else ""
+
+
+def _value(text: str) -> str:
+    """A value without its quotes and trailing comment."""
+    out, quoted, escaped = [], False, False
+    for char in text.strip():
+        if escaped:
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(char, char))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
