@@ -28,6 +28,7 @@ class RunCheckpoints:
         agent: str,
         warned: list[bool],
         run: str,
+        session: str = "",
     ) -> None:
         self.store = store
         self.emit = emit
@@ -35,6 +36,8 @@ class RunCheckpoints:
         self.agent = agent
         self.run = run
         """The run's id (`RunContext.id`), shared by its checkpoints and its memo notes."""
+        self.session = session
+        """The saved session's id, recorded with each checkpoint (`zen diff`)."""
         self.first: Checkpoint | None = None
         self.last: Checkpoint | None = None
         self._warned = warned
@@ -60,7 +63,7 @@ class RunCheckpoints:
 
     async def record(self, kind: str) -> Checkpoint | None:
         try:
-            return await self.store.record(kind, self.run, self.label)
+            return await self.store.record(kind, self.run, self.label, self.session)
         except (CheckpointError, OSError) as exc:
             if not self._warned[0]:
                 self._warned[0] = True
