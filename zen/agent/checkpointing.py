@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zen.base import events as ev
+from zen.base.preamble import label as said
 from zen.base.redaction import scrub
 from zen.checkpoints.safe_git import CheckpointError
 
@@ -32,7 +33,7 @@ class RunCheckpoints:
     ) -> None:
         self.store = store
         self.emit = emit
-        self.label = scrub(label)  # the task's words, kept on disk with the checkpoint
+        self.label = scrub(said(label))  # the task's words, kept on disk with the checkpoint
         self.agent = agent
         self.run = run
         """The run's id (`RunContext.id`), shared by its checkpoints and its memo notes."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from zen.base.preamble import label
 from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
 from zen.ui.commands.registry import CommandContext, command
@@ -181,9 +182,5 @@ def _shell_store(ctx: CommandContext) -> CheckpointStore | None:
 
 
 def _first_line(text: str) -> str:
-    """What the user typed: `!cmd` outputs sent ahead of the message are not its label (the
-    last block's end, so a command's output cannot pass for the message)."""
-    if text.startswith("<shell-command>\n"):
-        text = text.rpartition("\n</shell-command>\n\n")[2] or text
-    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    return clip(line, 70)
+    """What the user typed (`preamble.label`), shortened."""
+    return clip(label(text), 70)

@@ -1,0 +1,38 @@
+"""Issue 40, point 10's polish, each through the CLI."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.server import call, text, tool_calls
+from tests.test_shell_pty import Zen
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell and pty"),
+]
+
+
+def test_rewind_list_has_a_header_and_labels_a_message_sent_after_a_bang_command(
+    fake_llm: Any, run_zen: Any, project: Path, home: Path
+) -> None:
+    fake = fake_llm(
+        [tool_calls([call("write-file", {"path": "a.txt", "content": "a\n"})]), text("Done.")]
+    )
+    zen = Zen(fake, project, home, "--yes", state="single·yes")
+    try:
+        zen.task("!echo hi there", state="single·yes")
+        zen.task("write the file", state="single·yes")
+        assert zen.exit() == 0
+    finally:
+        zen.close()
+    listed = run_zen("rewind", "--list")
+    assert listed.code == 0, listed.err
+    header, *rows = listed.out.splitlines()
+    assert header.split() == ["ID", "TAKEN", "BEFORE", "MESSAGE"]
+    assert len(rows) == 1 and "<shell-command>" not in rows[0], rows
+    assert rows[0].endswith("message  write the file (after !echo hi there)"), rows
