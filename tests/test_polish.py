@@ -36,3 +36,19 @@ def test_rewind_list_has_a_header_and_labels_a_message_sent_after_a_bang_command
     assert header.split() == ["ID", "TAKEN", "BEFORE", "MESSAGE"]
     assert len(rows) == 1 and "<shell-command>" not in rows[0], rows
     assert rows[0].endswith("message  write the file (after !echo hi there)"), rows
+
+
+def test_a_declined_calls_feedback_is_said_once(fake_llm: Any, project: Path, home: Path) -> None:
+    fake = fake_llm([tool_calls([call("bash", {"command": "touch x"})]), text("Understood.")])
+    zen = Zen(fake, project, home)
+    try:
+        zen.type("make the file\r")
+        zen.ask("allow?")
+        zen.type("n\r")
+        zen.ask("tell the model why")
+        zen.type("please use python instead\r")
+        zen.prompt("single")
+        said = [ln for ln in zen.lines() if "use python" in ln and "tell the model" not in ln]
+        assert said == ["✗ bash touch x — declined: please use python instead"], said
+    finally:
+        zen.close()
