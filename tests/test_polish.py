@@ -52,3 +52,24 @@ def test_a_declined_calls_feedback_is_said_once(fake_llm: Any, project: Path, ho
         assert said == ["✗ bash touch x — declined: please use python instead"], said
     finally:
         zen.close()
+
+
+PAGE = (
+    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{margin:0}</style>"
+    "</head><body>" + "<p>nginx upstream details</p>" * 40 + "</body></html>"
+)
+
+
+def test_a_5xx_web_page_is_summed_up_once_then_retries_are_counted(
+    fake_llm: Any, run_zen: Any
+) -> None:
+    from tests.fakes.server import status
+
+    fake = fake_llm([status(502, body=PAGE)] * 3 + [text("Fine now.")])
+    done = run_zen("-p", "hi", "--base-url", fake.base_url, "--api-key", "k", "--model", "m")
+    assert done.code == 0, done.err
+    retries = [line for line in done.err.splitlines() if "retrying" in line]
+    assert len(retries) == 3, done.err
+    assert "a web page: 502 Bad Gateway" in retries[0] and "<" not in retries[0], retries
+    assert all("the same error" in line and "Gateway" not in line for line in retries[1:])
+    assert "nginx" not in done.err
