@@ -73,3 +73,21 @@ def test_a_5xx_web_page_is_summed_up_once_then_retries_are_counted(
     assert "a web page: 502 Bad Gateway" in retries[0] and "<" not in retries[0], retries
     assert all("the same error" in line and "Gateway" not in line for line in retries[1:])
     assert "nginx" not in done.err
+
+
+def test_the_project_notes_line_is_an_event_line_apart_from_the_answer(
+    fake_llm: Any, run_zen: Any, project: Path, home: Path
+) -> None:
+    (project / "a.py").write_text("def a():\n    return 1\n")
+    note = {"action": "write", "key": "file:a.py", "content": "a() returns 1", "summary": "a=1"}
+    fake = fake_llm([tool_calls([call("memo", note)]), text("noted"), text("It returns 1.")])
+    args = ["--base-url", fake.base_url, "--api-key", "k", "--model", "fake-model", "--yes"]
+    assert run_zen("-p", "study a.py", *args).code == 0
+    zen = Zen(fake, project, home)
+    try:
+        zen.task("what does a.py do?")
+        lines = zen.lines()
+        at = lines.index("• 1 project note from earlier sessions offered (/memo)")
+        assert lines[at + 1] == "" and lines[at + 2] == "It returns 1.", lines[at : at + 3]
+    finally:
+        zen.close()
