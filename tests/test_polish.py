@@ -91,3 +91,20 @@ def test_the_project_notes_line_is_an_event_line_apart_from_the_answer(
         assert lines[at + 1] == "" and lines[at + 2] == "It returns 1.", lines[at : at + 3]
     finally:
         zen.close()
+
+
+def test_a_session_whose_request_never_reached_the_model_is_not_kept(
+    fake_llm: Any, run_zen: Any
+) -> None:
+    from tests.fakes.server import status
+
+    fake = fake_llm([text("Hello.")])
+    args = ["--base-url", fake.base_url, "--api-key", "k", "--model", "m"]
+    assert run_zen("-p", "the one that worked", *args).code == 0
+    broken = fake_llm([status(400, message="bad request")])
+    failed = run_zen("-p", "never reached", "--base-url", broken.base_url, "--api-key", "k")
+    assert failed.code != 0
+    listed = run_zen("sessions", "list", "--all")
+    assert listed.code == 0, listed.err
+    assert "the one that worked" in listed.out
+    assert "never reached" not in listed.out and "0 tasks" not in listed.out, listed.out
