@@ -76,14 +76,9 @@ class Record:
             self.failed(e)
 
     def close(self) -> None:
-        """This process stops writing the current record (it stays resumable; one holding no
-        message, whose first request failed, is deleted: there is nothing to resume)."""
+        """This process stops writing the current record (it stays resumable)."""
         if self.store is not None and self.id is not None:
             try:
-                if self.store.empty(self.id):
-                    self.store.remove(self.id)
-                    self.id = None
-                    return
                 self.store.update(self.id, state=self._state())
                 self.store.release(self.id)
             except Exception:

@@ -185,14 +185,16 @@ class SessionStore:
             raise SessionError(f"no session {sid}")
         return session_info(row)
 
-    def recent(self, workspace: str | None = None, limit: int = 20) -> list[SessionInfo]:
-        """Top-level sessions, newest first (of one workspace, or all); one whose first
-        message never reached the model (taken back, nothing saved) is not one."""
-        where = (
-            " WHERE s.parent_id IS NULL AND EXISTS (SELECT 1 FROM messages m"
-            " WHERE m.session_id = s.id AND m.role = 'user')"
-            + (" AND s.workspace=?" if workspace else "")
+    def recent(
+        self, workspace: str | None = None, limit: int = 20, *, started: bool = False
+    ) -> list[SessionInfo]:
+        """Top-level sessions, newest first (of one workspace, or all). `started`: only those
+        holding a message (one whose first request failed holds none: lists skip it, while
+        `-c` still continues it)."""
+        where = " WHERE s.parent_id IS NULL" + (
+            " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)" if started else ""
         )
+        where += " AND s.workspace=?" if workspace else ""
         rows = self.db.execute(
             SELECT_SESSIONS + where + " ORDER BY s.updated DESC LIMIT ?",
             (*([workspace] if workspace else []), limit),
@@ -208,11 +210,6 @@ class SessionStore:
             SELECT_SESSIONS + " WHERE s.parent_id=? ORDER BY s.created", (sid,)
         ).fetchall()
         return [session_info(r) for r in rows]
-
-    def empty(self, sid: str) -> bool:
-        """No message saved in any branch: nothing to resume."""
-        found = self.db.execute("SELECT 1 FROM messages WHERE session_id=? LIMIT 1", (sid,))
-        return found.fetchone() is None
 
     def remove(self, sid: str) -> None:
         with transaction(self.db) as db:
