@@ -108,3 +108,28 @@ def test_a_session_whose_request_never_reached_the_model_is_not_kept(
     assert listed.code == 0, listed.err
     assert "the one that worked" in listed.out
     assert "never reached" not in listed.out and "0 tasks" not in listed.out, listed.out
+
+
+def test_rewind_asks_one_question_with_clear_choices_and_re_asks_on_nonsense(
+    fake_llm: Any, project: Path, home: Path
+) -> None:
+    fake = fake_llm(
+        [tool_calls([call("write-file", {"path": "a.txt", "content": "a\n"})]), text("Done.")]
+    )
+    zen = Zen(fake, project, home, "--yes", state="single·yes")
+    try:
+        zen.task("write a", state="single·yes")
+        zen.type("/rewind 1\r")
+        zen.ask("rewind [b]oth code and conversation, [c]ode, c[o]nversation, or [n]o?")
+        zen.type("yes\r")  # not a choice: asked again, nothing rewound
+        zen.expect("answer b (both), c (code), o (conversation), n (no)")
+        zen.ask("[n]o?")
+        assert (project / "a.txt").exists()
+        zen.type("c\r")  # the answer is the confirmation: no second question
+        zen.prompt("single·yes")
+        assert not (project / "a.txt").exists()
+        lines = zen.lines()
+        assert any("restored 1 file(s)" in line for line in lines), lines
+        assert not any("restore 1 file(s)?" in line for line in lines), lines
+    finally:
+        zen.close()
