@@ -100,7 +100,7 @@ def test_the_shell_in_the_home_folder_asks_once(fake_llm: Any, home: Path, answe
         assert (home / "made.txt").exists()
         if answer == "y":
             zen.type("/undo\r")
-            zen.expect("restore 1 file(s)? [y/n]")
+            zen.expect("restore 1 file(s)? [y]es or [n]o")
             zen.type("y\r")
             zen.prompt("single")
             assert not (home / "made.txt").exists()

@@ -864,7 +864,7 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home:
     zen.task("change the notes", state="single·yes")
     assert (project / "new.txt").exists()
     zen.type("/undo\r")
-    zen.ask("restore 2 file(s)? [y/n]")
+    zen.ask("restore 2 file(s)? [y]es or [n]o")
     zen.type("y\r")
     zen.prompt("single·yes")
     assert (project / "notes.txt").read_text() == "first\n"
@@ -880,7 +880,7 @@ def test_undo_shows_the_files_asks_and_restores(shell: Any, project: Path, home:
     zen.type("/rewind\r")
     zen.ask("before which message?")
     zen.type("1\r")
-    zen.ask("[b]oth?")
+    zen.ask("c[o]nversation")
     zen.type("o\r")
     zen.prompt("single·yes")
     zen.task("again", state="single·yes")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zen.base import events as ev
+from zen.base.preamble import label as said
 from zen.base.redaction import scrub
 from zen.checkpoints.safe_git import CheckpointError
 
@@ -28,13 +29,16 @@ class RunCheckpoints:
         agent: str,
         warned: list[bool],
         run: str,
+        session: str = "",
     ) -> None:
         self.store = store
         self.emit = emit
-        self.label = scrub(label)  # the task's words, kept on disk with the checkpoint
+        self.label = scrub(said(label))  # the task's words, kept on disk with the checkpoint
         self.agent = agent
         self.run = run
         """The run's id (`RunContext.id`), shared by its checkpoints and its memo notes."""
+        self.session = session
+        """The saved session's id, recorded with each checkpoint (`zen diff`)."""
         self.first: Checkpoint | None = None
         self.last: Checkpoint | None = None
         self._warned = warned
@@ -60,7 +64,7 @@ class RunCheckpoints:
 
     async def record(self, kind: str) -> Checkpoint | None:
         try:
-            return await self.store.record(kind, self.run, self.label)
+            return await self.store.record(kind, self.run, self.label, self.session)
         except (CheckpointError, OSError) as exc:
             if not self._warned[0]:
                 self._warned[0] = True

@@ -188,7 +188,13 @@ class Session(FrontDoor):
         frame = None
         if self.checkpoints is not None:
             frame = RunCheckpoints(
-                self.checkpoints, emit, asked, self.role, self._checkpoint_warned, run_id
+                self.checkpoints,
+                emit,
+                asked,
+                self.role,
+                self._checkpoint_warned,
+                run_id,
+                self.record.id or "",
             )
         self.current_run = frame
         crew = Crew(

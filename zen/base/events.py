@@ -109,6 +109,7 @@ class Retrying(Event):
     attempt: int
     delay: float
     reason: str
+    """Why the attempt failed, or "the same error" when it repeats the previous attempt's."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,6 +10,9 @@ closing tag inside them is escaped: the first closing tag is always the frame's 
 
 from __future__ import annotations
 
+SHELL_OPEN = "<shell-command>\n"
+SHELL_CLOSE = "\n</shell-command>\n\n"
+"""The shell's `!cmd` outputs, sent ahead of the next message (zen/ui/runs.py)."""
 OPEN = "<context>\n"
 CLOSE = "\n</context>\n\n"
 _ESCAPED = "</context\u200b>"
@@ -29,3 +32,16 @@ def asked(content: str) -> str:
         if end >= 0:
             return content[end + len(CLOSE) :]
     return content
+
+
+def label(content: str) -> str:
+    """One line naming a user message in a list (rewind, checkpoints): its first line without
+    the context block, and without the `!cmd` outputs sent ahead of it, named instead as
+    `(after !cmd)` (the last block's end, so a command's output cannot pass for the message)."""
+    text, command = asked(content), ""
+    if text.startswith(SHELL_OPEN):
+        first = text[len(SHELL_OPEN) :].partition("\n")[0]
+        command = f"!{first[2:]}" if first.startswith("$ ") else ""
+        text = text.rpartition(SHELL_CLOSE)[2]
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    return f"{line} (after {command})" if line and command else line or command

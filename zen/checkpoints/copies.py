@@ -174,6 +174,16 @@ class CopyRepo:
             )
         return stats
 
+    def blob(self, tree: str, path: str) -> bytes | None:
+        """A file's bytes at `tree`; None when absent, b"\\0" (binary) when unknown."""
+        entry = self.manifest(tree).get(path, UNKNOWN)
+        if entry is None:
+            return None
+        try:
+            return (self.blobs / entry[0]).read_bytes()
+        except (OSError, TypeError, IndexError):
+            return b"\0"
+
     def _text(self, entry: Entry) -> list[str] | None:
         if entry is None:
             return []

@@ -36,6 +36,9 @@ class Checkpoint:
     """The user message (run) it belongs to: `/undo` goes back to its run's first one."""
     label: str = ""
     """That message's first line, to recognise it in a list."""
+    session: str = ""
+    """The session whose run took it (`zen diff` shows one session's changes); empty for
+    checkpoints taken outside a saved session or by an older zen."""
 
     def when(self) -> str:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.time))

@@ -70,10 +70,14 @@ class CheckpointStore:
 
     # -- recording --------------------------------------------------------------------------
 
-    async def record(self, kind: str, run: str = "", label: str = "") -> Checkpoint:
+    async def record(
+        self, kind: str, run: str = "", label: str = "", session: str = ""
+    ) -> Checkpoint:
         """Snapshot the workspace now and remember it."""
         tree = await self.repo.snapshot()
-        checkpoint = Checkpoint(secrets.token_hex(4), tree, time.time(), kind, run, _label(label))
+        checkpoint = Checkpoint(
+            secrets.token_hex(4), tree, time.time(), kind, run, _label(label), session
+        )
         await self.remember(checkpoint)
         return checkpoint
 
@@ -107,6 +111,7 @@ class CheckpointStore:
                         str(raw["kind"]),
                         str(raw.get("run", "")),
                         str(raw.get("label", "")),
+                        str(raw.get("session", "")),
                     )
                 )
             except (ValueError, KeyError, TypeError):

@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "trust": ("trust [DIR]", "zen.cli.subcommands:trust_command", "to trust a folder's settings"),
     "sessions": ("sessions list", "zen.ui.sessions_cmd:sessions_command", "the saved sessions"),
     "rewind": ("rewind --list", "zen.ui.rewind:rewind_command", "the checkpoints"),
+    "diff": ("diff", "zen.ui.diff_view:diff_command", "what zen changed in the latest session"),
     "acp": ("acp", "zen.acp.command:acp_command", "serves editors (Agent Client Protocol)"),
     "bench": (
         "bench",

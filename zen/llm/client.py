@@ -95,6 +95,7 @@ class ChatClient:
         if not self._learned:
             await self._learn(emit, agent)
         budget = RetryBudget(self.retries)
+        said = ""
         while True:
             try:
                 return await self._attempt(messages, tools, emit, agent)
@@ -103,11 +104,9 @@ class ChatClient:
                 continue
             except Retryable as failure:
                 delay = budget.spend(failure)
-                emit(
-                    Retrying(
-                        agent=agent, attempt=budget.attempt, delay=delay, reason=failure.reason
-                    )
-                )
+                reason = "the same error" if failure.reason == said else failure.reason
+                said = failure.reason  # said once: a repeat is only counted
+                emit(Retrying(agent=agent, attempt=budget.attempt, delay=delay, reason=reason))
                 await pause(delay, self.deadlines.notice, emit, agent)
 
     async def _learn(self, emit: Emit, agent: str) -> None:

@@ -136,8 +136,21 @@ def provider_message(exc: Any) -> str:
     if not text:
         text = exc.message or ""
         text = re.sub(r"^Error code: \d+( - )?", "", text)
-    text = scrub(" ".join(text.split()))
+    text = scrub(_page_summary(text) or " ".join(text.split()))
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _page_summary(text: str) -> str:
+    """A web page (a proxy's 502, a login page) in a few words: its title, else its first
+    line of text; "" when `text` is not HTML."""
+    import html
+
+    if not re.search(r"<(?:!doctype|html|head|body|title)\b", text[:1000], re.IGNORECASE):
+        return ""
+    title = re.search(r"<title[^>]*>(.*?)</title", text, re.IGNORECASE | re.DOTALL)
+    words = title.group(1) if title else re.sub(r"<[^>]*>", "\n", text)
+    line = next((s for s in html.unescape(words).splitlines() if s.strip()), "")
+    return f"a web page: {' '.join(line.split())[:80]}"
 
 
 def one_line(text: str) -> str:

@@ -185,9 +185,16 @@ class SessionStore:
             raise SessionError(f"no session {sid}")
         return session_info(row)
 
-    def recent(self, workspace: str | None = None, limit: int = 20) -> list[SessionInfo]:
-        """Top-level sessions, newest first (of one workspace, or all)."""
-        where = " WHERE s.parent_id IS NULL" + (" AND s.workspace=?" if workspace else "")
+    def recent(
+        self, workspace: str | None = None, limit: int = 20, *, started: bool = False
+    ) -> list[SessionInfo]:
+        """Top-level sessions, newest first (of one workspace, or all). `started`: only those
+        holding a message (one whose first request failed holds none: lists skip it, while
+        `-c` still continues it)."""
+        where = " WHERE s.parent_id IS NULL" + (
+            " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)" if started else ""
+        )
+        where += " AND s.workspace=?" if workspace else ""
         rows = self.db.execute(
             SELECT_SESSIONS + where + " ORDER BY s.updated DESC LIMIT ?",
             (*([workspace] if workspace else []), limit),

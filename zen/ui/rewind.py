@@ -16,13 +16,20 @@ from typing import TYPE_CHECKING
 from zen.base import exits
 from zen.base.paths import expand_user
 from zen.base.terminal_safe import terminal_safe
+from zen.base.text import clip
 
 if TYPE_CHECKING:
     from zen.checkpoints.plan import Plan
     from zen.checkpoints.store import Checkpoint, CheckpointStore
 
+LABEL = 60
+"""A message's label in the list, shortened to keep a row on one line."""
 LISTED = ("before", "coder", "rewind")
 """Kinds worth going back to: a run's start, a Coder's start, the state before a rewind."""
+
+
+HEADER = f"{'ID':<8}  {'TAKEN':<19}  {'BEFORE':<7}  MESSAGE"
+"""`zen rewind --list`'s header, over the columns `listing` writes."""
 
 
 def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
@@ -37,9 +44,9 @@ def listing(store: CheckpointStore) -> list[tuple[Checkpoint, str]]:
             if c.run in seen_runs:
                 continue
             seen_runs.add(c.run)
-        what = {"before": "before", "coder": "  before Coder", "rewind": "before rewind"}[c.kind]
-        label = f"  {terminal_safe(c.label)}" if c.label else ""
-        rows.append((c, f"{c.id}  {c.when()}  {what}{label}"))
+        what = {"before": "message", "coder": "Coder", "rewind": "rewind"}[c.kind]
+        label = f"  {terminal_safe(clip(c.label, LABEL))}" if c.label else ""
+        rows.append((c, f"{c.id:<8}  {c.when()}  {what:<7}{label}".rstrip()))
     return rows
 
 
@@ -143,6 +150,8 @@ async def _rewind(store: CheckpointStore, args: argparse.Namespace) -> int:
         return exits.DONE
     if args.list:
         rows = listing(store)
+        if rows:
+            print(HEADER)
         for _c, line in rows:
             print(line)
         if not rows:

@@ -12,6 +12,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from zen.base.preamble import SHELL_CLOSE, SHELL_OPEN
 from zen.ui import term
 from zen.ui.commands.dispatch import is_command, run_command
 from zen.ui.commands.registry import CommandContext, Prompt
@@ -177,7 +178,7 @@ async def run_bang(shell: RunHost, command: str) -> None:
     )
     out.tools.outputs.append((f"$ {command}", result.output))
     shell.bang_outputs.append(
-        f"<shell-command>\n$ {command}\n{result.output.rstrip()}\n</shell-command>"
+        f"{SHELL_OPEN}$ {command}\n{result.output.rstrip()}{SHELL_CLOSE.rstrip()}"
     )
 
 

@@ -137,7 +137,7 @@ def _act(store: SessionStore, args: argparse.Namespace, out: TextIO) -> None:
 
 def _list(store: SessionStore, args: argparse.Namespace, out: TextIO) -> None:
     root = None if args.all else str(expand_user(args.directory or ".").resolve())
-    found = store.recent(root, max(args.limit, 1))
+    found = store.recent(root, max(args.limit, 1), started=True)
     if not found:
         where = "" if args.all else f" in {root}"
         print(terminal_safe(f"no saved sessions{where}"), file=out)

@@ -136,7 +136,7 @@ class ToolCalls:
         elif not nested and (e.name == "bash" or not e.ok):
             width = max(20, self.log.console.width - len(indent) - 3)
             excerpt, more = output_tail(e.output, OUTPUT_LINES)
-            excerpt = [ln for ln in excerpt if ln.removeprefix("Error: ").strip() != e.summary]
+            excerpt = [ln for ln in excerpt if not _restates(ln, e.summary)]
             for line in excerpt:
                 self.log.line(
                     self.log.styled((indent + "  ", ""), (fit_line(line, width), "dim")),
@@ -183,3 +183,12 @@ class ToolCalls:
         ev.ToolCallFinished: finished,
         ev.MemoWritten: memo,
     }
+
+
+def _restates(line: str, summary: str) -> bool:
+    """An output line that only says again what the finished line says: an error's message,
+    or the feedback of a declined call (`declined: why`, which the model reads as "The user
+    declined this bash call: why")."""
+    said = line.removeprefix("Error: ").strip()
+    reason = summary.removeprefix("declined: ")
+    return said == summary or (reason != summary and said.endswith(f" call: {reason}"))

@@ -31,6 +31,7 @@ FAMILIES = (
     "approval",
     "mcp",
     "rewind",
+    "diff",
 )
 """The command table: the modules of `zen/ui/commands/` that hold the built-in commands, in
 the order /help lists them (after this module's /help and /exit). A new command is a module

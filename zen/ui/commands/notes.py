@@ -9,13 +9,13 @@ from zen.ui.commands.registry import CommandContext
 
 
 def offered_notes(ctx: CommandContext) -> None:
+    """An event line of its own (a marker, and a blank line before the answer that follows),
+    so it never reads as the answer's first line."""
     offered = ctx.session.notes().offered
     if offered:
-        ctx.out.info(
-            f"{offered} project note{'s' if offered != 1 else ''} from "
-            "earlier sessions offered (/memo)",
-            "dim",
-        )
+        text = f"{offered} project note{'s' if offered != 1 else ''} from earlier sessions"
+        out = ctx.out
+        out.line(out.styled(("• ", "cyan"), (f"{text} offered (/memo)", "dim")), kind="tool")
 
 
 def notes_status(ctx: CommandContext) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from zen.base.preamble import label
 from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
 from zen.ui.commands.registry import CommandContext, command
@@ -49,7 +50,8 @@ async def shell_undo(ctx: CommandContext) -> None:
 
 
 async def shell_rewind(ctx: CommandContext, arg: str) -> None:
-    """Pick a message of this session, then code, conversation or both."""
+    """Pick a message of this session, see what going back would restore, and answer one
+    question: both, code, conversation, or no (anything else asks again)."""
     session = ctx.session
     turns = session.turns
     if not turns:
@@ -70,19 +72,29 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
         if arg:
             ctx.out.info(f"  no message {arg!r}: choose 1 to {len(turns)}", "yellow")
         return
-    choice = (
-        await _ask(ctx, "  rewind [c]ode, c[o]nversation or [b]oth? (Enter: both) › ")
-    ).strip().lower() or "b"
-    if choice not in ("c", "o", "b", "code", "conversation", "both"):
+    target = _code_target(store, turns[turns.index(turn) :]) if store else None
+    plan = None
+    if store is not None and target is not None:
+        plan = await _plan(ctx, store, target, f"rewind the files to before message {arg}")
+        if plan is None:
+            return
+    if plan is None or not plan.changes:
+        if plan is None:
+            ctx.out.info("  no file changed since that message: the code stays as it is", "dim")
+        choices = {"o": "conversation", "n": "no"}
+        question = "  rewind the c[o]nversation, or [n]o? › "
+    else:
+        choices = {"b": "both", "c": "code", "o": "conversation", "n": "no"}
+        question = "  rewind [b]oth code and conversation, [c]ode, c[o]nversation, or [n]o? › "
+    choice = await _choose(ctx, question, choices)
+    if choice == "no":
         ctx.out.info("  nothing rewound", "dim")
         return
-    if choice[0] in "cb":
-        target = _code_target(store, turns[turns.index(turn) :]) if store else None
-        if store is None or target is None:
-            ctx.out.info("  no file changed since that message: the code stays as it is", "dim")
-        elif not await _restore(ctx, store, target, f"rewind the files to before message {arg}"):
+    if plan is not None and plan.changes and choice in ("both", "code"):
+        assert store is not None and target is not None
+        if not await _apply(ctx, store, plan, target):
             return
-    if choice[0] in "ob":
+    if choice in ("both", "conversation"):
         if not session.rewind(turn):
             ctx.out.info(
                 "  that message was compacted into the memo: the conversation "
@@ -95,6 +107,20 @@ async def shell_rewind(ctx: CommandContext, arg: str) -> None:
             f"“{terminal_safe(_first_line(turn.label))}”",
             "dim",
         )
+
+
+async def _choose(ctx: CommandContext, question: str, choices: dict[str, str]) -> str:
+    """One of `choices`' values, by its key or its word; Enter (or Ctrl-C) is "no", anything
+    else asks again, with the choices spelt out."""
+    while True:
+        answer = (await _ask(ctx, question)).strip().lower()
+        if not answer:
+            return "no"
+        for key, word in choices.items():
+            if answer in (key, word):
+                return word
+        listed = ", ".join(f"{key} ({word})" for key, word in choices.items())
+        ctx.out.info(f"  answer {listed}", "yellow")
 
 
 def _code_target(store: CheckpointStore, turns: list[Any]) -> Checkpoint | None:
@@ -110,19 +136,45 @@ async def _restore(
     ctx: CommandContext, store: CheckpointStore, target: Checkpoint, what: str
 ) -> bool:
     """Show what would change, ask, restore. False when the user said no."""
+    plan = await _plan(ctx, store, target, what)
+    if plan is None:
+        return False
+    if not plan.changes:
+        return True
+    if not plan.conflicts:
+        question = f"  restore {len(plan.summary_lines())} file(s)? [y]es or [n]o › "
+        if await _choose(ctx, question, {"y": "yes", "n": "no"}) == "no":
+            ctx.out.info("  nothing restored", "dim")
+            return False
+    return await _apply(ctx, store, plan, target)
+
+
+async def _plan(
+    ctx: CommandContext, store: CheckpointStore, target: Checkpoint, what: str
+) -> Plan | None:
+    """What going back to `target` would restore, shown file by file; None if it cannot."""
     from zen.checkpoints.safe_git import CheckpointError
 
     try:
         plan = await store.plan(target)
     except (CheckpointError, OSError) as e:
         ctx.out.error(f"cannot {what}: {e}")
-        return False
+        return None
     for line in out_of_reach_lines(plan):
         ctx.out.info(line, "yellow")
     if not plan.changes:
         ctx.out.info(nothing_to_restore(plan), "dim")
-        return True
-    lines = _show(ctx, plan, what)
+    else:
+        _show(ctx, plan, what)
+    return plan
+
+
+async def _apply(
+    ctx: CommandContext, store: CheckpointStore, plan: Plan, target: Checkpoint
+) -> bool:
+    """Restore `plan`, asking first only about files changed outside zen. False: not done."""
+    from zen.checkpoints.safe_git import CheckpointError
+
     skip: set[str] = set()
     if plan.conflicts:
         ctx.out.info(
@@ -130,18 +182,12 @@ async def _restore(
             "since zen last recorded them (files zen never recorded stay as they are)",
             "yellow",
         )
-        answer = await _ask(ctx, "  restore [a]ll, [s]kip the ! files, or [n]o? › ")
-        if answer.strip().lower() in ("s", "skip"):
-            skip = set(plan.conflicts)
-        elif answer.strip().lower() not in ("a", "all"):
+        choices = {"a": "all", "s": "skip", "n": "no"}
+        answer = await _choose(ctx, "  restore [a]ll, [s]kip the ! files, or [n]o? › ", choices)
+        if answer == "no":
             ctx.out.info("  nothing restored", "dim")
             return False
-    elif (await _ask(ctx, f"  restore {len(lines)} file(s)? [y/n] › ")).strip().lower() not in (
-        "y",
-        "yes",
-    ):
-        ctx.out.info("  nothing restored", "dim")
-        return False
+        skip = set(plan.conflicts) if answer == "skip" else set()
     try:
         done = await store.apply(plan, skip=skip, run=undo_run(target, store))
     except (CheckpointError, OSError) as e:
@@ -181,9 +227,5 @@ def _shell_store(ctx: CommandContext) -> CheckpointStore | None:
 
 
 def _first_line(text: str) -> str:
-    """What the user typed: `!cmd` outputs sent ahead of the message are not its label (the
-    last block's end, so a command's output cannot pass for the message)."""
-    if text.startswith("<shell-command>\n"):
-        text = text.rpartition("\n</shell-command>\n\n")[2] or text
-    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    return clip(line, 70)
+    """What the user typed (`preamble.label`), shortened."""
+    return clip(label(text), 70)

@@ -45,7 +45,7 @@ def list_sessions(ctx: CommandContext) -> list[Any]:
     if store is None:
         ctx.out.info("sessions are not being saved (the store could not be opened)", "yellow")
         return []
-    found = store.recent(str(ctx.session.workspace.root), 20)
+    found = store.recent(str(ctx.session.workspace.root), 20, started=True)
     ctx.listed = [info.id for info in found]
     if not found:
         ctx.out.info("no saved sessions in this workspace yet", "dim")
