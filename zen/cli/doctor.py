@@ -96,17 +96,17 @@ def model_lines(config: Any) -> list[Line]:
                 found = local_servers() or "none answers on the usual ports of this machine"
                 lines.append((NOTE, "local server", found))
             continue
-        lines += role_lines(settings, label)
+        lines += role_lines(settings, label, config.model_profiles)
     return lines
 
 
-def role_lines(settings: Any, label: str) -> list[Line]:
+def role_lines(settings: Any, label: str, own: Any = ()) -> list[Line]:
     """One line each for the role's endpoint, server, key, model and window, from one
     lookup (the same facts `/model` shows), each with one verdict."""
     import asyncio
 
     from zen.llm.lookup import look_up
-    from zen.llm.served import asks_server, describe
+    from zen.llm.served import applied, asks_server, describe, profile_note
 
     url = settings.base_url
     extras = asks_server(url)
@@ -115,9 +115,11 @@ def role_lines(settings: Any, label: str) -> list[Line]:
     )
     lines = [endpoint_line(served)]
     if extras and served.listed:
-        no_tools = served.tool_template is False and settings.tool_protocol == "native"
+        protocol = applied(settings, served, own).protocol
+        no_tools = served.tool_template is False and protocol == "native"
         fix = ": tools need --tool-protocol text|auto, or a template with them" if no_tools else ""
         lines.append((WARN if no_tools else OK, "server", describe(served) + fix))
+        lines.append((OK, "profile", profile_note(settings, served, own)))
     lines += [key_line(settings, served.status), model_line(settings, served)]
     lines.append(window_line(settings, served))
     return [(mark, item + label, text) for mark, item, text in lines]

@@ -106,12 +106,24 @@ def config_command(argv: list[str]) -> int:
     roles = DUAL_ROLES if config.agent_mode == "dual" else ("main",)
     for role in roles:
         try:
-            print(safe(endpoint_line(role, resolve_model(config, role))))
+            settings = resolve_model(config, role)
+            print(safe(endpoint_line(role, settings)))
+            print(safe(f"{role} profile: {_profile(settings, config.model_profiles)}"))
         except ConfigError as e:
             print(safe(f"{role}: {e}"))
     for name, level in config.permissions.items():
         print(safe(f"permission {name}: {level}"))
     return exits.DONE
+
+
+def _profile(settings: Any, own: Any) -> str:
+    """The model profile in use, from the lookup a run's first request makes."""
+    import asyncio
+
+    from zen.llm.served import profile_note
+    from zen.llm.served_book import ServedBook
+
+    return profile_note(settings, asyncio.run(ServedBook().get(settings)), own)
 
 
 def trust_command(argv: list[str]) -> int:
