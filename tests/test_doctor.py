@@ -212,7 +212,8 @@ def test_a_server_that_wants_a_key_says_how_to_give_one(fake_llm: Any, run_zen: 
 def test_a_chat_template_without_tools_is_a_warning(fake_llm: Any, run_zen: Any) -> None:
     """SmolLM2's template drops the tools zen sends: doctor says so before a turn is spent,
     and names the protocol that works without them."""
-    fake = fake_llm([], **personas.llama_server(tools=False))
+    smol = "SmolLM2-135M-Instruct-Q4_1.gguf"  # no profile: native unless set
+    fake = fake_llm([], **personas.llama_server(smol, tools=False))
     done = run_zen("doctor", "--provider", "llamacpp", "--base-url", fake.base_url)
     assert done.code == exits.DONE
     assert lines(done.out)["server"].endswith(

@@ -108,7 +108,8 @@ def shell_then_answer(body: dict[str, Any]) -> Any:
 def test_llama_server_streams_tool_calls(fake_llm: Any, run_zen: Any) -> None:
     """`--provider llamacpp` used to turn streaming off for every tool request."""
     fake = fake_llm(shell_then_answer, **personas.llama_server())
-    done = run_zen("--provider", "llamacpp", "--base-url", fake.base_url, "-p", "list files")
+    done = run_zen("--provider", "llamacpp", "--base-url", fake.base_url, "-p", "list files",
+                   "--tool-protocol", "native")  # fmt: skip
     assert done.code == 0, done.err
     assert all(r["stream"] is True and "tool_choice" not in r for r in fake.requests)
 
@@ -117,7 +118,7 @@ def test_llama_cpp_python_gets_its_unstreamed_tool_requests(fake_llm: Any, run_z
     from tests.fakes.server import llamacpp
 
     fake = fake_llm(llamacpp(shell_then_answer), **personas.llama_cpp_python())
-    done = run_zen("--base-url", fake.base_url, "-p", "list files")
+    done = run_zen("--base-url", fake.base_url, "-p", "list files", "--tool-protocol", "native")
     assert done.code == 0, done.err
     assert done.out.strip() == "done"
     tooled = [r for r in fake.requests if r.get("tools")]

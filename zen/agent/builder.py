@@ -201,7 +201,7 @@ class AgentBuilder:
     def protocol(self, model: str, prompt: str) -> tuple[Setting, str]:
         """The tool protocol of an agent on `model` (`tool_protocol`), and its system prompt:
         the edit blocks' own when they are spoken from the start, else `prompt`."""
-        setting = self.models.settings(model).tool_protocol
+        setting = self.models.settings(model).protocol
         return setting, system_prompt("text") if setting == "text" else prompt
 
     def top_agent(

@@ -140,6 +140,8 @@ class Session(FrontDoor):
         self.record.open(task, self.role, self.memo)
         self.hooks.session_id = self.record.id or self.hooks.session_id
         changed = await self.builder.take_mcp_tools(self.mcp, emit, self.role)
+        roles = ("main",) if self.mode == "single" else DUAL_ROLES
+        changed = await self.models.learn(roles) or changed  # profiles pick the protocols
         if changed and not conversation.history:  # built early (/context) but nothing sent
             conversation.reset()
         agent = conversation.agent()

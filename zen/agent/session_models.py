@@ -62,7 +62,23 @@ class SessionModels:
         """`role`'s settings as its requests use them: adapted to what its server serves,
         once that is known."""
         settings = self.configured(role)
-        return applied(settings, self.served.known(settings))
+        return applied(settings, self.served.known(settings), self.config.model_profiles)
+
+    async def learn(self, roles: tuple[str, ...]) -> bool:
+        """Ask the endpoints of `roles` what they serve before their agents are built, where
+        the model's profile may choose the tool protocol (nobody set one, or `auto`); True
+        when something new was learned. Scripted models (`connect`) are never asked."""
+        if self._connect is not None:
+            return False
+        learned = False
+        for role in roles:
+            try:
+                settings = self.configured(role)
+            except ConfigError:  # a role without a key: said when it runs
+                continue
+            if settings.tool_protocol in (None, "auto") and self.served.known(settings) is None:
+                learned = await self.served.get(settings) is not None or learned
+        return learned
 
     def client(self, role: str) -> ChatModel:
         settings = self.configured(role)
@@ -82,6 +98,7 @@ class SessionModels:
                 price=price_for(settings.model, settings.base_url, c.pricing),
                 repeat_limit=c.repeat_limit,
                 book=self.served,
+                profiles=c.model_profiles,
             )
         return self._clients[key]
 

@@ -113,7 +113,7 @@ def _measure(args: argparse.Namespace, chosen: list[tasks.Task], asked: list[str
     problem, served = endpoint.probe(roles["main"])
     if problem:
         return fail(f"bench: {problem}", exits.API_ERROR)
-    point = endpoint.build(config, endpoint.served_to(roles, served))
+    point = endpoint.build(config, endpoint.served_to(roles, served, config.model_profiles))
     modes = labels(asked, point.header["collaboration"])
     checks = check_sandbox(point.sandbox, point.sandbox_options)
     sandbox, unsandboxed = asyncio.run(sandbox_header(checks))

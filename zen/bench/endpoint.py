@@ -20,6 +20,7 @@ from zen.base.paths import expand_user
 from zen.llm.served import Served, applied
 from zen.settings.loading import load_config
 from zen.settings.model_roles import resolve_model
+from zen.settings.profiles import Profile
 from zen.settings.providers import PROVIDERS
 from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 from zen.settings.schema import DUAL_ROLES, Config, ModelSettings
@@ -81,14 +82,15 @@ def build(config: Config, settings: dict[str, ModelSettings]) -> Endpoint:
 
 
 def served_to(
-    settings: dict[str, ModelSettings], served: Served | None
+    settings: dict[str, ModelSettings], served: Served | None, own: list[Profile]
 ) -> dict[str, ModelSettings]:
     """Each role on the asked endpoint adapted to what it serves (the one served model for a
-    placeholder, llama-cpp-python's stream_tools), so every child runs the same model."""
+    placeholder, llama-cpp-python's stream_tools, what its profile sets), so every child runs
+    the same model the same way, and the header says how."""
     if served is None:
         return settings
     return {
-        role: applied(s, served) if s.base_url == served.base_url else s
+        role: applied(s, served, own) if s.base_url == served.base_url else s
         for role, s in settings.items()
     }
 

@@ -102,7 +102,7 @@ def model_lines(config: Any, check: bool) -> list[Line]:
             lines.append((FAIL, f"key{label}", str(e)))
             continue
         if check:
-            lines += role_lines(settings, label, missing)
+            lines += role_lines(settings, label, missing, config.model_profiles)
         else:
             lines += unchecked_lines(settings, label, missing)
     return lines

@@ -13,14 +13,17 @@ Line = tuple[str, str, str]
 """(mark, item, what was found)."""
 
 
-def role_lines(settings: Any, label: str, missing: Exception | None = None) -> list[Line]:
+def role_lines(
+    settings: Any, label: str, missing: Exception | None = None, own: Any = ()
+) -> list[Line]:
     """One line each for the role's endpoint, server, key, model and window, from one
     lookup (the same facts `/model` shows), each with one verdict. `missing`: the error of a
-    key the endpoint needs and nobody gave (`MissingKey`), which is then the key line."""
+    key the endpoint needs and nobody gave (`MissingKey`), which is then the key line; `own`:
+    the user's model profiles, tried before zen's."""
     import asyncio
 
     from zen.llm.lookup import look_up
-    from zen.llm.served import asks_server, describe
+    from zen.llm.served import applied, asks_server, describe, profile_note
 
     url = settings.base_url
     extras = asks_server(url)
@@ -29,9 +32,11 @@ def role_lines(settings: Any, label: str, missing: Exception | None = None) -> l
     )
     lines = [endpoint_line(served)]
     if extras and served.listed:
-        no_tools = served.tool_template is False and settings.tool_protocol == "native"
+        protocol = applied(settings, served, own).protocol
+        no_tools = served.tool_template is False and protocol == "native"
         fix = ": tools need --tool-protocol text|auto, or a template with them" if no_tools else ""
         lines.append((WARN if no_tools else OK, "server", describe(served) + fix))
+        lines.append((OK, "profile", profile_note(settings, served, own)))
     lines += missing_key_lines(missing) if missing else [key_line(settings, served.status)]
     lines += [model_line(settings, served), window_line(settings, served)]
     return [(mark, item + label, text) for mark, item, text in lines]

@@ -116,9 +116,20 @@ def config_command(argv: list[str]) -> int:
             continue
         print(safe(endpoint_line(role, settings)))
         print(safe(f"  model from {settings.model_source}; base URL from {settings.url_source}"))
+        print(safe(f"{role} profile: {_profile(settings, config.model_profiles)}"))
     for name, level in config.permissions.items():
         print(safe(f"permission {name}: {level}"))
     return code
+
+
+def _profile(settings: Any, own: Any) -> str:
+    """The model profile in use, from the lookup a run's first request makes."""
+    import asyncio
+
+    from zen.llm.served import profile_note
+    from zen.llm.served_book import ServedBook
+
+    return profile_note(settings, asyncio.run(ServedBook().get(settings)), own)
 
 
 def trust_command(argv: list[str]) -> int:

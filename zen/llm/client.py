@@ -28,9 +28,12 @@ from zen.llm.types import AssistantTurn
 from zen.llm.usage import estimate_usage, truncation_warning
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from zen.llm.pricing import Price
     from zen.llm.served import Served
     from zen.llm.served_book import ServedBook
+    from zen.settings.profiles import Profile
     from zen.settings.schema import ModelSettings
 
 
@@ -46,6 +49,7 @@ class ChatClient:
         price: Price | None = None,
         repeat_limit: int = 0,
         book: ServedBook | None = None,
+        profiles: Sequence[Profile] = (),
     ) -> None:
         import openai  # lazy: ~0.3 s of imports that `zen --version` must not pay
 
@@ -56,6 +60,8 @@ class ChatClient:
         self.book = book
         """What endpoints serve, asked at the first request (None: never asked)."""
         self.served: Served | None = None
+        self.profiles = profiles
+        """The user's model profiles (`model_profiles:`), tried before zen's."""
         self._learned = book is None
         self.price = price
         """USD per million tokens, when known: each Usage event carries its request's cost."""
@@ -119,7 +125,7 @@ class ChatClient:
         if self._learned:  # a concurrent first request finished it
             return
         self._learned, self.served = True, served
-        adapted = applied(self.settings, served)
+        adapted = applied(self.settings, served, self.profiles)
         url = self.settings.base_url
         if adapted.model != self.settings.model and self.book.first_time(f"{url} {adapted.model}"):
             text = (

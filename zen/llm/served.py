@@ -14,6 +14,9 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from zen.settings.profiles import Profile
     from zen.settings.schema import ModelSettings
 
 ServerKind = Literal["llama-server", "llama-cpp-python", "ollama", "vllm", "lmstudio", "unknown"]
@@ -94,12 +97,16 @@ def asks_server(base_url: str) -> bool:
     return hosted_preset(base_url) is None
 
 
-def applied(settings: ModelSettings, served: Served | None) -> ModelSettings:
+def applied(
+    settings: ModelSettings, served: Served | None, own: Sequence[Profile] = ()
+) -> ModelSettings:
     """`settings` adapted to what the server is: the placeholder model (none was configured)
-    replaced by the one model it serves, and `stream_tools` (when nobody set it) off only
-    for llama-cpp-python, which cannot stream tool calls."""
+    replaced by the one model it serves, `stream_tools` (when nobody set it) off only
+    for llama-cpp-python, which cannot stream tool calls, and what nobody set taken from the
+    model's profile (the user's rows `own`, then zen's)."""
     if served is None or not served.listed:
         return settings
+    settings = _profiled(settings, served, own)
     update: dict[str, Any] = {}
     only = served.only
     if settings.default_model and only and not served.serves(settings.model):
@@ -107,6 +114,28 @@ def applied(settings: ModelSettings, served: Served | None) -> ModelSettings:
     if settings.stream_tools is None and served.server == "llama-cpp-python":
         update["stream_tools"] = False
     return settings.model_copy(update=update) if update else settings
+
+
+def _profiled(settings: ModelSettings, served: Served, own: Sequence[Profile]) -> ModelSettings:
+    """`settings` with what the user left unset taken from the model's profile: the tool
+    protocol (`auto` starts as the profile says: text, or native and the switch), and on a
+    server on this machine the temperature and output cap."""
+    from zen.settings.profiles import pick
+    from zen.settings.providers import is_local
+
+    profile = pick(list(own), served.family, served.params_b)
+    if profile is None:
+        return settings
+    update: dict[str, Any] = {"profile": profile.describe()}
+    unset, auto = settings.tool_protocol is None, settings.tool_protocol == "auto"
+    if profile.tool_protocol and (unset or (auto and profile.tool_protocol == "text")):
+        update["tool_protocol"] = profile.tool_protocol
+    if is_local(settings.base_url):
+        if settings.temperature is None and profile.temperature is not None:
+            update["temperature"] = profile.temperature
+        if settings.max_tokens is None and profile.max_tokens is not None:
+            update["max_tokens"] = profile.max_tokens
+    return settings.model_copy(update=update)
 
 
 def describe(served: Served) -> str:
@@ -124,6 +153,21 @@ def describe(served: Served) -> str:
     if served.tool_template is False:
         parts.append("its chat template has no tool support")
     return ", ".join(parts)
+
+
+def profile_note(settings: ModelSettings, served: Served | None, own: Sequence[Profile]) -> str:
+    """The model profile in use and what it set, for doctor and `zen config`: `qwen2.5-coder
+    1-2B: text, temperature 0 (measured); in use: tool protocol text, temperature 0`."""
+    if served is None:
+        return "none (a hosted provider's model)"
+    if not served.listed:
+        return "unknown (the server gave no model list)"
+    used = applied(settings, served, own)
+    if not used.profile:
+        what = ", ".join(f for f in (served.family, _size(served.params_b)) if f)
+        return f"none matches {served.model or 'the model'} ({what or 'family unknown'})"
+    temperature = "server default" if used.temperature is None else f"{used.temperature:g}"
+    return f"{used.profile}; in use: tool protocol {used.protocol}, temperature {temperature}"
 
 
 def listing(served: Served, limit: int = 8) -> str:

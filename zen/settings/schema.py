@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from zen.settings.permissions import Level as Level
 from zen.settings.permissions import PermissionKey, PermissionLevel
+from zen.settings.profiles import Profile
 from zen.settings.providers import PROVIDERS
 from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 
@@ -170,7 +171,10 @@ class ModelSettings(_Strict):
     streamed, unless the endpoint lookup finds llama-cpp-python (`zen/llm/served.applied`)."""
     context_window: int | None = None
     """Tokens the model holds, when the configuration says; else the preset's or the server's."""
-    tool_protocol: ToolProtocol = "native"
+    tool_protocol: ToolProtocol | None = None
+    """None: nobody set it; the model's profile decides, else native (`protocol`)."""
+    profile: str = ""
+    """The model profile in use (`zen/settings/profiles.py`), for doctor and `zen config`."""
     key_source: str = ""
     """Where the key came from (`environment DEEPSEEK_API_KEY`, `--api-key`, a file), for
     `/model` and `zen config`; never the key itself."""
@@ -178,6 +182,11 @@ class ModelSettings(_Strict):
     """Where the model came from (a flag, a variable, a file and key, a preset's default)."""
     url_source: str = ""
     """Where the base URL came from, the same way."""
+
+    @property
+    def protocol(self) -> ToolProtocol:
+        """The tool protocol in force: the set or profiled one, else native."""
+        return self.tool_protocol or "native"
 
 
 @dataclass(frozen=True)
@@ -204,8 +213,11 @@ class Config(_Endpoint):
     """None: what the server is decides (false for llama-cpp-python, found by the lookup)."""
     context_window: int | None = Field(default=None, ge=1000)
     """Tokens the model holds; None: from the provider table or the server."""
-    tool_protocol: ToolProtocol = "native"
-    """text: no tools on the wire, the model answers with edit blocks (small local models)."""
+    tool_protocol: ToolProtocol | None = None
+    """text: no tools on the wire, the model answers with edit blocks (small local models);
+    None: the model's profile decides, else native."""
+    model_profiles: list[Profile] = Field(default_factory=list)
+    """The user's model profiles, before zen's (`config/profiles.yaml`)."""
     compact_at: float = Field(default=0.8, gt=0.1, le=1.0)
     """Share of the context window at which the conversation is compacted."""
     agent_mode: AgentMode = "single"

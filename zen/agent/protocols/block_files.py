@@ -162,8 +162,9 @@ def read_seen(ctx: ToolContext, path: Path) -> Seen | None:
         return None
 
 
-def render(seen: list[Seen], too_big: list[str]) -> str:
-    """Files as the shell attaches an `@file` (compaction knows the form), within the budget."""
+def render(seen: list[Seen], too_big: list[str], notes: list[str] | None = None) -> str:
+    """Files as the shell attaches an `@file` (compaction knows the form), within the budget;
+    `notes` on files not attached (`block_peek`) after them."""
     parts: list[str] = []
     used = 0
     for s in seen:
@@ -175,7 +176,7 @@ def render(seen: list[Seen], too_big: list[str]) -> str:
         parts.append(f'<file path="{s.shown}">\n{body}\n</file>')
     if too_big:
         parts.append(f"(not shown, too large: {', '.join(too_big)})")
-    return "\n\n".join(parts)
+    return "\n\n".join([*parts, *(notes or [])])
 
 
 def _walk(workspace: Workspace) -> list[tuple[Path, str]]:

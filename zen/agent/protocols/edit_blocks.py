@@ -23,6 +23,7 @@ from zen.agent.protocols import block_files as bf
 from zen.agent.protocols.base import Door, Message, Reading, Step, ToolProtocol, tool_calls
 from zen.agent.protocols.block_apply import Applier, owner
 from zen.agent.protocols.block_parser import lone_fence, parse
+from zen.agent.protocols.block_peek import peeks
 from zen.agent.protocols.block_types import Block, Malformed, WholeFile
 from zen.agent.runaway import Runaways
 from zen.agent.transcript import Transcript
@@ -125,20 +126,25 @@ class EditBlocks(ToolProtocol):
         skip = bf.attached_paths(task, ws)
         paths, too_big = await off_loop(bf.relevant, task, ws, skip)
         held = bf.attached_names(self.transcript.messages)
-        seen = await off_loop(self._read, paths, held)
-        return bf.render(seen, too_big)
+        seen, unread = await off_loop(self._read, paths, held)
+        notes = await off_loop(peeks, self.ctx, [*too_big, *unread])
+        return bf.render(seen, [], notes)
 
-    def _read(self, paths: list[Any], held: set[str]) -> list[bf.Seen]:
+    def _read(self, paths: list[Any], held: set[str]) -> tuple[list[bf.Seen], list[str]]:
         """The files to show: not those the conversation still holds, unchanged (a
-        compaction drops attachments; a rewind, the messages that held them)."""
-        seen = []
+        compaction drops attachments; a rewind, the messages that held them); and those
+        that cannot be shown as text (binary, not UTF-8), to be named."""
+        seen, unread = [], []
         for path in paths:
             s = bf.read_seen(self.ctx, path)
-            if s is None or (s.shown in held and self._shown.get(s.path, False) == s.stamp):
+            if s is None:
+                unread.append(self.ctx.workspace.show(path))
+                continue
+            if s.shown in held and self._shown.get(s.path, False) == s.stamp:
                 continue
             self.show(s)
             seen.append(s)
-        return seen
+        return seen, unread
 
     def show(self, seen: bf.Seen) -> None:
         """The model sees `seen` now: the read tracker learns it (the stale check)."""

@@ -1,0 +1,64 @@
+"""Questions can look (issue 38 part 3), and the text prompt's worked example (part 5): a
+named file too large to attach is named with its size and first lines, a binary file by name
+and size alone; the model reads more with a ```bash block, through the bash tool."""
+
+from __future__ import annotations
+
+from tests.fakes.server import text
+from tests.test_text_protocol import args_for, users
+from zen.agent.protocols.block_files import FILE_LIMIT
+from zen.agent.protocols.block_parser import parse
+from zen.agent.protocols.block_paths import copied
+from zen.agent.protocols.block_peek import PEEK_BYTES
+from zen.agent.protocols.block_types import Command, Replace, WholeFile
+from zen.settings.prompts import load_prompt
+
+ROWS = "id,city,temp\n" + "".join(f"{n},city{n},{n % 40}\n" for n in range(4000))
+
+
+def test_a_large_named_file_comes_with_its_size_and_first_lines(fake_llm, run_zen, project):
+    (project / "data.csv").write_text(ROWS)
+    assert len(ROWS) > FILE_LIMIT
+    (project / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0" * 10)
+    fake = fake_llm([text("```bash\nwc -l data.csv\n```"), text("4001 lines.")])
+    done = run_zen("-p", "how many rows has data.csv? see logo.png", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    first = users(fake.requests[0])[-1]
+    assert f"data.csv is too large to show ({len(ROWS):,} bytes); its first 10 lines" in first
+    assert "id,city,temp\n0,city0,0\n" in first and "city10," not in first
+    assert "logo.png (110 bytes) is binary: not shown." in first
+    assert "\x89PNG" not in first
+    ran = users(fake.requests[1])[-1]
+    assert "4001 data.csv" in ran  # the bash block ran, its output came back
+    assert done.out.strip() == "4001 lines."
+
+
+def test_a_peek_is_capped_in_bytes_and_cannot_close_its_fence(fake_llm, run_zen, project):
+    line = "`" * 5 + "x" * 3 * PEEK_BYTES  # one long first line with a fence in it
+    (project / "wide.txt").write_text(line + "\n" + "y\n" * FILE_LIMIT)
+    fake = fake_llm([text("It is wide.")])
+    done = run_zen("-p", "what is in wide.txt?", *args_for(fake))
+    assert done.code == 0, done.err
+    first = users(fake.requests[0])[-1]
+    peek = first.split("wide.txt is too large to show", 1)[1]
+    assert "x" * (PEEK_BYTES - 5) in peek and "x" * PEEK_BYTES not in peek
+    assert "``````\n" + "`" * 5 in peek  # a fence longer than any run inside
+
+
+def test_the_worked_example_parses_into_its_three_blocks_and_copies_no_placeholder() -> None:
+    prompt = load_prompt("text")
+    example = prompt.split("you would answer:\n", 1)[1]
+    blocks = parse(example, frozenset({"hello.py"}))
+    assert [type(b) for b in blocks] == [Replace, WholeFile, Command]
+    assert not any(b.quoted for b in blocks if isinstance(b, Command))  # blocks alone: it runs
+    assert blocks[2].command.strip() == "wc -l data.csv"  # type: ignore[union-attr]
+    assert not any(copied(line) for line in prompt.splitlines())
+    assert "<path" not in prompt and "<the whole" not in prompt
+
+
+def test_the_example_is_in_the_stable_prefix(fake_llm, run_zen, project) -> None:
+    fake = fake_llm([text("ok"), text("ok")])
+    for task in ("one", "two"):
+        assert run_zen("-p", task, *args_for(fake)).code == 0
+    systems = [r["messages"][0]["content"] for r in fake.requests]
+    assert systems[0] == systems[1] and "wc -l data.csv" in systems[0]
