@@ -247,3 +247,16 @@ def test_the_orchestrator_reads_that_the_coder_changed_nothing(
     assert users(fake.requests[1])[-1] == load_prompt("nothing-changed")
     assert CHANGED_NOTHING in last_tool(fake.requests[2])
     assert result(done)["changed_nothing"] is True
+
+
+def test_in_dual_mode_the_agent_that_may_run_commands_tests(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
+    counted = f"{PY} -c \"open('runs.txt', 'a').write('x')\""
+    setup(project, home, f"test_cmd: {json.dumps(counted)}\n")
+    fake = fake_llm([READ, edit("a + b", "a - b"), text("Done.")])  # the Coder, sent at once
+    done = p(run_zen, fake, "make add in calc.py subtract", "--yes", "--dual")
+    assert done.code == 0, done.err
+    assert "return a - b" in (project / "calc.py").read_text()
+    assert (project / "runs.txt").read_text() == "x"  # by the Orchestrator, once
+    assert "test_cmd not run" not in done.err  # the delegated Coder has no bash to run it

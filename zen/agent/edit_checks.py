@@ -69,8 +69,10 @@ class EditChecks:
         messages: list[dict[str, Any]],
         run: RunContext,
     ) -> str | None:
-        """What the model is told of the files `calls` changed, or None: nothing changed, they
-        pass, or the task was told `REFLECTIONS` times."""
+        """What the model is told of the files `calls` changed (a delegate's too), or None:
+        nothing changed, they pass, or the task was told `REFLECTIONS` times. The tests run
+        only for an agent that may run commands (a delegated Coder may not: its Orchestrator
+        tests what it did)."""
         files = [f for c in calls if c.id in results for f in results[c.id].files_changed]
         told = reported(messages)
         if not files or told >= REFLECTIONS:
@@ -78,7 +80,7 @@ class EditChecks:
         last = told + 1 == REFLECTIONS
         root = self.calls.ctx.workspace.root
         said = await off_loop(syntax_check.report, root, files, last)
-        if said is None and self.test is not None and not self.refused:
+        if said is None and self.test and not self.refused and "bash" in self.calls.registry.tools:
             said = await self._tests(self.test, run, len(messages), last)
         return said
 
