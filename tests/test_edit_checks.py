@@ -198,7 +198,7 @@ def test_the_bound_is_per_task() -> None:
 def test_a_change_not_made_is_nudged_once_then_reported(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:
-    setup(project, home, "")
+    setup(project, home, "", "nudge_unchanged: true\n")
     fake = fake_llm([text("Done."), text("Done, really.")])
     done = p(run_zen, fake, "add a docstring to add() in calc.py", "--yes")
     assert done.code == 0, done.err
@@ -208,10 +208,21 @@ def test_a_change_not_made_is_nudged_once_then_reported(
     assert LINE in done.err
 
 
-def test_a_change_made_after_the_nudge_is_not_reported(
+def test_a_change_not_made_is_reported_without_a_nudge_by_default(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:
     setup(project, home, "")
+    fake = fake_llm([text("Done.")])
+    done = p(run_zen, fake, "add a docstring to add() in calc.py", "--yes")
+    assert done.code == 0, done.err
+    assert len(fake.requests) == 1 and result(done)["changed_nothing"] is True
+    assert LINE in done.err
+
+
+def test_a_change_made_after_the_nudge_is_not_reported(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
+    setup(project, home, "", "nudge_unchanged: true\n")
     fake = fake_llm([text("Done."), READ, edit("a + b", "a - b"), text("Now done.")])
     done = p(run_zen, fake, "make add in calc.py subtract", "--yes")
     assert done.code == 0, done.err
@@ -222,7 +233,7 @@ def test_a_change_made_after_the_nudge_is_not_reported(
 def test_a_question_that_changes_nothing_is_not_nudged(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:
-    setup(project, home, "")
+    setup(project, home, "", "nudge_unchanged: true\n")
     fake = fake_llm([text("It adds and multiplies.")])
     done = p(run_zen, fake, "what does calc.py do?", "--yes")
     assert done.code == 0, done.err
@@ -233,7 +244,7 @@ def test_a_question_that_changes_nothing_is_not_nudged(
 def test_the_orchestrator_reads_that_the_coder_changed_nothing(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:
-    setup(project, home, "")
+    setup(project, home, "", "nudge_unchanged: true\n")
     fake = fake_llm(
         [
             text("Done."),  # the Coder (triage sent it the task at once)

@@ -248,6 +248,7 @@ class AgentBuilder:
             preamble=self.facts.context(notes),
             protocol=protocol,
             test=self.test,
+            nudge=self.models.config.nudge_unchanged,
         )
 
     def delegates(self, mode: str, collaboration: str) -> MakeAgent:
@@ -275,6 +276,7 @@ class AgentBuilder:
                 protocol=protocol,
                 stub_reads=role.stub_reads,
                 test=self.test,
+                nudge=self.models.config.nudge_unchanged,
             )
 
         return make

@@ -86,6 +86,7 @@ class Agent:
         preamble: str = "",
         stub_reads: bool = False,
         test: TestCommand | None = None,
+        nudge: bool = False,
     ) -> None:
         self.name, self.client, self.registry, self.ctx = name, client, registry, ctx
         self.max_turns = max_turns
@@ -102,7 +103,7 @@ class Agent:
         self.runaways = Runaways(loop_limit)
         self.calls = Calls(name, registry, ctx, self.runaways, self.files_changed)
         self.checks = EditChecks(self.calls, test)  # syntax and tests after edits, bounded
-        self.unchanged = NothingChanged(name, self.files_changed)
+        self.unchanged = NothingChanged(name, self.files_changed, nudge)
         self.protocol = protocol_for(protocol, name, registry, ctx, self.transcript, self.runaways)
         """How the model asks for tools and hears back: calls or edit blocks (`tool_protocol`)."""
         self.stub_reads = stub_reads  # scouts: a noted file's reads become stubs (read_stubs)
@@ -126,11 +127,7 @@ class Agent:
         does before the model is asked (dual mode's triage); `change`: the task asks for a
         change (ending with none is told once, then reported)."""
         self.unchanged.new_run(change and any(t.writes for t in self.registry.tools.values()))
-        result = await self._run(task, run, opening or Opening())
-        result.changed_nothing = await self.unchanged.ended(run)
-        return result
-
-    async def _run(self, task: str, run: RunContext, opening: Opening) -> RunResult:
+        opening = opening or Opening()
         asked = len(self.transcript)
         task = await self.protocol.task_message(task)
         facts = "\n".join(filter(None, [self.preamble if asked == 1 else "", opening.note]))
@@ -142,7 +139,7 @@ class Agent:
         if opening.call is not None:
             answer = await self._open(opening, run)
             if answer is not None:
-                return RunResult(answer, 1, list(self.files_changed))
+                return await self._ended(RunResult(answer, 1, list(self.files_changed)), run)
         for turn in range(1, self.max_turns + 1):
             try:
                 ended = await self._step(turn, run)
@@ -151,8 +148,9 @@ class Agent:
                     self.transcript.take_back(asked)  # hold it twice
                 raise
             if ended is not None:
-                return ended
-        return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+                return await self._ended(ended, run)
+        result = RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+        return await self._ended(result, run)
 
     async def _open(self, opening: Opening, run: RunContext) -> str | None:
         """The first call zen makes for the model; the answer it ends the run with, if any."""
@@ -267,6 +265,10 @@ class Agent:
         return None if answer is None else results
 
     # -- how a run ends ----------------------------------------------------------------------
+
+    async def _ended(self, result: RunResult, run: RunContext) -> RunResult:
+        result.changed_nothing = await self.unchanged.ended(run)
+        return result
 
     def _ran_away(self, emit: ev.Emit) -> bool:
         """An answer stopped for repeating itself: the model is told, unless the run ends."""

@@ -2,9 +2,10 @@
 
 Whether the task asked is triage's rule (`triage.asks_for_change`: an edit verb in the user's
 words), decided by the caller, no request. When such a run is about to end with nothing
-changed, the agent is told once (`prompts/nothing-changed.md`) and gets a turn to act. If it
-still changes nothing, the run's result says so (`RunResult.changed_nothing`: `-p`'s JSON, the
-Coder's report to the Orchestrator) and the user sees one line.
+changed, the agent is told once (`prompts/nothing-changed.md`, with `nudge_unchanged` on) and
+gets a turn to act. If it still changes nothing, the run's result says so
+(`RunResult.changed_nothing`: `-p`'s JSON, the Coder's report to the Orchestrator) and the
+user sees one line.
 
 Changed means a file tool's record of writes (a Coder's included), else the run's checkpoints
 (what bash changed), when it has them.
@@ -22,8 +23,10 @@ LINE = "the task asked for a change, but no file changed"
 class NothingChanged:
     """One agent's watch, reset at each task (`new_run`)."""
 
-    def __init__(self, agent: str, files_changed: list[str]) -> None:
+    def __init__(self, agent: str, files_changed: list[str], nudge: bool = False) -> None:
         self.agent, self.files_changed = agent, files_changed
+        self.nudging = nudge
+        """`nudge_unchanged`: tell the agent once before the run ends (off: only report)."""
         self.wanted = self.told = False
 
     def new_run(self, wanted: bool) -> None:
@@ -31,7 +34,7 @@ class NothingChanged:
 
     async def nudge(self, run: RunContext) -> str | None:
         """The message that sends the agent back to work once, or None."""
-        if not self.wanted or self.told or await self._changed(run):
+        if not (self.nudging and self.wanted) or self.told or await self._changed(run):
             return None
         self.told = True
         return load_prompt("nothing-changed")
