@@ -6,13 +6,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.server import call, text, tool_calls
 from tests.test_text_protocol import CALC, args_for, users
-from zen.agent.edits.syntax_check import MARK, REPORTS, problem, report
+from zen.agent.edits.syntax_check import MARK, problem, report
 
 
 @pytest.mark.parametrize(
@@ -40,28 +39,21 @@ def test_what_is_not_plain_data_is_not_judged() -> None:
     problem("a.py", "(" * 200_000)  # too deep: an answer or None, never an exception
 
 
-def test_report_names_file_and_line_and_is_bounded(tmp_path: Path) -> None:
+def test_report_names_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = (\n")
     (tmp_path / "b.json").write_text("{}")
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "fix a.py"}]
-    said = report(tmp_path, ["a.py", "b.json", "gone.py"], messages)
+    said = report(tmp_path, ["a.py", "b.json", "gone.py"])
     assert said is not None and said.startswith(MARK) and "- a.py, line 1: " in said
-    assert "b.json" not in said
-    for n in range(1, REPORTS + 1):
-        said = report(tmp_path, ["a.py"], messages)
-        assert said is not None and (("the last" in said) == (n == REPORTS))
-        messages.append({"role": "user", "content": f"[zen] results\n\n{said}"})
-    assert report(tmp_path, ["a.py"], messages) is None  # told REPORTS times this task
-    messages.append({"role": "user", "content": "try again"})  # a new task: told again
-    assert report(tmp_path, ["a.py"], messages) is not None
+    assert "b.json" not in said and "the last" not in said
+    assert "the last" in (report(tmp_path, ["a.py"], last=True) or "")
     (tmp_path / "a.py").write_text("x = ()\n")
-    assert report(tmp_path, ["a.py"], messages) is None
+    assert report(tmp_path, ["a.py"]) is None
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
 def test_a_fifo_in_place_of_a_changed_file_is_not_read(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "a.py")
-    assert report(tmp_path, ["a.py"], [{"role": "user", "content": "x"}]) is None
+    assert report(tmp_path, ["a.py"]) is None
 
 
 BROKEN = "def add(a, b):\n    return (a - b\n\n\ndef mul(a, b):\n    return a * b\n"

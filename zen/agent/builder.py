@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from zen.agent import compaction, work_modes
 from zen.agent.delegate import MakeAgent
+from zen.agent.edit_checks import TestCommand
 from zen.agent.loop import Agent
 from zen.agent.prompt import PromptFacts, project_instructions, system_prompt
 from zen.agent.protocols import Setting
@@ -97,6 +98,7 @@ class AgentBuilder:
             network_by_project=network_by_project(config),
         )
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
+        self.test = TestCommand.of(config.test_cmd, config.test_timeout)
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
         """The top agent's tools beyond its role's: the MCP tools, once taken (and any the
@@ -245,6 +247,8 @@ class AgentBuilder:
             context=self.context_policy(model, top=True),
             preamble=self.facts.context(notes),
             protocol=protocol,
+            test=self.test,
+            nudge=self.models.config.nudge_unchanged,
         )
 
     def delegates(self, mode: str, collaboration: str) -> MakeAgent:
@@ -271,6 +275,8 @@ class AgentBuilder:
                 preamble=self.facts.context(),
                 protocol=protocol,
                 stub_reads=role.stub_reads,
+                test=self.test,
+                nudge=self.models.config.nudge_unchanged,
             )
 
         return make

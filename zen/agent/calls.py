@@ -14,13 +14,11 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
-from zen.agent.edits import syntax_check
-from zen.agent.protocols.base import Call, Message, Step
+from zen.agent.protocols.base import Call, Step
 from zen.agent.runaway import Runaways
 from zen.base import events as ev
 from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolContext, ToolResult
-from zen.tools.files.text import off_loop
 from zen.tools.registry import ToolRegistry, parse_arguments
 
 
@@ -57,16 +55,6 @@ class Calls:
                 await self._batch([call], run, results)
         await self._batch(batch, run, results)
 
-    async def syntax(
-        self, calls: Sequence[Call], results: dict[str, ToolResult], messages: list[Message]
-    ) -> str | None:
-        """What the model is told of the syntax of the files `calls` changed (issue 38,
-        `edits.syntax_check`), or None: they parse, nothing changed, or it was told enough."""
-        files = [f for c in calls if c.id in results for f in results[c.id].files_changed]
-        if not files:
-            return None
-        return await off_loop(syntax_check.report, self.ctx.workspace.root, files, messages)
-
     async def _batch(
         self, batch: list[ToolCall], run: RunContext, results: dict[str, ToolResult]
     ) -> None:
@@ -74,9 +62,10 @@ class Calls:
             outcomes = await asyncio.gather(*(self.one(c, run) for c in batch))
             results.update(zip((c.id for c in batch), outcomes, strict=True))
 
-    async def one(self, call: ToolCall, run: RunContext) -> ToolResult:
+    async def one(self, call: ToolCall, run: RunContext, model: bool = True) -> ToolResult:
         """One call through the registry, framed by its events (edit blocks come this way);
-        a call repeated `loop_limit` times in a row is refused, not run."""
+        a call repeated `loop_limit` times in a row is refused, not run. `model`: the model
+        asked for it (zen's own, such as the test command, is no part of its runaways)."""
         args = parse_arguments(call.arguments)
         shown = args if isinstance(args, dict) else {}
         detail = self.registry.detail(call.name, shown)
@@ -86,7 +75,7 @@ class Calls:
                 agent=self.agent, call_id=call.id, name=call.name, args=shown, detail=detail
             )
         )
-        refusal = self.runaways.repeated_call(call, self.agent, run.emit)
+        refusal = self.runaways.repeated_call(call, self.agent, run.emit) if model else None
         if refusal is not None:
             result = ToolResult.error(refusal)
         else:

@@ -41,11 +41,15 @@ class Crew:
     approver: Approver
 
 
-async def run_delegate(agent: Agent, memo: MemoStore, message: str, run: RunContext) -> Delegation:
-    """Run `agent` to the end; its turn limit is a failed delegation, not an exception."""
-    result = await agent.run(message, run)
+async def run_delegate(
+    agent: Agent, memo: MemoStore, message: str, run: RunContext, change: bool = False
+) -> Delegation:
+    """Run `agent` to the end; its turn limit is a failed delegation, not an exception.
+    `change`: its task asks for a change (`Agent.run`)."""
+    result = await agent.run(message, run, change=change)
     keys = memo.written_by(run.id)
+    unchanged = result.changed_nothing
     if result.stop == "max_turns":
         report = f"Hit its turn limit ({agent.max_turns}) before finishing."
-        return Delegation(report, result.files_changed, keys, ok=False)
-    return Delegation(result.text, result.files_changed, keys)
+        return Delegation(report, result.files_changed, keys, ok=False, changed_nothing=unchanged)
+    return Delegation(result.text, result.files_changed, keys, changed_nothing=unchanged)

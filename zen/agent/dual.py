@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.delegate import Crew, run_delegate
 from zen.agent.roles import CODER
+from zen.agent.triage import asks_for_change
 from zen.base.text import clip
 from zen.settings.prompts import load_prompt, render
 from zen.stores.memo import AUTO, MemoEntry, MemoStore
@@ -78,7 +79,7 @@ class CoderDelegator:
         )
         checkpoint = await self._checkpoint()
         run = RunContext(emit=crew.emit, approver=crew.approver)
-        done = await run_delegate(coder, crew.memo, message, run)
+        done = await run_delegate(coder, crew.memo, message, run, asks_for_change(task))
         if checkpoint is None:
             return done
         done = replace(done, checkpoint=checkpoint)

@@ -19,10 +19,13 @@ from typing import Any, Literal
 
 from zen.agent.calls import Calls
 from zen.agent.compaction import Compactor, ContextPolicy
+from zen.agent.edit_checks import EditChecks, TestCommand
+from zen.agent.nothing_changed import NothingChanged
 from zen.agent.protocols import Setting, protocol_for
 from zen.agent.protocols.base import NativeCalls, Reading
 from zen.agent.read_stubs import stubbed
 from zen.agent.runaway import STOP_MARK, STREAM_NOTE, Runaways
+from zen.agent.stop_hooks import StopHooks
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.base.preamble import frame
@@ -33,8 +36,6 @@ from zen.stores.session_log import SessionLog
 from zen.tools.base import RunContext, ToolContext, ToolResult
 from zen.tools.registry import ToolRegistry
 
-STOP_HOOK_LIMIT = 3
-"""A Stop hook may send the agent back to work this many times in one run."""
 INTERRUPTED = "\n\n[interrupted by the user]"
 """Ends a partial answer kept in the history: the model sees what it had said, and that it
 was cut off."""
@@ -51,6 +52,8 @@ class RunResult:
     runaway: the model repeated itself a second time in the run (`agent/runaway.py`)."""
     checkpoint: str | None = None
     """The checkpoint taken before the run first changed files (None: it changed nothing)."""
+    changed_nothing: bool = False
+    """The task asked for a change and the run changed no file (`agent/nothing_changed.py`)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class Agent:
         protocol: Setting = "native",
         preamble: str = "",
         stub_reads: bool = False,
+        test: TestCommand | None = None,
+        nudge: bool = False,
     ) -> None:
         self.name, self.client, self.registry, self.ctx = name, client, registry, ctx
         self.max_turns = max_turns
@@ -97,6 +102,8 @@ class Agent:
         """Files this run changed so far: kept as it goes, so a failed run still tells."""
         self.runaways = Runaways(loop_limit)
         self.calls = Calls(name, registry, ctx, self.runaways, self.files_changed)
+        self.checks = EditChecks(self.calls, test)  # syntax and tests after edits, bounded
+        self.unchanged = NothingChanged(name, self.files_changed, nudge)
         self.protocol = protocol_for(protocol, name, registry, ctx, self.transcript, self.runaways)
         """How the model asks for tools and hears back: calls or edit blocks (`tool_protocol`)."""
         self.stub_reads = stub_reads  # scouts: a noted file's reads become stubs (read_stubs)
@@ -106,29 +113,33 @@ class Agent:
             else Compactor(context, self.transcript, client, registry, ctx, self.wire_tools)
         )
         """Keeps the conversation inside the window; None: it is never compacted."""
-        self._continues = 0
-        """Times a Stop hook sent this run back to work."""
+        self.stop_hooks = StopHooks(name, top, ctx.hooks)
 
     def add(self, message: dict[str, Any]) -> None:
         """Append a message to the conversation, and to the session record."""
         self.transcript.add(message)
 
-    async def run(self, task: str, run: RunContext, opening: Opening | None = None) -> RunResult:
+    async def run(
+        self, task: str, run: RunContext, opening: Opening | None = None, change: bool = False
+    ) -> RunResult:
         """Run one task to its end; `run` carries what belongs to this run alone (its events'
         destination, approver, delegations, checkpoints, id); `opening`: what zen says and
-        does before the model is asked (dual mode's triage)."""
+        does before the model is asked (dual mode's triage); `change`: the task asks for a
+        change (ending with none is told once, then reported)."""
+        self.unchanged.new_run(change and any(t.writes for t in self.registry.tools.values()))
         opening = opening or Opening()
         asked = len(self.transcript)
         task = await self.protocol.task_message(task)
         facts = "\n".join(filter(None, [self.preamble if asked == 1 else "", opening.note]))
         self.add({"role": "user", "content": frame(facts, task)})
         self.files_changed.clear()
-        self._continues = 0
         self.runaways.new_run()
+        self.checks.new_run()
+        self.stop_hooks.new_run()
         if opening.call is not None:
             answer = await self._open(opening, run)
             if answer is not None:
-                return RunResult(answer, 1, list(self.files_changed))
+                return await self._ended(RunResult(answer, 1, list(self.files_changed)), run)
         for turn in range(1, self.max_turns + 1):
             try:
                 ended = await self._step(turn, run)
@@ -137,8 +148,9 @@ class Agent:
                     self.transcript.take_back(asked)  # hold it twice
                 raise
             if ended is not None:
-                return ended
-        return RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+                return await self._ended(ended, run)
+        result = RunResult("", self.max_turns, list(self.files_changed), stop="max_turns")
+        return await self._ended(result, run)
 
     async def _open(self, opening: Opening, run: RunContext) -> str | None:
         """The first call zen makes for the model; the answer it ends the run with, if any."""
@@ -172,7 +184,9 @@ class Agent:
             return self._runaway_end("", turn) if self.runaways.ended else None
         if reply.finish_reason == "length":  # nothing to run: the reply is the answer
             return self._cut_answer(reply.content, turn, emit)
-        if await self._stop_hook_continues(emit):
+        again = await self.unchanged.nudge(run) or await self.stop_hooks.reason(emit)
+        if again is not None:  # a change asked for and not made (once), or a Stop hook
+            self.add({"role": "user", "content": again})
             return None
         return RunResult(reply.content, turn, list(self.files_changed))
 
@@ -240,7 +254,7 @@ class Agent:
             if frame is not None:  # inside the try: a Ctrl-C here still answers every call
                 await frame.before()
             await self.calls.run(reading.calls, run, results)
-            checked = await self.calls.syntax(reading.calls, results, self.transcript.messages)
+            checked = await self.checks.after(reading.calls, results, self.transcript.messages, run)
             done = True
         finally:
             answer = reading.answer(results, self.calls.started, not done, checked)
@@ -251,6 +265,10 @@ class Agent:
         return None if answer is None else results
 
     # -- how a run ends ----------------------------------------------------------------------
+
+    async def _ended(self, result: RunResult, run: RunContext) -> RunResult:
+        result.changed_nothing = await self.unchanged.ended(run)
+        return result
 
     def _ran_away(self, emit: ev.Emit) -> bool:
         """An answer stopped for repeating itself: the model is told, unless the run ends."""
@@ -270,20 +288,6 @@ class Agent:
         emit(ev.Notice(agent=self.name, text=text, level="warning"))
         text = f"{content.rstrip()}\n\n{CUT_MARK}".lstrip()
         return RunResult(text, turn, list(self.files_changed), stop="length")
-
-    async def _stop_hook_continues(self, emit: ev.Emit) -> bool:
-        """Stop (or SubagentStop) hooks may refuse the end of the run with a reason: the
-        agent gets the reason as a user message and goes on, at most STOP_HOOK_LIMIT times."""
-        hooks = self.ctx.hooks
-        event = "Stop" if self.top else "SubagentStop"
-        if not hooks or not hooks.wants(event) or self._continues >= STOP_HOOK_LIMIT:
-            return False
-        said = await hooks.run(event, emit, self.name, stop_hook_active=self._continues > 0)
-        if not said.block:
-            return False
-        self._continues += 1
-        self.add({"role": "user", "content": f"A {event} hook asks you to go on: {said.reason}"})
-        return True
 
     # -- for the session and compaction ------------------------------------------------------
 

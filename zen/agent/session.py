@@ -35,7 +35,7 @@ from zen.agent.session_front import FrontDoor
 from zen.agent.session_models import Connect, SessionModels
 from zen.agent.subagents import SubAgentRunner
 from zen.agent.transcript import Transcript
-from zen.agent.triage import Decision, opening, triage
+from zen.agent.triage import Decision, asks_for_change, opening, triage
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
@@ -154,7 +154,7 @@ class Session(FrontDoor):
         opening = await self._triaged(agent, task, run)
         limits = RunLimits(self.models)
         try:
-            result = await limits.start(agent.run(task, run, opening))
+            result = await limits.start(agent.run(task, run, opening, asks_for_change(task)))
         except asyncio.CancelledError:
             stopped = limits.stopped()
             if stopped is None:

@@ -107,7 +107,7 @@ def decide(
     it whole files: no `small` (dev/bench/tokens.py: 1.05x single against 1.08x, 0.73x against
     1.05x with cheap scouts and Coder)."""
     words = task.strip()
-    edits = bool(EDIT.search(NOT_EDIT.sub("", words)))
+    edits = _edits(words)
     asks = bool(ASKED.search(words) or QUESTION.match(words))
     named = tuple(files)
     chosen = PATHS.get(setting)
@@ -120,6 +120,17 @@ def decide(
         return Decision("small", named, "the task names its files: straight to the Coder")
     why = "no file named" if not named else "more than a one-step change"
     return Decision("large", named, f"{why}: scouts gather, then delegation in steps")
+
+
+def asks_for_change(task: str) -> bool:
+    """Whether `task` asks for a change (an edit verb, not negated), by the rule alone: single
+    mode and the Coder use it too (a task that asked and changed nothing is not a success,
+    `agent/nothing_changed.py`). Attached files are not the user's words."""
+    return _edits(task.split('\n\n<file path="', 1)[0][:SCANNED])
+
+
+def _edits(words: str) -> bool:
+    return bool(EDIT.search(NOT_EDIT.sub("", words)))
 
 
 def inside(workspace: Workspace, paths: list[str]) -> list[str]:

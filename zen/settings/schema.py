@@ -240,6 +240,11 @@ class Config(_Endpoint):
     bash_inherits_keys: bool = False
     """Let bash (and `!cmd`) see zen's API key variables (ZEN_API_KEY, the providers' own,
     any variable holding a key zen uses); off: they are removed from its environment."""
+    test_cmd: str | None = None
+    """The project's tests, run through bash after each reply that changed files."""
+    test_timeout: int = Field(default=120, gt=0, le=600)
+    nudge_unchanged: bool = False
+    """A task that asked for a change and changed nothing is told once before it ends."""
     max_tool_output: int = Field(default=30_000, gt=200)
     max_edit_bytes: int = Field(default=10_000_000, gt=0)
     max_turns: int = Field(default=100, gt=0)

@@ -114,6 +114,10 @@ def _describe_config(data: Any) -> list[str]:
     roots = data.get("allowed_roots")
     if isinstance(roots, list) and roots:
         lines.append(f"{src}: file tools may also read and write {', '.join(map(str, roots))}")
+    if data.get("test_cmd"):
+        lines.append(
+            f"{src}: runs `{data['test_cmd']}` after each edit, as a bash command (test_cmd)"
+        )
     prompts = data.get("prompts")
     if isinstance(prompts, list) and prompts:
         lines.append(f"{src}: adds to the system prompt the files {', '.join(map(str, prompts))}")
@@ -136,6 +140,7 @@ def _describe_config(data: Any) -> list[str]:
         "prompts",
         "mcp_servers",
         "hooks",
+        "test_cmd",
     }
     other = [str(key) for key in data if key not in known]
     if other:

@@ -108,6 +108,8 @@ class Delegation:
     ok: bool = True
     checkpoint: str | None = None
     """The snapshot taken before it ran: rejecting its work restores it."""
+    changed_nothing: bool = False
+    """Its task asked for a change and it changed no file (`agent/nothing_changed.py`)."""
 
 
 class Delegator(Protocol):

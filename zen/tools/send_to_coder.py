@@ -6,6 +6,8 @@ from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 
+CHANGED_NOTHING = "changed nothing: the task asked for a change and the Coder changed no file"
+
 
 class SendToCoderParams(Params):
     task: str = Field(description="[goal] [files] [requirements] [refs]")
@@ -25,6 +27,8 @@ class SendToCoder(Tool):
         done = await ctx.run.delegate(params.task, params.context, ctx.call_id)
         lines = [done.report.strip() or "(the Coder gave no report)"]
         lines.append("files changed: " + (", ".join(done.files_changed) or "none"))
+        if done.changed_nothing:
+            lines.append(CHANGED_NOTHING)
         lines.append("memo keys written: " + (", ".join(done.memo_keys) or "none"))
         if done.checkpoint:
             lines.append(f"checkpoint: {done.checkpoint}")

@@ -53,6 +53,7 @@ def result_object(
         "turns": result.turns if result else progress.turns,
         "usage": usage,
         "files_changed": result.files_changed if result else [],
+        "changed_nothing": bool(result and result.changed_nothing),
         "cost_usd": None if cost is None else round(cost, 6),
         "duration_ms": duration_ms,
         "permission_denials": denials or [],

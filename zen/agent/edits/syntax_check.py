@@ -3,7 +3,7 @@
 After each reply's edits, every changed `.py` (Python's own compiler: nothing runs), `.json`,
 `.toml` and `.yaml` file is parsed; an error goes back with the file, the line and the line's
 text, so a small model fixes a broken edit on its next turn instead of reporting success.
-Bounded like aider's reflections: at most `REPORTS` reports a task, the last one saying so.
+Bounded with the test command, like aider's reflections (`agent/edit_checks.py`).
 
 What is not plain data is not judged: JSON with comments (`tsconfig.json`, `.vscode/`) and
 templates (`{{ }}`, `{% %}`: Helm, Jinja). A project on a newer Python than zen's may see a
@@ -18,11 +18,8 @@ import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import yaml
-
-from zen.agent.protocols.edit_blocks import from_zen
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,8 +29,6 @@ else:  # pragma: no cover - Python 3.10
 CHECKED = frozenset({".py", ".json", ".toml", ".yaml", ".yml"})
 MAX_BYTES = 1_000_000
 """Larger files are not checked: a reply's edit is seldom one, and the check must stay cheap."""
-REPORTS = 3
-"""Reports a task, as aider's `max_reflections`."""
 MARK = "syntax check:"
 _JSONC = ("tsconfig", "jsconfig", ".eslintrc", "devcontainer")
 
@@ -73,9 +68,9 @@ def problem(name: str, text: str) -> str | None:
     return None
 
 
-def report(root: Path, files: Iterable[str], messages: list[dict[str, Any]]) -> str | None:
+def report(root: Path, files: Iterable[str], last: bool = False) -> str | None:
     """What the model is told about the files a reply changed (their names as the tools show
-    them, relative to `root`), or None: all parse, or this task was told `REPORTS` times."""
+    them, relative to `root`), or None: all parse. `last`: the last report this task gets."""
     found = []
     for name in dict.fromkeys(files):
         text = _read(root / name) if Path(name).suffix.lower() in CHECKED else None
@@ -84,11 +79,8 @@ def report(root: Path, files: Iterable[str], messages: list[dict[str, Any]]) -> 
             found.append(f"- {name}, {error}")
     if not found:
         return None
-    told = _reports(messages)
-    if told >= REPORTS:
-        return None
-    last = " (the last syntax report in this task)" if told + 1 == REPORTS else ""
-    return f"{MARK} fix these errors first{last}:\n" + "\n".join(found[:5])
+    tail = " (the last check report in this task)" if last else ""
+    return f"{MARK} fix these errors first{tail}:\n" + "\n".join(found[:5])
 
 
 def _at(line: int | None, what: str, text: str) -> str:
@@ -103,19 +95,6 @@ def _jsonc(name: str) -> bool:
     """A JSON file that allows comments by convention."""
     path = Path(name)
     return path.name.lower().startswith(_JSONC) or ".vscode" in path.parts
-
-
-def _reports(messages: list[dict[str, Any]]) -> int:
-    """Syntax reports since the user's last message."""
-    told = 0
-    for message in reversed(messages):
-        content = message.get("content")
-        if not isinstance(content, str):
-            continue
-        if message.get("role") == "user" and not from_zen(content):
-            break
-        told += MARK in content
-    return told
 
 
 def _read(path: Path) -> str | None:

@@ -1,0 +1,122 @@
+"""What answers back after a reply's edits (issue 38): the syntax check, then the project's test
+command, under one bound a task (aider's 3 reflections), so a small model fixes a broken edit
+on its next turn instead of reporting success.
+
+The syntax check (`edits.syntax_check`) runs in process. The test command (`test_cmd`, opt-in)
+runs only when the syntax is clean, as a `bash` call through the agent's one door
+(`Calls.one`): its permission, hooks, sandbox and checkpoints are the bash tool's own, and the
+user sees it as a bash call. Refused (denied, declined, blocked), it is not asked for again
+in the task and the model is told nothing. A failure goes back with the end of its output and
+`prompts/test-failed.md` (the tests are right: fix the code); a pass says nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zen.agent.calls import Calls
+from zen.agent.edits import syntax_check
+from zen.agent.protocols.base import Call
+from zen.agent.protocols.edit_blocks import from_zen
+from zen.base import events as ev
+from zen.base.terminal_safe import terminal_safe
+from zen.base.text import clip
+from zen.llm.types import ToolCall
+from zen.settings.prompts import load_prompt, render
+from zen.tools.base import RunContext, ToolResult
+from zen.tools.files.text import off_loop
+
+REFLECTIONS = 3
+"""Check reports a task, syntax and tests together: aider's `max_reflections`."""
+TEST_MARK = "test command:"
+MARKS = (syntax_check.MARK, TEST_MARK)
+TAIL = 3_000
+"""Characters of a failed test run's output the model reads: its end, where the failures are."""
+
+
+@dataclass(frozen=True)
+class TestCommand:
+    """The project's tests (`test_cmd`, `test_timeout`)."""
+
+    command: str
+    timeout: int = 120
+
+    @classmethod
+    def of(cls, command: str | None, timeout: int) -> TestCommand | None:
+        """The configured command; None: off (unset or blank)."""
+        return cls(command.strip(), timeout) if command and command.strip() else None
+
+
+class EditChecks:
+    """The checks of one agent's replies; `new_run` at each task."""
+
+    def __init__(self, calls: Calls, test: TestCommand | None = None) -> None:
+        self.calls, self.test = calls, test
+        self.refused = False
+        """The test command was refused in this task: it is not asked for again."""
+
+    def new_run(self) -> None:
+        self.refused = False
+
+    async def after(
+        self,
+        calls: Sequence[Call],
+        results: dict[str, ToolResult],
+        messages: list[dict[str, Any]],
+        run: RunContext,
+    ) -> str | None:
+        """What the model is told of the files `calls` changed (a delegate's too), or None:
+        nothing changed, they pass, or the task was told `REFLECTIONS` times. The tests run
+        only for an agent that may run commands (a delegated Coder may not: its Orchestrator
+        tests what it did)."""
+        files = [f for c in calls if c.id in results for f in results[c.id].files_changed]
+        told = reported(messages)
+        if not files or told >= REFLECTIONS:
+            return None
+        last = told + 1 == REFLECTIONS
+        root = self.calls.ctx.workspace.root
+        said = await off_loop(syntax_check.report, root, files, last)
+        if said is None and self.test and not self.refused and "bash" in self.calls.registry.tools:
+            said = await self._tests(self.test, run, len(messages), last)
+        return said
+
+    async def _tests(self, test: TestCommand, run: RunContext, seq: int, last: bool) -> str | None:
+        """Run the test command as a bash call; what the model is told of a failure."""
+        args = {"command": test.command, "timeout": test.timeout}
+        call = ToolCall(f"test-{run.id}-{seq}", "bash", json.dumps(args))
+        result = await self.calls.one(call, run, model=False)
+        if not result.summary.startswith(("exit ", "timed out")):  # it never ran
+            self.refused = True
+            line = f"test_cmd not run ({clip(result.summary, 120)}); not asked again in this task"
+            run.emit(ev.Notice(agent=self.calls.agent, text=terminal_safe(line), level="warning"))
+            return None
+        if result.ok:
+            return None
+        output = result.output.rstrip()
+        if len(output) > TAIL:
+            output = f"[… {len(output) - TAIL} characters cut …]\n{output[-TAIL:]}"
+        return render(
+            load_prompt("test-failed"),
+            command=test.command,
+            status=f"failed ({result.summary})"
+            if result.summary.startswith("exit ")
+            else result.summary,
+            last=" (the last check report in this task)" if last else "",
+            output=output,
+        )
+
+
+def reported(messages: list[dict[str, Any]]) -> int:
+    """Check reports since the user's last message (zen's own messages are not the user's)."""
+    told = 0
+    for message in reversed(messages):
+        content, role = message.get("content"), message.get("role")
+        if not isinstance(content, str) or role not in ("user", "tool"):
+            continue
+        if role == "user" and not from_zen(content):
+            break
+        told += any(mark in content for mark in MARKS)
+    return told
