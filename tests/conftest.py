@@ -175,6 +175,15 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def two_models(home: Path) -> Path:
+    """Dual mode's orchestrated paths: the Coder on a model of its own (with one model for
+    every role, triage starts a task direct instead: `zen/agent/handover.py`)."""
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text("dual_agent:\n  coder: {model: fake-coder}\n")
+    return home
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "project"
     path.mkdir()

@@ -285,7 +285,9 @@ def test_dual_mode_reject_restores_files_and_the_next_coder_learns_why(
         return text("Done.")
 
     fake = fake_llm(script)
-    done = run_zen("-p", "say hello", "--dual", "--collab", "autonomous", *args_for(fake))
+    done = run_zen(
+        "-p", "say hello", "--dual", "--triage", "large", "--collab", "autonomous", *args_for(fake)
+    )
     assert done.code == 0, done.err
     assert not (project / "hello.py").exists()
     assert not (project / "junk.txt").exists()

@@ -7,8 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.server import Reply, call, text, tool_calls
 from zen.base.preamble import asked
+
+pytestmark = pytest.mark.usefixtures("two_models")  # orchestrated paths: a Coder model
 
 GREET = "def greet(name):\n    return f'Hi {name}'\n"
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.server import Reply, call, text, tool_calls
 from tests.test_dual import Roles, base_args, tool_results
+
+pytestmark = pytest.mark.usefixtures("two_models")  # orchestrated paths: a Coder model
 
 
 def note(key: str, content: str) -> Any:
@@ -77,7 +81,7 @@ def test_explore_sub_agents_run_on_the_scout_model(
         return text("report")
 
     fake = fake_llm(script)
-    (home / ".zen").mkdir()
+    (home / ".zen").mkdir(exist_ok=True)
     (home / ".zen" / "config.yaml").write_text(
         "dual_agent: {scout: {model: cheap-reader}, coder: {model: cheap-coder}}\n"
     )

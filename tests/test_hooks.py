@@ -297,7 +297,7 @@ def test_session_start_adds_context_and_subagent_stop_fires_for_the_coder(
         return text("all done") if done else tool_calls([call("send-to-coder", {"task": "x"})])
 
     fake = fake_llm(script)
-    done = run_zen("-p", "go", "--dual", *args_for(fake))
+    done = run_zen("-p", "go", "--dual", "--triage", "large", *args_for(fake))
     assert done.code == 0, done.err
     assert events.read_text().split() == ["SessionStart", "SubagentStop", "Stop"]
     assert asked(fake.requests[0]["messages"][-1]["content"]) == "go\n\non branch main"

@@ -33,6 +33,10 @@ async def yes(_request: ApprovalRequest) -> Approval:
     return Approval("yes")
 
 
+CODER_MODEL = {"coder": {"model": "m2"}}
+"""Dual mode's orchestrated paths need a Coder model of its own (one model starts direct)."""
+
+
 def session_on(model: ScriptedModel, root: Path, **settings: Any) -> Session:
     config = load_config(root, {"model": "m", "api_key": "k", **settings}, env={})
     return Session(config, Workspace(root), connect=model.connect)
@@ -142,7 +146,7 @@ async def test_the_small_path_opens_the_run_with_its_call(tmp_path: Path) -> Non
     (tmp_path / "greet.py").write_text(GREET)
     roles = Roles(orchestrator=[], coder=list(CODER_DONE))
     model = ScriptedModel(roles)
-    session = session_on(model, tmp_path, agent_mode="dual")
+    session = session_on(model, tmp_path, agent_mode="dual", dual_agent=CODER_MODEL)
     result = await session.run("rename greet to welcome in greet.py", ev.ignore, yes)
     assert result.text == "Renamed greet to welcome in greet.py."
     assert roles.order == ["coder"] * 3  # no Orchestrator request
@@ -157,7 +161,7 @@ async def test_the_small_path_escalates_when_the_coder_does_not_finish(tmp_path:
     (tmp_path / "greet.py").write_text(GREET)
     roles = Roles(orchestrator=[text("I will plan it.")], coder=[text("I could not.")])
     model = ScriptedModel(roles)
-    session = session_on(model, tmp_path, agent_mode="dual")
+    session = session_on(model, tmp_path, agent_mode="dual", dual_agent=CODER_MODEL)
     log = ev.EventLog()
     result = await session.run("rename greet to welcome in greet.py", log, yes)
     assert result.text == "I will plan it."

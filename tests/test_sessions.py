@@ -304,7 +304,14 @@ def test_dual_mode_keeps_the_coders_transcript(
     (project / "greet.py").write_text("def greet(name):\n    return f'Hi {name}'\n")
     fake = fake_llm(rename_script())
     done = run_zen(
-        "-p", "rename greet to welcome", "--dual", "--output-format", "json", *base_args(fake)
+        "-p",
+        "rename greet to welcome",
+        "--dual",
+        "--triage",
+        "large",
+        "--output-format",
+        "json",
+        *base_args(fake),
     )
     assert done.code == 0, done.err
     sid = result_of(done.out)["session_id"]

@@ -286,7 +286,7 @@ async def test_a_sub_agent_that_cannot_start_is_a_failed_report(fake_llm, notes:
             explorer,
         )
     )
-    settings = config(fake, agent_mode="dual").model_dump()
+    settings = config(fake, agent_mode="dual", triage="large").model_dump()
     settings["dual_agent"] = {"coder": {"provider": "deepseek"}}  # and no DEEPSEEK_API_KEY
     session = Session(Config.model_validate(settings), Workspace(notes))
     result = await session.run("go", Timed(), Approver())
@@ -324,7 +324,7 @@ async def test_feature_off_hides_the_tool(fake_llm, notes: Path) -> None:
 async def test_orchestrator_holds_the_tool_in_dual_mode(fake_llm, notes: Path) -> None:
     scout, planner = explore(2)
     fake = fake_llm(script([spawn(scout, {**planner, "type": "plan"}), text("scouted")], explorer))
-    session = Session(config(fake, agent_mode="dual"), Workspace(notes))
+    session = Session(config(fake, agent_mode="dual", triage="large"), Workspace(notes))
     log = Timed()
     result = await session.run("scout", log, Approver())
     assert result.text == "scouted"

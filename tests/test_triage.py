@@ -18,6 +18,8 @@ from zen.bench.rows import make_row
 from zen.bench.verify import Verdict
 from zen.tools.workspace import Workspace
 
+pytestmark = pytest.mark.usefixtures("two_models")  # orchestrated paths: a Coder model
+
 GREET = "def greet(name):\n    return f'Hi {name}'\n"
 
 

@@ -8,6 +8,7 @@ files, the others do not; the question shape asks and changes nothing.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,24 @@ from typing import Any
 from tests.fakes.server import Reply, call, text, tool_calls
 
 MODELS = {"main": "m-main", "orchestrator": "m-orch", "coder": "m-coder", "scout": "m-scout"}
-ROLE_OF = {v: k for k, v in MODELS.items()}
+ONE_MODEL = "m-one"
+"""Every role's model when the bench runs dual mode on one model (the direct path)."""
+PROMPTS = {
+    "You are zen": "main",
+    "You are the Orchestrator": "orchestrator",
+    "You are the Coder": "coder",
+    "You are an explorer": "scout",
+}
+COMPACT = "The conversation is about to be compacted"
+ESCALATED = "this task grew long"
+
+
+def role_of(body: dict[str, Any]) -> str:
+    """Which role sent a request: by its system prompt (one model serves them all)."""
+    system = str(body["messages"][0]["content"])
+    return next(role for start, role in PROMPTS.items() if system.startswith(start))
+
+
 # ---------------------------------------------------------------------------------------------
 # Task shapes
 
@@ -56,7 +74,17 @@ SHAPES = {
         one_per_turn=True,
     ),
     "ask": Shape("question", "What do the helpers in mod0.py, mod1.py and mod2.py return?", 3, 0),
+    "eleven": Shape(
+        "eleven-reads",
+        "Raise LIMIT to 20 in the modules the service scales with.",
+        read=11,
+        edit=5,
+        changes=2,
+        one_per_turn=True,
+    ),
 }
+"""`eleven` was added after ESCALATE_AT was chosen on the others, to check it on a shape it
+was not set with (between scout-heavy's 8 reads and long's 14)."""
 LINES = (31, 71, 111, 151)
 """Where the lines to change are (1-based), at most four per file."""
 
@@ -175,8 +203,28 @@ class Script:
         self.shape, self.mode, self.scouts = shape, mode, scouts
 
     def __call__(self, body: dict[str, Any]) -> Reply:
-        role = ROLE_OF[body["model"]]
-        return getattr(self, role)(body, step(body))
+        last = body["messages"][-1]
+        if last["role"] == "user" and str(last["content"]).startswith(COMPACT):
+            return self.summary(body)
+        return getattr(self, role_of(body))(body, step(body))
+
+    def summary(self, body: dict[str, Any]) -> Reply:
+        """A compaction's answer (here: a direct run handed over): the task's state and a
+        note per file read."""
+        read = [
+            json.loads(c["function"]["arguments"])["path"]
+            for m in body["messages"]
+            for c in m.get("tool_calls") or ()
+            if c["function"]["name"] == "read-file"
+        ]
+        sections = [
+            f"## task:goal\n{self.shape.task}",
+            f"## task:constraints\n{self.shape.task}",
+            "## task:done\nRead " + ", ".join(read),
+            "## task:next\nChange each LIMIT line to 20.",
+            *(f"## file:{p}\n{NOTE.format(path=p)}" for p in dict.fromkeys(read)),
+        ]
+        return text("\n".join(sections))
 
     def _explore_then(self, n: int, done: list[Reply]) -> Reply:
         """Read the task's files (all at once, or one per turn), then the rest of the plan."""
@@ -196,6 +244,9 @@ class Script:
     def orchestrator(self, body: dict[str, Any], n: int) -> Reply:
         """zen's triage line (in its first message) picks the path, as a model follows it."""
         first = first_user(body)
+        if any(ESCALATED in str(m["content"]) for m in body["messages"] if m["role"] == "user"):
+            noted = set(re.findall(r"file:(mod\d+\.py)", first))  # the restart's memo index
+            return self._plan(n - 1, skip=noted)  # n - 1: the restart's acknowledgement
         if "triage: a question" in first:
             return self._explore_then(n, [text("Each helper returns value * scale + N.")])
         if "sent to the Coder at once" in first:  # controlled: apply the Coder's code
@@ -204,8 +255,9 @@ class Script:
             return plan[min(n - 1, len(plan) - 1)]  # n - 1: zen made the first call
         return self._plan(n)
 
-    def _plan(self, n: int) -> Reply:
-        """Gather (scouts, or the Orchestrator's own reads), plan, delegate, verify."""
+    def _plan(self, n: int, skip: set[str] | None = None) -> Reply:
+        """Gather (scouts, or the Orchestrator's own reads), plan, delegate, verify; `skip`:
+        files the memo already has notes of."""
         targets = edited(self.shape)
         task = (
             f"[goal] raise LIMIT to 20 [files] {' '.join(targets)} "
@@ -227,7 +279,9 @@ class Script:
             delegate += own_reads + edits(self.shape, targets)
         delegate.append(text("Raised every LIMIT to 20."))
         if self.scouts:
-            want = files(self.shape)[: self.shape.read]
+            want = [p for p in files(self.shape)[: self.shape.read] if p not in (skip or ())]
+            if not want:
+                return delegate[min(n, len(delegate) - 1)]
             groups = [want[i : i + 4] for i in range(0, len(want), 4)]
             spawn = call(
                 "spawn-agents",

@@ -26,13 +26,13 @@ import os
 import re
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from dev.bench.token_script import (
     MODELS,
-    ROLE_OF,
+    ONE_MODEL,
     SHAPES,
     Script,
     Shape,
@@ -40,6 +40,7 @@ from dev.bench.token_script import (
     edited,
     files,
     module,
+    role_of,
 )
 from tests.fakes.server import FakeLLM, Reply
 from zen.agent.read_stubs import stubbed
@@ -87,7 +88,7 @@ class Counter:
         previous = self.last.get(conversation, "")
         common = len(os.path.commonprefix([previous, sent]))
         self.last[conversation] = sent
-        tally = self.roles[ROLE_OF[body["model"]]]
+        tally = self.roles[role_of(body)]
         tally.cached += common // CHARS_PER_TOKEN
         tally.uncached += (len(sent) - common) // CHARS_PER_TOKEN
         tally.requests += 1
@@ -96,7 +97,7 @@ class Counter:
         size = len(getattr(reply, "content", None) or "")
         for c in getattr(reply, "calls", []):
             size += len(c.name) + len(c.arguments)
-        self.roles[ROLE_OF[body["model"]]].output += size // CHARS_PER_TOKEN
+        self.roles[role_of(body)].output += size // CHARS_PER_TOKEN
 
 
 def cost(roles: dict[str, Tally], cache: float, cheap: float) -> float:
@@ -119,12 +120,17 @@ class Variant:
     mode: str
     scouts: bool
     triage: str = "large"
+    one: bool = False
+    """Every role on one model (what makes the direct path); else each its own, as priced by
+    the cheap column."""
 
     @property
     def label(self) -> str:
         if self.mode == "single":
             return "single"
-        return self.mode + ("+triage" if self.triage == "auto" else "+scouts" * self.scouts)
+        if self.triage == "auto":
+            return self.mode + ("+triage, 1 model" if self.one else "+triage")
+        return self.mode + "+scouts" * self.scouts
 
     @property
     def default(self) -> bool:
@@ -137,6 +143,7 @@ class Measured:
     roles: dict[str, Tally]
     triage: str | None
     """The path zen's triage chose (None in single mode)."""
+    escalated: bool = False
 
 
 async def run(
@@ -152,7 +159,7 @@ async def measure(shape: Shape, variant: Variant, stub: bool = False) -> Measure
 
     def counted(body: dict[str, Any]) -> Reply:
         counter.request(body)
-        reply = script(body)
+        reply = replace(script(body), usage="estimate")  # the server counts what it was sent
         counter.reply(body, reply)
         return reply
 
@@ -161,14 +168,17 @@ async def measure(shape: Shape, variant: Variant, stub: bool = False) -> Measure
         for path in files(shape):
             (root / path).write_text(module(int(re.sub(r"\D", "", path))))
         dual = mode != "single"
+        one = variant.one or not dual
         config = Config(
-            model=MODELS["orchestrator" if dual else "main"],
+            model=ONE_MODEL if one else MODELS["orchestrator"],
             base_url=fake.base_url,
             api_key="bench",
             agent_mode="dual" if dual else "single",
             collaboration=mode if dual else "delegated",
             triage=variant.triage,  # type: ignore[arg-type]
-            dual_agent={
+            dual_agent={}
+            if one
+            else {
                 "coder": {"model": MODELS["coder"]},
                 **({"scout": {"model": MODELS["scout"]}} if scouts else {}),
             },
@@ -179,13 +189,19 @@ async def measure(shape: Shape, variant: Variant, stub: bool = False) -> Measure
         for path in edited(shape):
             for c in range(shape.changes):
                 assert change(path, c)[1] in (root / path).read_text(), f"{mode}: {path} unchanged"
-    return Measured(dict(counter.roles), session.triage.path if session.triage else None)
+    decided = session.triage
+    return Measured(
+        dict(counter.roles),
+        decided.path if decided else None,
+        bool(decided and decided.escalated),
+    )
 
 
 def variants(shape: Shape, scouts: list[bool]) -> list[Variant]:
     """The scripted variants (edit shapes only: they change files), then zen's triage."""
     scripted = [Variant(m, s) for m in MODES[1:] for s in scouts] if shape.edit else []
-    return [Variant("single", False), *scripted, *(Variant(m, True, "auto") for m in MODES[1:])]
+    triaged = [Variant(m, True, "auto", one) for m in MODES[1:] for one in (True, False)]
+    return [Variant("single", False), *scripted, *triaged]
 
 
 def parse() -> argparse.Namespace:
@@ -217,7 +233,7 @@ async def main() -> None:
     pricings = [("one model", 1.0), (f"cheap x{args.cheap:g}", args.cheap)]
     if not args.json:
         print(
-            f"{'shape':<12} {'mode':<20} {'triage':<9}{'prompt':>8} {'cached':>8} {'output':>7} "
+            f"{'shape':<12} {'mode':<26} {'triage':<13}{'prompt':>8} {'cached':>8} {'output':>7} "
             + " ".join(f"{name:>14}" for name, _ in pricings)
         )
     for key in args.shapes.split(","):
@@ -226,23 +242,31 @@ async def main() -> None:
         for variant in variants(shape, args.scouts):
             got = await measure(shape, variant, args.stub)
             roles = got.roles
-            ratios = [
+            ratios: list[float | None] = [
                 cost(roles, args.cache, f) / cost(single, args.cache, 1.0) for _, f in pricings
             ]
+            if variant.one and variant.mode != "single":
+                ratios[1] = None  # one model: there is no cheaper one to price
+            path = (got.triage or "-") + (" → large" if got.escalated else "")
             if not args.json:
                 prompt = sum(t.prompt for t in roles.values())
                 cached = sum(t.cached for t in roles.values())
                 output = sum(t.output for t in roles.values())
                 print(
-                    f"{shape.name:<12} {variant.label:<20} {got.triage or '-':<9}{prompt:>8,} "
-                    f"{cached:>8,} {output:>7,} " + " ".join(f"{r:>13.2f}x" for r in ratios)
+                    f"{shape.name:<12} {variant.label:<26} {path:<13}{prompt:>8,} "
+                    f"{cached:>8,} {output:>7,} "
+                    + " ".join(f"{r:>13.2f}x" if r is not None else f"{'-':>14}" for r in ratios)
                 )
                 continue
             for (name, factor), ratio in zip(pricings, ratios, strict=True):
+                if ratio is None:
+                    continue
                 row = {
                     "shape": shape.name,
                     "mode": variant.label,
                     "triage": got.triage,
+                    "triage_escalated": got.escalated,
+                    "one_model": variant.one,
                     "default": variant.default,
                     "prices": name,
                     "tokens": {r: vars(t) for r, t in roles.items()},

@@ -119,12 +119,22 @@ class Compactor:
             return
         await self.compact(run, "auto")
 
+    async def past(self, share: float) -> bool:
+        """The conversation holds more than `share` of the window (the window is asked only
+        past `ASK_WINDOW_ABOVE` tokens, as for compacting)."""
+        used = self.transcript.tokens(self.tools())
+        if self.policy.window.known is None and used < ASK_WINDOW_ABOVE:
+            return False
+        return used > (await self.policy.window.get()).tokens * share
+
     async def compact(self, run: RunContext, reason: str, focus: str = "") -> ev.Compacted | None:
         """Compact the conversation within `run` (its events, and the run its memo notes are
         credited to); the one place a compaction starts.
 
         reason: "auto" (the threshold was crossed: stubbing old tool outputs is tried first),
-        "overflow" (the server said the request is too long) or "manual" (/compact [focus]).
+        "overflow" (the server said the request is too long), "manual" (/compact [focus]) or
+        "handover" (a direct run becomes orchestrated: its notes go to the memo and the
+        conversation restarts from them alone, no turn kept; `agent/triage.py`).
         Returns the event it emitted, or None when there was nothing to compact.
         """
         policy, transcript, name = self.policy, self.transcript, self.ctx.agent
@@ -153,8 +163,8 @@ class Compactor:
         run.emit(ev.Compacting(agent=name))
         entries = await self._summarise(run.emit, window, focus)
         state = self._keep_state(entries, run.id)
-        messages = self._restart(state, window)
-        if reason == "manual" and messages[-1]["role"] == "user":
+        messages = self._restart(state, window, keep_turns=reason != "handover")
+        if reason in ("manual", "handover") and messages[-1]["role"] == "user":
             # the next task arrives as a user message: keep roles alternating for strict templates
             messages.append({"role": "assistant", "content": load_prompt("compacted-ack")})
         after = tools_tokens(schemas) + messages_tokens(messages)
@@ -204,16 +214,18 @@ class Compactor:
             return {e.key: e.content for e in found if e is not None}
         return {key: entries[key] for key in STATE_KEYS if key in entries}
 
-    def _restart(self, state: dict[str, str], window: int) -> list[dict[str, Any]]:
+    def _restart(
+        self, state: dict[str, str], window: int, keep_turns: bool = True
+    ) -> list[dict[str, Any]]:
         """The system prompt, the restart message (after the facts), the newest turns that
-        fit."""
+        fit (`keep_turns`)."""
         messages, policy = self.transcript.messages, self.policy
         note = restart_note(messages, state, self.ctx.memo.index_text())
         facts = policy.facts() if policy.facts else ""
         head = [messages[0], {"role": "user", "content": frame(facts, note)}]
         room = int(window * policy.compact_at * 0.9) - messages_tokens(head)
         budget = min(int(window * TAIL_SHARE), room - tools_tokens(self.tools()))
-        return head + tail(messages, budget)
+        return head + tail(messages, budget) if keep_turns else head
 
     def _done(
         self, emit: ev.Emit, reason: str, before: int, after: int, memo_keys: int

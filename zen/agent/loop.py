@@ -47,9 +47,10 @@ class RunResult:
     text: str
     turns: int
     files_changed: list[str] = field(default_factory=list)
-    stop: Literal["done", "max_turns", "length", "runaway"] = "done"
+    stop: Literal["done", "max_turns", "length", "runaway", "escalated"] = "done"
     """length: the last answer was cut at max_tokens (its text ends with `CUT_MARK`);
-    runaway: the model repeated itself a second time in the run (`agent/runaway.py`)."""
+    runaway: the model repeated itself a second time in the run (`agent/runaway.py`);
+    escalated: a direct run outgrew its opening's `escalate_at` (the session hands it over)."""
     checkpoint: str | None = None
     """The checkpoint taken before the run first changed files (None: it changed nothing)."""
     changed_nothing: bool = False
@@ -65,6 +66,9 @@ class Opening:
     note: str = ""
     call: ToolCall | None = None
     settle: Callable[[ToolResult | None], str | None] = lambda _: None
+    escalate_at: float | None = None
+    """A direct run ends, `escalated`, before a request once its conversation passed this
+    share of the window (dual mode with one model)."""
 
 
 class Agent:
@@ -141,6 +145,8 @@ class Agent:
             if answer is not None:
                 return await self._ended(RunResult(answer, 1, list(self.files_changed)), run)
         for turn in range(1, self.max_turns + 1):
+            if turn > 1 and await self._outgrew(opening.escalate_at):
+                return RunResult("", turn - 1, list(self.files_changed), stop="escalated")
             try:
                 ended = await self._step(turn, run)
             except LLMError:
@@ -164,6 +170,12 @@ class Agent:
             run.emit(ev.TextDelta(agent=self.name, text=answer))
             run.emit(ev.TurnEnded(agent=self.name, turn=1, text=answer, tool_calls=0))
         return answer
+
+    async def _outgrew(self, share: float | None) -> bool:
+        """The conversation passed `share` of the window (None: never)."""
+        if share is None or self.compactor is None:
+            return False
+        return await self.compactor.past(share)
 
     async def _step(self, turn: int, run: RunContext) -> RunResult | None:
         """One turn: the request, the reply kept, what it asks run and answered. The run's

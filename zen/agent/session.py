@@ -26,16 +26,17 @@ from zen.agent.checkpointing import RunCheckpoints
 from zen.agent.conversation import Conversation, Turn
 from zen.agent.delegate import Crew
 from zen.agent.dual import CoderDelegator, CoderLedger
+from zen.agent.handover import orchestrate
 from zen.agent.loop import Agent, Opening, RunResult
 from zen.agent.memo_keeper import MemoKeeper
 from zen.agent.record import Record
-from zen.agent.roles import TOP
+from zen.agent.roles import MAIN, TOP
 from zen.agent.run_guards import PromptHooks, RunLimits, capped_waits
 from zen.agent.session_front import FrontDoor
 from zen.agent.session_models import Connect, SessionModels
 from zen.agent.subagents import SubAgentRunner
 from zen.agent.transcript import Transcript
-from zen.agent.triage import Decision, asks_for_change, opening, triage
+from zen.agent.triage import ESCALATE_AT, Decision, asks_for_change, opening, triage
 from zen.base import events as ev
 from zen.llm.types import TokenUsage
 from zen.settings.extensions import Extension
@@ -85,6 +86,7 @@ class Session(FrontDoor):
         self.current_run: RunCheckpoints | None = None
         self.triage: Decision | None = None  # the current (or last) task's, in dual mode
         self.triage_setting: Triage = config.triage  # auto, or every task's path (/triage)
+        self.direct = False  # dual mode: the single agent holds the conversation (direct path)
         self.coder_ledger, self._checkpoint_warned = CoderLedger(), [False]
         self._emit: ev.Emit = ev.ignore
         self.models = SessionModels(config, connect)
@@ -144,7 +146,7 @@ class Session(FrontDoor):
         changed = await self.models.learn(roles) or changed  # profiles pick the protocols
         if changed and not conversation.history:  # built early (/context) but nothing sent
             conversation.reset()
-        agent = conversation.agent()
+        agent = self._hold(direct=False)
         if conversation.transcript.log is None:  # built before the record opened (/context)
             conversation.transcript.log = self.record.log()
         self.models.start_run()
@@ -152,9 +154,11 @@ class Session(FrontDoor):
         frame = self.current_run
         conversation.turns.append(Turn(len(conversation.history), frame.run if frame else "", task))
         opening = await self._triaged(agent, task, run)
+        if self.triage is not None and self.triage.path == "direct":
+            agent = self._hold(direct=True)
         limits = RunLimits(self.models)
         try:
-            result = await limits.start(agent.run(task, run, opening, asks_for_change(task)))
+            result = await limits.start(self._run_top(agent, task, run, opening))
         except asyncio.CancelledError:
             stopped = limits.stopped()
             if stopped is None:
@@ -165,15 +169,40 @@ class Session(FrontDoor):
         result.checkpoint = self.run_checkpoint
         return result
 
+    def _hold(self, direct: bool) -> Agent:
+        """The top agent for this task: the single agent's on the direct path, else the
+        mode's; the conversation is the same, only its agent is rebuilt."""
+        if self.direct != direct:
+            self.direct = direct
+            self.conversation.reset()
+        return self.conversation.agent()
+
+    async def _run_top(
+        self, agent: Agent, task: str, run: RunContext, opening: Opening | None
+    ) -> RunResult:
+        """The task's run; a direct one that outgrew its share is orchestrated (`handover`)."""
+        result = await agent.run(task, run, opening, asks_for_change(task))
+        if result.stop != "escalated" or self.triage is None:
+            return result
+        later, result = await orchestrate(
+            agent, result, self.triage, task, run, lambda: self._hold(direct=False)
+        )
+        self.triage = later
+        return result
+
     async def _triaged(self, agent: Agent, task: str, run: RunContext) -> Opening | None:
         """Dual mode: the task's triage, shown, and how it opens the run (not in a work mode
         without a Coder, such as `explain`: there is nothing to choose)."""
         self.triage = None
         if self.mode != "dual" or "send-to-coder" not in agent.registry.tools:
             return None
-        decision = await triage(task, self.workspace, self.triage_setting, self.collaboration)
+        decision = await triage(
+            task, self.workspace, self.triage_setting, self.collaboration, self.models.one_model()
+        )
         self.triage = decision
         run.emit(decision.event(agent.name))
+        if decision.path == "direct":
+            return Opening(escalate_at=ESCALATE_AT)
         if not (
             agent.protocol.native and run.delegate is not None
         ):  # `auto` switched: no call to make
@@ -273,7 +302,7 @@ class Session(FrontDoor):
 
     def _build_top(self, transcript: Transcript, reads: ReadTracker) -> Agent:
         return self.builder.top_agent(
-            TOP[self.mode],
+            MAIN if self.direct else TOP[self.mode],
             self.mode,
             self.collaboration,
             self.work_mode,

@@ -80,6 +80,16 @@ class SessionModels:
                 learned = await self.served.get(settings) is not None or learned
         return learned
 
+    def one_model(self) -> bool:
+        """Every role (the top level, the Orchestrator, the Coder and the scouts) talks to the
+        same model at the same endpoint: delegating then buys no cheaper tokens, so dual
+        mode's triage may start a task direct (`agent/triage.py`)."""
+        try:
+            found = {(s.model, s.base_url) for s in map(self.configured, ("main", *DUAL_ROLES))}
+        except ConfigError:  # a role without a key: it is said when that role runs
+            return False
+        return len(found) == 1
+
     def client(self, role: str) -> ChatModel:
         settings = self.configured(role)
         key = settings.model_dump_json()

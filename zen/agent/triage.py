@@ -7,6 +7,8 @@ before the run starts. It reads the task's words and the workspace:
   appears: the Orchestrator answers it itself after a few reads;
 - `small`: an edit the task pins to 1-3 files it names (existing, inside the workspace), in a
   short text: zen sends it to the Coder at once, those files named, no scouting round;
+- `direct`: with one model for every role, what is neither: a single agent starts it, and it
+  becomes `large` only when it grows past `ESCALATE_AT` of the window (`Session`);
 - `large`: everything else: scouts gather notes, the Orchestrator delegates in steps.
 
 The task text is untrusted: a named path counts only when it resolves (symlinks too) to a
@@ -30,8 +32,16 @@ from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolResult
 from zen.tools.workspace import PathError, Workspace
 
-TriagePath = Literal["question", "small", "large"]
-PATHS: dict[str, TriagePath] = {"question": "question", "small": "small", "large": "large"}
+TriagePath = Literal["question", "small", "direct", "large"]
+PATHS: dict[str, TriagePath] = {
+    "question": "question",
+    "small": "small",
+    "direct": "direct",
+    "large": "large",
+}
+ESCALATE_AT = 0.15
+"""A direct run's conversation past this share of the window becomes orchestrated (DESIGN.md,
+"Dual mode with one model")."""
 SMALL_FILES = 3
 """A change to more named files than this is gathered and planned first."""
 SMALL_CHARS = 600
@@ -61,6 +71,10 @@ LINES = {
     "sent": "zen's triage: a small change to {files}, sent to the Coder at once. If it did "
     "not finish, gather with scouts, then delegate in steps.",
     "large": "zen's triage: a large change. Gather with scouts, then delegate in steps.",
+    "direct": "",
+    "escalated": "zen's triage: this task grew long, so it is now orchestrated. The memo "
+    "holds what was learned (task:*, file:*); scout only what it lacks, then delegate the "
+    "rest to the Coder in steps.",
 }
 
 
@@ -86,7 +100,9 @@ class Decision:
         more = ", …" if len(self.files) > SHOWN else ""
         files = f" ({', '.join(self.files[:SHOWN])}{more})" if self.files else ""
         escalated = self.escalated
-        if escalated:
+        if escalated and self.path == "direct":
+            line = "triage: direct → large: the task grew long; the Orchestrator delegates the rest"
+        elif escalated:
             line = "triage: small → large: the Coder did not finish; the Orchestrator plans it"
         else:
             line = f"triage: {self.path}{files}: {self.reason}"
@@ -100,9 +116,15 @@ class Decision:
 
 
 def decide(
-    task: str, files: list[str], setting: str = "auto", collaboration: str = "delegated"
+    task: str,
+    files: list[str],
+    setting: str = "auto",
+    collaboration: str = "delegated",
+    one_model: bool = False,
 ) -> Decision:
-    """The rule, on the task's words and the files it names (see the module's docstring).
+    """The rule, on the task's words and the files it names (see the module's docstring);
+    `one_model`: every role runs on the same model, so what is neither a question nor small
+    starts direct.
     In `controlled` the Orchestrator applies the Coder's code itself, and scouts' notes spare
     it whole files: no `small` (dev/bench/tokens.py: 1.05x single against 1.08x, 0.73x against
     1.05x with cheap scouts and Coder)."""
@@ -113,6 +135,8 @@ def decide(
     chosen = PATHS.get(setting)
     if chosen is not None:
         return Decision(chosen, named, "chosen by the triage setting", forced=True)
+    if one_model:  # small and question paths cost more than direct here (DESIGN.md)
+        return Decision("direct", named, "one model: done directly, orchestrated if it grows long")
     if asks and not edits:
         return Decision("question", named, "a question, answered without delegating")
     small = 0 < len(named) <= SMALL_FILES and len(words) <= SMALL_CHARS
@@ -148,12 +172,17 @@ def inside(workspace: Workspace, paths: list[str]) -> list[str]:
 
 
 async def triage(
-    task: str, workspace: Workspace, setting: str = "auto", collaboration: str = "delegated"
+    task: str,
+    workspace: Workspace,
+    setting: str = "auto",
+    collaboration: str = "delegated",
+    one_model: bool = False,
 ) -> Decision:
     """Decide `task`'s path; the workspace is walked (bounded) in a worker thread."""
     text = task.split('\n\n<file path="', 1)[0]  # attached files are not the user's words
     named = await asyncio.to_thread(named_files, text[:SCANNED], workspace)
-    return decide(text, inside(workspace, [str(p) for p in named]), setting, collaboration)
+    found = inside(workspace, [str(p) for p in named])
+    return decide(text, found, setting, collaboration, one_model)
 
 
 def opening(

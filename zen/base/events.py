@@ -144,7 +144,8 @@ class Compacted(Event):
     memo_keys: int
     """Memo entries after a memo compaction; 0 when only old tool outputs were dropped."""
     reason: str = "auto"
-    """auto (the threshold), overflow (the server said too long) or manual (/compact)."""
+    """auto (the threshold), overflow (the server said too long), manual (/compact) or
+    handover (a direct run became orchestrated, `agent/handover.py`)."""
 
     @property
     def line(self) -> str:
@@ -167,8 +168,9 @@ class Notice(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class Triaged(Notice):
-    """Dual mode's triage of a task (`text` is its one line): `path` is `question`, `small`
-    or `large`; `escalated`: the small path failed and the task went to the large one."""
+    """Dual mode's triage of a task (`text` is its one line): `path` is `question`, `small`,
+    `direct` or `large`; `escalated`: the small path failed, or the direct run grew long, and
+    the task went to the large one."""
 
     path: str
     files: tuple[str, ...] = ()

@@ -22,7 +22,7 @@ ENDED = {
     "max_turns": "max_turns",
     "max_budget": "budget",
 }
-TRIAGE = ("question", "small", "large")
+TRIAGE = ("question", "small", "direct", "large")
 """Dual mode's triage paths; anything else the child said is dropped (None)."""
 NO_CALLS = {"native": 0, "recovered": 0, "malformed": 0}
 

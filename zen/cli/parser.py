@@ -122,7 +122,7 @@ def add_mode_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--triage",
-        choices=["auto", "question", "small", "large"],
+        choices=["auto", "question", "small", "direct", "large"],
         help="dual mode: how much orchestration the task gets (auto: zen decides)",
     )
 

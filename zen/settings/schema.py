@@ -19,7 +19,7 @@ from zen.settings.sandbox_options import SandboxMode, SandboxOptions
 
 AgentMode = Literal["single", "dual"]
 Collaboration = Literal["delegated", "autonomous", "controlled"]
-Triage = Literal["auto", "question", "small", "large"]
+Triage = Literal["auto", "question", "small", "direct", "large"]
 OnOff = Literal["on", "off"]
 ToolProtocol = Literal["native", "text", "auto"]
 """How a model acts: tool calls (native), edit blocks in its text (text), or native until it

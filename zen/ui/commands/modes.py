@@ -127,10 +127,12 @@ async def _show_models(ctx: CommandContext, shown: list[str], style: str) -> Non
             ctx.out.info(f"{url}: no answer ({served.error})", "yellow")
 
 
-TRIAGES: tuple[Triage, ...] = ("auto", "question", "small", "large")
+TRIAGES: tuple[Triage, ...] = ("auto", "question", "small", "direct", "large")
 
 
-@command("triage", "how dual mode sizes a task: auto, or always question|small|large", "[MODE]")
+@command(
+    "triage", "how dual mode sizes a task: auto, or always question|small|direct|large", "[MODE]"
+)
 def _triage(ctx: CommandContext, arg: str) -> None:
     choice = arg.strip().lower()
     if choice and choice not in TRIAGES:
