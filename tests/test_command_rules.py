@@ -138,7 +138,11 @@ def test_find_matches_only_without_exec() -> None:
 
 @pytest.mark.parametrize(
     ("rule", "words"),
-    [("pytest", ("pytest",)), ("  npm   test ", ("npm", "test")), ("./gradlew test", ("./gradlew", "test"))],
+    [
+        ("pytest", ("pytest",)),
+        ("  npm   test ", ("npm", "test")),
+        ("./gradlew test", ("./gradlew", "test")),
+    ],
 )
 def test_a_rule_is_its_words(rule: str, words: tuple[str, ...]) -> None:
     assert rule_words(rule) == words
@@ -226,8 +230,7 @@ def test_a_projects_rules_are_a_line_of_the_trust_question(tmp_path: Path) -> No
     _write(tmp_path / ".zen" / "config.yaml", "allow_commands: [pytest, npm test]\n")
     lines = describe(tmp_path)
     assert any(
-        "bash runs without asking 'pytest', 'npm test', with any arguments (allow_commands)"
-        in line
+        "bash runs without asking 'pytest', 'npm test', with any arguments (allow_commands)" in line
         for line in lines
     ), lines
     assert not any("also sets" in line for line in lines)

@@ -1,5 +1,6 @@
 """Allow rules by command through the real entry points (issue 40): `zen -p` with
-`allow_commands` against the fake server, and the shell's "always for `touch …`" on a pty.
+`allow_commands` against the fake server, the shell's "always for `touch …`" on a pty, and
+an editor's "Always allow `touch …`" over ACP.
 
 Every bypass below would leave a file named for it if it ran; each must be refused (`zen -p`
 has nobody to ask), while the commands the rules cover run without a question."""
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.server import FakeLLM, call, text, tool_calls
+from tests.test_acp import Editor, ask, start, zen_acp
 from tests.test_shell_pty import Zen, tool_results
 
 pytestmark = [
@@ -91,7 +93,9 @@ def test_a_bad_rule_stops_zen_p_naming_the_file_and_key(
 ) -> None:
     _config(home, "allow_commands: [pytest, 'env pytest']\n")
     fake = fake_llm([text("never")])
-    done = run_zen("-p", "go", "--base-url", fake.base_url, "--model", "m", env={"ZEN_API_KEY": "k"})
+    done = run_zen(
+        "-p", "go", "--base-url", fake.base_url, "--model", "m", env={"ZEN_API_KEY": "k"}
+    )
     config = home / ".zen" / "config.yaml"
     assert done.code != 0 and "Traceback" not in done.err
     assert f"{config}: allow_commands[1]: 'env pytest': env runs or changes" in done.err
@@ -119,7 +123,7 @@ def test_always_in_the_shell_keeps_a_rule_for_the_command_not_for_bash(
         {"command": "touch s1"},
         {"command": "touch s2 s2b"},  # the rule: no question
         {"command": "touch s3 && echo x > s4"},  # a part no rule covers: asked, no `a`
-        {"command": "python3 -c 'open(\"s5\", \"w\")'"},  # no rule fits: no `a`
+        {"command": 'python3 -c \'open("s5", "w")\''},  # no rule fits: no `a`
     ]
     zen, fake = shell([*(tool_calls([call("bash", args)]) for args in bash), text("Done.")])
     zen.type("go\r")
@@ -146,3 +150,36 @@ def test_always_in_the_shell_keeps_a_rule_for_the_command_not_for_bash(
     results = tool_results(fake.requests[-1])
     assert "declined" in results[2] and "declined" in results[3]
     assert zen.exit() == 0
+
+
+class NamingEditor(Editor):
+    """An editor that also records the names of the options it was offered."""
+
+    def __init__(self, answer: str) -> None:
+        super().__init__(answer)
+        self.names: list[list[str]] = []
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> Any:
+        self.names.append([o.name for o in options])
+        return await super().request_permission(session_id, tool_call, options, **kwargs)
+
+
+async def test_always_in_an_editor_keeps_a_rule_for_the_command(
+    fake_llm: Any, home: Path, project: Path
+) -> None:
+    commands = ["touch e1", "touch e2 e3", "touch e4 && echo x > e5"]
+    fake = fake_llm(
+        [*(tool_calls([call("bash", {"command": c})]) for c in commands), text("Done.")]
+    )
+    editor = NamingEditor(answer="always")
+    async with zen_acp(editor, fake, home, project) as conn:
+        sid = await start(conn, project)
+        done = await ask(conn, sid, "go")
+    assert done.stop_reason == "end_turn"
+    assert editor.names == [
+        ["Allow", "Always allow `touch …`", "Reject"],
+        ["Allow", "Reject"],  # no rule covers the whole line: none offered, `always` is a yes
+    ]
+    assert all((project / f"e{n}").exists() for n in range(1, 6))
