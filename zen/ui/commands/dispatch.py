@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable
+from importlib import import_module
 
 from zen.settings.extensions import expand_command
 from zen.settings.prompts import load_prompt, render
-from zen.ui.commands import approval, context, mcp, modes, rewind, sessions, state
 from zen.ui.commands.registry import COMMANDS, Command, CommandContext, Prompt, command
 
 COMMAND = re.compile(r"^/([A-Za-z][\w-]*)(?:\s+(.*))?$", re.DOTALL)
@@ -22,9 +22,22 @@ KEYS = (
     "Esc or Ctrl-C stops a run · Ctrl-C clears the input · Ctrl-D exits",
 )
 
-FAMILIES = (sessions, modes, state, context, approval, mcp, rewind)
-"""The modules of the built-in commands (importing one registers its commands), in the order
-/help lists them, after this module's /help and /exit."""
+FAMILIES = (
+    "sessions",
+    "modes",
+    "state",
+    "context",
+    "approval",
+    "mcp",
+    "rewind",
+)
+"""The command table: the modules of `zen/ui/commands/` that hold the built-in commands, in
+the order /help lists them (after this module's /help and /exit). A new command is a module
+whose functions carry `@command(...)` (registry.py) and one line here; importing the module
+registers its commands, and /help, completion and dispatch find them."""
+
+for family in FAMILIES:
+    import_module(f"zen.ui.commands.{family}")
 
 
 def is_command(line: str) -> bool:
@@ -74,7 +87,7 @@ def user_listing(ctx: CommandContext) -> list[tuple[str, str]]:
 
 def listing() -> list[Command]:
     """Each command once, in the order /help lists them (for /help and completion)."""
-    rank = {module.__name__: n for n, module in enumerate(FAMILIES, 1)}
+    rank = {f"zen.ui.commands.{family}": n for n, family in enumerate(FAMILIES, 1)}
     seen: dict[str, Command] = {}
     for cmd in COMMANDS.values():
         seen.setdefault(cmd.name, cmd)
