@@ -256,8 +256,8 @@ async def test_reject_reaches_the_model(fake_llm, home: Path, project: Path) -> 
 async def test_always_asks_once(fake_llm, home: Path, project: Path) -> None:
     fake = fake_llm(
         [
-            tool_calls([call("bash", {"command": "echo one > one.txt"})]),
-            tool_calls([call("bash", {"command": "echo two > two.txt"})]),
+            tool_calls([call("bash", {"command": "touch one.txt"})]),
+            tool_calls([call("bash", {"command": "touch two.txt"})]),
             text("done"),
         ]
     )

@@ -1,5 +1,6 @@
-"""The approval matrix of docs/sandbox.md, every cell: sandbox mode × network × `bash` level ×
-who set each (issue 35, item 8).
+"""The approval matrix of docs/sandbox.md, every cell: sandbox mode × network × `bash` level
+(or an `allow_commands` rule the command matches) × who set each (issue 35, item 8; issue 40's
+allow rules).
 
 Each cell writes the user's `~/.zen/config.yaml` and a trusted project's `.zen/config.yaml`,
 loads them with the real loader, builds the real session (its sandbox, registry and bash
@@ -75,8 +76,11 @@ LEVELS = [
     "auto (project)",
     "deny (user)",
     "deny (project)",
+    "rule (user)",
+    "rule (project)",
     "--yes",
 ]
+"""`rule`: `allow_commands: [touch]`, which the cell's command (`touch ...; touch ...`) matches."""
 
 
 def expected(state: State, network: str, level: str) -> str:
@@ -85,7 +89,7 @@ def expected(state: State, network: str, level: str) -> str:
         return "refused"
     sandboxed = state.effective != "off" and state.works
     where = "sandboxed" if sandboxed else "outside"
-    if level.startswith("auto") or level == "--yes":
+    if level.startswith(("auto", "rule")) or level == "--yes":
         return where
     if level.startswith("sandboxed") and sandboxed and network != "on (project)":
         return where
@@ -128,7 +132,8 @@ def _configs(state: State, network: str, level: str) -> tuple[str, str]:
         user.append(f"sandbox_options: {{{', '.join(user_options)}}}")
     if level != "confirm" and level != "--yes":
         name, _, who = level.partition(" (")
-        (user if who == "user)" else project).append(f"permissions: {{bash: {name}}}")
+        setting = "allow_commands: [touch]" if name == "rule" else f"permissions: {{bash: {name}}}"
+        (user if who == "user)" else project).append(setting)
     return "\n".join(user) + "\n", "\n".join(project) + "\n"
 
 
@@ -138,9 +143,12 @@ async def test_every_cell(run_cell: RunCell, state: State, network: str, level: 
 
 
 def expected_outside(state: State, level: str) -> str:
-    """A request to run outside the sandbox (bash's `unsandboxed`), as the docs state it."""
+    """A request to run outside the sandbox (bash's `unsandboxed`), as the docs state it: an
+    allow rule never approves one."""
     if state.effective == "on" or level.startswith("deny"):
         return "refused"
+    if level.startswith("rule"):
+        return "asks, then outside"
     if state.effective == "auto" and state.works:  # leaving it: a person, every time
         return "refused" if level == "--yes" else "asks, then outside"
     return "outside" if level in ("auto (user)", "--yes") else "asks, then outside"
@@ -151,7 +159,15 @@ def expected_outside(state: State, level: str) -> str:
     [
         pytest.param(state, level, id=f"{state}|{level}")
         for state in STATES
-        for level in ("confirm", "sandboxed (user)", "auto (user)", "deny (user)", "--yes")
+        for level in (
+            "confirm",
+            "sandboxed (user)",
+            "auto (user)",
+            "deny (user)",
+            "rule (user)",
+            "rule (project)",
+            "--yes",
+        )
     ],
 )
 async def test_every_request_to_leave_the_sandbox(

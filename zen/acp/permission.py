@@ -1,9 +1,11 @@
 """zen's approver answered by the editor: `session/request_permission` with zen's three answers.
 
 Allow once is `yes`, always allow is `always` (remembered per tool for the session, saved with
-it, as the shell's `a`), reject is `no`: the model reads that the user declined. A request the
-client cancels, or cannot answer, is a refusal too — nothing runs without a yes. A request to
-run a command outside the sandbox is asked every time, so it is not offered "always allow".
+it, as the shell's `a`; for bash per command, "Always allow `pytest …`", an allow rule, and not
+offered for a command no rule fits), reject is `no`: the model reads that the user declined. A
+request the client cancels, or cannot answer, is a refusal too — nothing runs without a yes. A
+request to run a command outside the sandbox is asked every time, so it is not offered "always
+allow".
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Literal
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from zen.acp.updates import Updates, edit_content, kind_of, locations, text_content, title_of
+from zen.settings.command_rules import always_names, kept
 from zen.tools.base import Approval, ApprovalRequest
 
 log = logging.getLogger("zen.acp")
@@ -25,7 +28,8 @@ OPTIONS = [
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
 EVERY_TIME = [option for option in OPTIONS if option.kind != "allow_always"]
-"""What a request only a person may approve offers (leaving the sandbox)."""
+"""What a request offers when "always" may not be kept (leaving the sandbox, or a bash
+command no allow rule fits)."""
 DECISIONS: dict[str, Literal["yes", "always", "no"]] = {
     "allow": "yes",
     "always": "always",
@@ -66,11 +70,10 @@ class EditorApprover:
             locations=locations(workspace, request.tool, request.args) or None,
             raw_input=request.args,
         )
+        what = "" if request.personal else always_names(request.rule, request.tool)
         try:
             answer = await self.conn.request_permission(
-                session_id=self.session_id,
-                tool_call=call,
-                options=EVERY_TIME if request.personal else OPTIONS,
+                session_id=self.session_id, tool_call=call, options=_options(what, request.rule)
             )
         except Exception as e:  # the client failed or went away: nothing runs
             log.warning("zen acp: permission request failed: %s", e)
@@ -83,10 +86,10 @@ class EditorApprover:
             return Approval(
                 "no", f"the editor answered with an unknown option {outcome.option_id!r}"
             )
-        if decision == "always" and request.personal:
-            decision = "yes"  # not offered; leaving the sandbox is asked every time
+        if decision == "always" and not what:
+            decision = "yes"  # not offered: leaving the sandbox, or a command no rule fits
         if decision == "always":
-            self.session.always.add(request.tool)
+            self.session.always.add(kept(request.rule) if request.rule else request.tool)
         if decision == "no":
             return Approval("no", "the user rejected it in the editor")
         return Approval(decision)
@@ -98,3 +101,13 @@ def _detail(request: ApprovalRequest) -> str:
         if value:
             return str(value)
     return ""
+
+
+def _options(what: str, rule: str | None) -> list[PermissionOption]:
+    """The three answers; "always" named for the command rule it keeps, or left out."""
+    if not what:
+        return EVERY_TIME
+    if rule is None:
+        return OPTIONS
+    always = PermissionOption(option_id="always", name=f"Always allow {what}", kind="allow_always")
+    return [OPTIONS[0], always, OPTIONS[2]]

@@ -26,6 +26,7 @@ from zen.agent.roles import Role
 from zen.agent.session_models import SessionModels
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
+from zen.settings.command_rules import CommandRules, rule_words
 from zen.settings.extensions import Extension, skills_index
 from zen.settings.loading import inherited_keys, key_variables
 from zen.settings.schema import Config
@@ -74,6 +75,7 @@ class AgentBuilder:
         *,
         memo: MemoStore,
         todo: TodoStore,
+        always: set[str],
         hooks: Hooks,
         checkpoints: CheckpointStore | None,
         extra_tools: list[Tool],
@@ -99,6 +101,8 @@ class AgentBuilder:
         )
         """Where bash runs, shared by every agent's calls (`/sandbox` switches its mode)."""
         self.test = TestCommand.of(config.test_cmd, config.test_timeout)
+        self.commands = CommandRules(tuple(map(rule_words, config.allow_commands)), always)
+        """bash's allow rules: the configuration's, and those kept by "always" in `always`."""
         self.tools: dict[str, Tool] = builtin_tools()
         self.extra_tools = list(extra_tools)
         """The top agent's tools beyond its role's: the MCP tools, once taken (and any the
@@ -149,6 +153,7 @@ class AgentBuilder:
             sandbox=self.sandbox,
             hooks=self.hooks or None,
             skills=tuple(self.skills),
+            commands=self.commands,
             before_change=self._copy_before_change if self.checkpoints is not None else None,
         )
 

@@ -58,9 +58,10 @@ if TYPE_CHECKING:
 class Session(FrontDoor):
     """Besides its parts: `workspace`; `mcp`, the running MCP servers when any are configured;
     `checkpoints`, the workspace's snapshots when on; `memo` and `todo`, shared by its agents;
-    `always`, the tools the user allowed for the rest of the session; the modes; `triage`, dual
-    mode's triage of the current (or last) task; and `current_run`, the checkpoints of the run
-    in progress, or of the last one. What front ends ask of it besides is `FrontDoor`'s."""
+    `always`, the tools and commands (`bash:pytest`) the user allowed for the session; the
+    modes; `triage`, dual mode's triage of the current (or last) task; and `current_run`, the
+    checkpoints of the run in progress, or of the last one. What front ends ask of it besides
+    is `FrontDoor`'s."""
 
     def __init__(
         self,
@@ -104,6 +105,7 @@ class Session(FrontDoor):
             workspace,
             memo=self.memo,
             todo=self.todo,
+            always=self.always,
             hooks=self.hooks,
             checkpoints=checkpoints,
             extra_tools=list(extra_tools or []),

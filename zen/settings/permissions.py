@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator
 
+from zen.settings.command_rules import rule_words
 from zen.settings.prompts import tool_names
 
 Level = Literal["auto", "confirm", "deny"]
@@ -35,3 +36,12 @@ def _permission_key(key: str) -> str:
 
 
 PermissionKey = Annotated[str, AfterValidator(_permission_key)]
+
+
+def _command_rule(rule: str) -> str:
+    """An `allow_commands` rule, its words normalised; a rule zen cannot read is an error, so
+    no half-understood rule approves anything."""
+    return " ".join(rule_words(rule))
+
+
+CommandRule = Annotated[str, AfterValidator(_command_rule)]

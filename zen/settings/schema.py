@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from zen.settings.permissions import CommandRule, PermissionKey, PermissionLevel
 from zen.settings.permissions import Level as Level
-from zen.settings.permissions import PermissionKey, PermissionLevel
 from zen.settings.profiles import Profile
 from zen.settings.providers import PROVIDERS
 from zen.settings.sandbox_options import SandboxMode, SandboxOptions
@@ -231,6 +231,8 @@ class Config(_Endpoint):
     checkpoints: Checkpoints = Field(default_factory=Checkpoints)
     memo: MemoSettings = Field(default_factory=MemoSettings)
     permissions: dict[PermissionKey, PermissionLevel] = Field(default_factory=dict)
+    allow_commands: list[CommandRule] = Field(default_factory=list)
+    """bash commands that run without asking, by their first words (`command_rules.py`)."""
     sandbox: SandboxMode = "auto"
     sandbox_options: SandboxOptions = Field(default_factory=SandboxOptions)
     mcp_servers: dict[str, McpServer] = Field(default_factory=dict)

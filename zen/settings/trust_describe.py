@@ -111,6 +111,12 @@ def _describe_config(data: Any) -> list[str]:
         lines.append(
             f"{src}: permission {tool}: {level}" + (f" ({tool} {meaning})" if meaning else "")
         )
+    rules = data.get("allow_commands")
+    if isinstance(rules, list) and rules:
+        lines.append(
+            f"{src}: bash runs without asking {', '.join(map(repr, rules))}, with any "
+            "arguments (allow_commands)"
+        )
     roots = data.get("allowed_roots")
     if isinstance(roots, list) and roots:
         lines.append(f"{src}: file tools may also read and write {', '.join(map(str, roots))}")
@@ -136,6 +142,7 @@ def _describe_config(data: Any) -> list[str]:
         "api_key",
         "dual_agent",
         "permissions",
+        "allow_commands",
         "allowed_roots",
         "prompts",
         "mcp_servers",

@@ -22,6 +22,7 @@ from zen.settings.schema import Level
 from zen.tools.schemas import clean_schema, lean_schema
 
 if TYPE_CHECKING:
+    from zen.settings.command_rules import CommandRules
     from zen.settings.extensions import Extension
     from zen.stores.memo import MemoStore
     from zen.stores.read_tracker import ReadTracker
@@ -72,6 +73,8 @@ class ApprovalRequest:
     """Only a person may say yes (a command leaving the sandbox): no `--yes`, no `always`."""
     confined: str = ""
     """The rules the call runs under when sandboxed ("" when not), said with the question."""
+    rule: str | None = None
+    """What "always" keeps: None, the tool; else the command rule (`pytest`); "": none fits."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,8 @@ class ToolContext:
     hooks: Hooks | None = None
     """The user's hooks (PreToolUse, PostToolUse, Stop...); None: there are none."""
     skills: tuple[Extension, ...] = ()
+    commands: CommandRules | None = None
+    """The session's allow rules for bash (`allow_commands` and those chosen with "always")."""
     """The user's and a trusted project's skills, which the `skill` tool serves."""
     run: RunContext = field(default_factory=RunContext)
     """The run the call belongs to: its events, its delegations, its id."""
@@ -286,6 +291,14 @@ class Tool(ABC):
     def person_only(self, params: Any, ctx: ToolContext) -> bool:
         """Only a person may approve this call: no rule, hook or `--yes`."""
         return False
+
+    def allowed_by_rule(self, params: Any, ctx: ToolContext) -> bool:
+        """An allow rule approves this call (bash: `allow_commands`), so nobody is asked."""
+        return False
+
+    def rule(self, params: Any, ctx: ToolContext) -> str | None:
+        """What "always" would keep for this call (`ApprovalRequest.rule`)."""
+        return None
 
     def key_arg(self, args: dict[str, Any]) -> str:
         """What a one-line log shows of this call (`*.py in src`, `app.py`, the command)."""

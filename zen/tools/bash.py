@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import Field
 
+from zen.settings.command_rules import offered
 from zen.settings.prompts import load_prompt
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import Finished, Output, run_child
@@ -95,6 +96,22 @@ class Bash(Tool):
         """A request to leave a working `auto` sandbox: only a person may allow it."""
         box = ctx.sandbox
         return bool(params.unsandboxed) and box is not None and box.mode == "auto" and box.active()
+
+    def allowed_by_rule(self, params: BashParams, ctx: ToolContext) -> bool:
+        """Never on Windows (cmd.exe's syntax is not bash's), never outside the sandbox."""
+        rules = ctx.commands
+        return (
+            not _WINDOWS
+            and not params.unsandboxed
+            and rules is not None
+            and rules.allows(params.command)
+        )
+
+    def rule(self, params: BashParams, ctx: ToolContext) -> str:
+        """ "always" keeps a rule for the command's program, never the whole of bash."""
+        if _WINDOWS or params.unsandboxed or ctx.commands is None:
+            return ""
+        return offered(params.command)
 
     async def preview(self, params: BashParams, ctx: ToolContext) -> str | ToolResult:
         box = ctx.sandbox

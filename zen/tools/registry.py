@@ -157,7 +157,10 @@ class ToolRegistry:
             level = "confirm"
         if level == "deny":
             return ToolResult.error(f"{tool.name} is denied by the permissions configuration")
-        if not personal and (forced == "allow" or (level == "auto" and forced != "ask")):
+        if not personal and (
+            forced == "allow"
+            or (forced != "ask" and (level == "auto" or tool.allowed_by_rule(params, ctx)))
+        ):
             return None
         preview = await tool.preview(params, ctx)
         if isinstance(preview, ToolResult):
@@ -165,7 +168,13 @@ class ToolRegistry:
         box = ctx.sandbox if tool.sandboxed(params, ctx) else None
         confined = box.rules() if box is not None else ""
         request = ApprovalRequest(
-            ctx.agent, tool.name, args, preview, personal=personal, confined=confined
+            ctx.agent,
+            tool.name,
+            args,
+            preview,
+            personal=personal,
+            confined=confined,
+            rule=tool.rule(params, ctx),
         )
         approval = await approver(request)
         if approval.decision != "no":

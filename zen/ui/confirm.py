@@ -3,11 +3,12 @@
 The preview is printed whole, however long (it scrolls), and through the log's terminal-safe
 styling: what is approved is exactly what is shown.
 
-`a` (always) is remembered per tool for the rest of the shell session; `n` asks for optional
-feedback that goes back to the model as the tool's result. A request to run a command outside
-the sandbox is asked every time, so its question offers no `a`. Questions are asked one at a
-time, even when parallel agents want approval together; Ctrl-C at a question stops the whole
-run.
+`a` (always) is remembered for the rest of the shell session: per tool, or for bash per command
+(an allow rule, "always for `pytest …`"; a command no rule fits offers no `a`); `n` asks for
+optional feedback that goes back to the model as the tool's result. A request to run a command
+outside the sandbox is asked every time, so its question offers no `a`. Questions are asked one
+at a time, even when parallel agents want approval together; Ctrl-C at a question stops the
+whole run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from zen.settings.command_rules import always_names, kept
 from zen.tools.base import Approval, ApprovalRequest
 from zen.ui.format import is_nested, preview_key
 from zen.ui.render import LogRenderer
@@ -23,7 +25,8 @@ Ask = Callable[[str], Awaitable[str]]
 """Shows a question and returns the line typed; KeyboardInterrupt on Ctrl-C, EOFError on
 Ctrl-D."""
 
-QUESTION = "  allow? [y]es  [a]lways for {tool}  [n]o › "
+QUESTION = "  allow? [y]es  [a]lways for {what}  [n]o › "
+ONCE_QUESTION = "  allow? [y]es  [n]o › "
 PERSONAL_QUESTION = "  allow outside the sandbox? [y]es  [n]o (asked every time) › "
 FEEDBACK = "  tell the model why, or what to do instead (Enter to skip) › "
 ANSWERS = {"y": "yes", "yes": "yes", "a": "always", "always": "always", "n": "no", "no": "no"}
@@ -86,21 +89,21 @@ class ShellApprover:
 
     async def _decide(self, request: ApprovalRequest) -> Approval:
         personal = request.personal  # leaving the sandbox: no `always` is kept, none offered
-        question = PERSONAL_QUESTION if personal else QUESTION.format(tool=request.tool)
+        what = "" if personal else always_names(request.rule, request.tool)
+        question = QUESTION.format(what=what) if what else ONCE_QUESTION
+        question = PERSONAL_QUESTION if personal else question
         while True:
             answer = ANSWERS.get((await self.ask(question)).strip().lower())
             if answer == "yes":
                 return Approval("yes")
-            if answer == "always" and not personal:
-                self.always.add(request.tool)
+            if answer == "always" and what:
+                self.always.add(kept(request.rule) if request.rule else request.tool)
                 return Approval("always")
             if answer == "no":
                 feedback = (await self.ask(FEEDBACK)).strip()
                 return Approval("no", feedback)
             self.out.info(
-                "  answer y (yes) or n (no)"
-                if personal
-                else "  answer y (yes), a (always) or n (no)",
+                "  answer y (yes), a (always) or n (no)" if what else "  answer y (yes) or n (no)",
                 "dim",
             )
 
