@@ -127,6 +127,15 @@ def test_a_slow_first_token_is_said_once_on_stderr(fake_llm, run_zen) -> None:
     assert waits == ["waiting for the model's first token (2s so far, giving up after 300s)"]
 
 
+def test_short_stalls_inside_a_stream_print_no_lines(fake_llm, run_zen) -> None:
+    """A slow local model pauses between tokens; -p's stderr must not get a line per pause
+    (a wait inside an answer is said only once it is long, STALL_NOTICE)."""
+    fake = fake_llm([text("one two three", chunk=5, chunk_delay=2.4)])
+    done = run_zen("-p", "go", *args_for(fake))
+    assert done.code == 0 and done.out.strip() == "one two three"
+    assert [line for line in done.err.splitlines() if line.startswith("waiting for")] == []
+
+
 def test_an_answer_cut_at_max_tokens_is_marked(fake_llm, run_zen) -> None:
     fake = fake_llm(
         [

@@ -17,6 +17,8 @@ from zen.llm.retry import Retryable
 
 WAIT_NOTICE = 2.0
 """A wait longer than this is announced (`Waiting`)."""
+MID_STREAM = "more of the model's answer"
+"""`Waiting.what` of a pause inside an answer (after its first byte)."""
 
 
 @dataclass(frozen=True)
@@ -96,5 +98,5 @@ async def watch(
 
 def _waiting_for(streamed: bool, last: float | None) -> str:
     if last is not None:
-        return "more of the model's answer"
+        return MID_STREAM
     return "the model's first token" if streamed else "the model's answer"

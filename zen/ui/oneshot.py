@@ -24,12 +24,17 @@ from zen.agent.session import Session
 from zen.base import events as ev
 from zen.base import exits
 from zen.base.terminal_safe import terminal_safe
+from zen.llm.deadlines import MID_STREAM
 from zen.llm.types import LLMError
 from zen.settings.schema import ConfigError
 from zen.ui.call_tally import CallTally
 from zen.ui.format import call_line, memo_line
 from zen.ui.refusals import Refusals
 from zen.ui.run_result import Progress, result_object, write_result
+
+STALL_NOTICE = 10.0
+"""Seconds a stream may pause inside an answer before stderr says so: a local model on a busy
+CPU pauses for seconds between tokens, and a line per pause would bury the log."""
 
 
 class TextLog:
@@ -44,6 +49,8 @@ class TextLog:
         if isinstance(event, ev.Waiting):
             if event.agent in self._waiting or event.what == "retry":
                 return  # the retry line already said how long
+            if event.what == MID_STREAM and event.elapsed < STALL_NOTICE:
+                return
             self._waiting.add(event.agent)
             line = (
                 f"waiting for {event.what} ({event.elapsed:.0f}s so far, "
