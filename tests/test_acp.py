@@ -335,7 +335,7 @@ async def test_plan_entries_follow_the_todo_list(fake_llm, home: Path, project: 
     ]
 
 
-async def test_dual_mode_through_a_mode_switch(fake_llm, home: Path, project: Path) -> None:
+async def test_dual_mode_through_a_mode_switch(fake_llm, two_models: Path, project: Path) -> None:
     roles = Roles(
         orchestrator=[
             tool_calls([call("send-to-coder", {"task": "write hello.py printing hi"})]),
@@ -348,7 +348,7 @@ async def test_dual_mode_through_a_mode_switch(fake_llm, home: Path, project: Pa
     )
     fake = fake_llm(roles)
     editor = Editor(answer="allow")
-    async with zen_acp(editor, fake, home, project) as conn:
+    async with zen_acp(editor, fake, two_models, project) as conn:
         sid = await start(conn, project)
         await asyncio.wait_for(conn.set_session_mode(session_id=sid, mode_id="delegated"), 30)
         done = await ask(conn, sid, "add hello.py")

@@ -87,9 +87,9 @@ def test_solved_and_failed_tasks_as_json(
     assert solved["total_tokens"]["output"] == 25 and solved["seconds"] > 0
     failed = rows["b-fail", "single"]
     assert failed["solved"] is False and failed["check"] == "failed" and failed["turns"] == 1
-    assert "orchestrator" in rows["a-solve", "dual"]["tokens"]
+    assert set(rows["a-solve", "dual"]["tokens"]) == {"main"}  # one model: the direct path
     assert rows["a-solve", "dual"]["collaboration"] == "delegated"
-    assert rows["a-solve", "dual"]["triage"] == "large"  # out.txt does not exist yet
+    assert rows["a-solve", "dual"]["triage"] == "direct"
     assert solved["triage"] is None and solved["triage_escalated"] is False
     # every request carried the key; none of it reached the start folder; the home got only
     # the results file, named in the last line, the same document

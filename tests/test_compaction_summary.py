@@ -52,7 +52,10 @@ async def test_a_coder_near_its_limit_compacts(fake_llm, tmp_path: Path) -> None
 
     fake = fake_llm(reply)
     session = session_for(
-        fake, tmp_path, agent_mode="dual", dual_agent={"coder": {"context_window": WINDOW}}
+        fake,
+        tmp_path,
+        agent_mode="dual",
+        dual_agent={"coder": {"context_window": WINDOW, "model": "fake-coder"}},
     )
     log = ev.EventLog()
     result = await session.run("append end to big.txt", log)
@@ -161,7 +164,10 @@ async def test_the_orchestrator_compacts_into_the_shared_memo(fake_llm, tmp_path
 
     fake = fake_llm(reply)
     session = session_for(
-        fake, tmp_path, agent_mode="dual", dual_agent={"orchestrator": {"context_window": WINDOW}}
+        fake,
+        tmp_path,
+        agent_mode="dual",
+        dual_agent={"orchestrator": {"context_window": WINDOW}, "coder": {"model": "fake-coder"}},
     )
     log = ev.EventLog()
     assert (await session.run(FIRST, log)).text == "planned"

@@ -24,6 +24,10 @@ CHECK = "from calc import add\nassert add(5, 3) == 2, f'add(5, 3) = {add(5, 3)}'
 INSTRUCTION = "The tests are correct: do not change them."
 
 
+TWO_MODELS = "dual_agent: {coder: {model: fake-coder}}\n"
+"""Dual mode's Coder on a model of its own: with one model a task would start direct."""
+
+
 def setup(project: Path, home: Path, config: str, user: str = "") -> None:
     """calc.py and its test in `project`; `config` the project's, `user` the user's."""
     (project / "calc.py").write_text(CALC)
@@ -244,7 +248,7 @@ def test_a_question_that_changes_nothing_is_not_nudged(
 def test_the_orchestrator_reads_that_the_coder_changed_nothing(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:
-    setup(project, home, "", "nudge_unchanged: true\n")
+    setup(project, home, "", "nudge_unchanged: true\n" + TWO_MODELS)
     fake = fake_llm(
         [
             text("Done."),  # the Coder (triage sent it the task at once)
@@ -264,7 +268,7 @@ def test_in_dual_mode_the_agent_that_may_run_commands_tests(
     fake_llm, run_zen, project: Path, home: Path
 ) -> None:
     counted = f"{PY} -c \"open('runs.txt', 'a').write('x')\""
-    setup(project, home, f"test_cmd: {json.dumps(counted)}\n")
+    setup(project, home, f"test_cmd: {json.dumps(counted)}\n", TWO_MODELS)
     fake = fake_llm([READ, edit("a + b", "a - b"), text("Done.")])  # the Coder, sent at once
     done = p(run_zen, fake, "make add in calc.py subtract", "--yes", "--dual")
     assert done.code == 0, done.err

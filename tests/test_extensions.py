@@ -61,7 +61,7 @@ def test_project_skills_need_a_trusted_folder(fake_llm, run_zen, project: Path) 
     assert "- deploy: Deploy this service" in fake.requests[1]["messages"][0]["content"]
 
 
-def test_explain_mode_sends_no_tool_that_writes(fake_llm, run_zen) -> None:
+def test_explain_mode_sends_no_tool_that_writes(fake_llm, run_zen, two_models: Path) -> None:
     fake = fake_llm([text("a"), text("b")])
     assert run_zen("-p", "how does it work", "--work-mode", "explain", *args_for(fake)).code == 0
     tools = tool_names(fake.requests[0])

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,8 +26,8 @@ async def yes(_request: ApprovalRequest) -> Approval:
     return Approval("yes")
 
 
-def session_for(fake, root: Path) -> Session:
-    config = load_config(root, {"base_url": fake.base_url, "api_key": "k"}, env={})
+def session_for(fake, root: Path, **extra: Any) -> Session:
+    config = load_config(root, {"base_url": fake.base_url, "api_key": "k", **extra}, env={})
     return closing(Session(config, make_workspace(config, root)))
 
 
@@ -100,7 +101,7 @@ async def test_switching_modes_keeps_the_conversation_and_its_reads(
             text("edited"),
         ]
     )
-    session = session_for(fake, tmp_path)
+    session = session_for(fake, tmp_path, dual_agent={"coder": {"model": "fake-coder"}})
     await session.run("read a.txt", EventLog(), yes)
     session.set_mode("dual")
     session.set_collaboration("controlled")  # the Orchestrator may edit in this mode

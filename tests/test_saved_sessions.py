@@ -57,7 +57,9 @@ async def test_a_saved_session_resumes_as_it_did(name: str, fake_llm, tmp_path: 
     for file, content in SAVED["files"][name].items():
         (root / file).write_text(content)
     fake = fake_llm([text("ok")])
-    extra = {"tool_protocol": "text"} if name == "text" else {}
+    extra: dict[str, Any] = {"tool_protocol": "text"} if name == "text" else {}
+    if name == "dual":  # the orchestrated path it was saved on (one model would go direct)
+        extra["dual_agent"] = {"coder": {"model": "fake-coder"}}
     config = load_config(root, {"base_url": fake.base_url, "api_key": "k", **extra}, env={})
     store = SessionStore(db)
     session = closing(Session(config, make_workspace(config, root), store=store))

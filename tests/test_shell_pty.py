@@ -268,7 +268,9 @@ def dual_script(body: dict[str, Any]) -> Any:
     return tool_calls([call("write-file", {"path": "notes.txt", "content": "hi\n"})])
 
 
-def test_dual_mode_routes_the_task_through_the_orchestrator(shell: Any, project: Path) -> None:
+def test_dual_mode_routes_the_task_through_the_orchestrator(
+    shell: Any, project: Path, two_models: Path
+) -> None:
     zen, fake = shell(dual_script, "--yes", state="single·yes")
     zen.task("/dual", state="dual·delegated·yes")
     zen.task("write a note", state="dual·delegated·yes")
@@ -553,7 +555,11 @@ def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(shell: Any, project
     assert any(line.startswith("broken (stdio): failed") for line in lines), lines
     restarted = zen.task("/mcp restart demo")
     assert "demo: running" in restarted
-    log = zen.task("/mcp log 400")
+    for _ in range(40):  # the server's stderr reaches its log file as zen reads it: soon
+        log = zen.task("/mcp log 400")
+        if "server demo stderr: fake-mcp-server: starting" in log:
+            break
+        time.sleep(0.25)
     assert "server demo stderr: fake-mcp-server: starting" in log
     assert "log file: " in log
     assert "usage: /mcp" in zen.task("/mcp frobnicate")

@@ -195,7 +195,9 @@ def test_auto_keeps_tools_for_a_model_that_calls_them_or_only_talks(
 def test_dual_mode_coder_on_edit_blocks(fake_llm, run_zen, project: Path, home: Path) -> None:
     (project / "calc.py").write_text(CALC)
     (home / ".zen").mkdir()
-    (home / ".zen" / "config.yaml").write_text("dual_agent: {coder: {tool_protocol: text}}\n")
+    (home / ".zen" / "config.yaml").write_text(
+        "dual_agent: {coder: {tool_protocol: text, model: fake-coder}}\n"
+    )
     task = {"task": "[goal] make add subtract [files] calc.py"}
     fake = fake_llm(
         [

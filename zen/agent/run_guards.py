@@ -94,9 +94,12 @@ class RunLimits:
         self.why = ""
         self.limit, self.budget = models.config.max_time, models.config.max_budget_usd
         self._handle: asyncio.TimerHandle | None = None
+        self._deadline = 0.0
+        """The loop time `max_time` ends at, set by the first `start`."""
 
     def start(self, run: Coroutine[Any, Any, RunResult]) -> Awaitable[RunResult]:
-        """`run`, to await: as it is, or in a task the limits can cancel."""
+        """`run`, to await: as it is, or in a task the limits can cancel (a task in two runs,
+        an escalated one, calls this twice: the deadline is the first call's)."""
         limit, budget = self.limit, self.budget
         if limit is None and budget is None:
             return run
@@ -106,8 +109,12 @@ class RunLimits:
             self.why = self.why or reason
             task.cancel()
 
-        if limit is not None:
-            self._handle = asyncio.get_running_loop().call_later(limit, stop, "time")
+        if limit is not None:  # a second part of the task (an escalation) keeps its deadline
+            loop = asyncio.get_running_loop()
+            self._deadline = self._deadline or loop.time() + limit
+            if self._handle is not None:
+                self._handle.cancel()
+            self._handle = loop.call_at(self._deadline, stop, "time")
         self.models.stop_run = stop if budget is not None else None
         return task
 

@@ -160,7 +160,9 @@ class Session(FrontDoor):
             agent = self._hold(direct=True)
         limits = RunLimits(self.models)
         try:
-            result = await limits.start(self._run_top(agent, task, run, opening))
+            result = await limits.start(agent.run(task, run, opening, asks_for_change(task)))
+            if result.stop == "escalated" and self.triage is not None:
+                result = await limits.start(self._escalate(agent, result, task, run))
         except asyncio.CancelledError:
             stopped = limits.stopped()
             if stopped is None:
@@ -179,17 +181,15 @@ class Session(FrontDoor):
             self.conversation.reset()
         return self.conversation.agent()
 
-    async def _run_top(
-        self, agent: Agent, task: str, run: RunContext, opening: Opening | None
+    async def _escalate(
+        self, agent: Agent, done: RunResult, task: str, run: RunContext
     ) -> RunResult:
-        """The task's run; a direct one that outgrew its share is orchestrated (`handover`)."""
-        result = await agent.run(task, run, opening, asks_for_change(task))
-        if result.stop != "escalated" or self.triage is None:
-            return result
-        later, result = await orchestrate(
-            agent, result, self.triage, task, run, lambda: self._hold(direct=False)
+        """A direct run that outgrew its share (`done`, ended `escalated`), orchestrated for
+        the rest of the task (`handover`), under the same limits."""
+        assert self.triage is not None
+        self.triage, result = await orchestrate(
+            agent, done, self.triage, task, run, lambda: self._hold(direct=False)
         )
-        self.triage = later
         return result
 
     async def _triaged(self, agent: Agent, task: str, run: RunContext) -> Opening | None:

@@ -19,6 +19,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from zen.base.paths import expand_user
+
 MAX_BYTES = 1 << 20
 """Of each configuration file read (git's own are a few KB)."""
 PROGRAMS = frozenset(
@@ -44,8 +46,8 @@ def named(gitdir: Path) -> list[Path]:
 def in_user_config(root: Path) -> list[Path]:
     """What the user's global git configuration names (a `core.hooksPath` there applies to
     every repository), relative ones from the workspace."""
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-    configs = [Path(os.path.expanduser("~/.gitconfig")), Path(xdg) / "git" / "config"]
+    xdg = os.environ.get("XDG_CONFIG_HOME") or expand_user("~/.config")
+    configs = [expand_user("~/.gitconfig"), Path(xdg) / "git" / "config"]
     return _named(configs, root)
 
 
@@ -74,7 +76,7 @@ def _named(queue: list[Path], tree: Path) -> list[Path]:
 
 
 def _resolve(text: str, base: Path) -> Path:
-    path = Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
+    path = expand_user(text)
     return Path(os.path.normpath(base / path))
 
 
