@@ -311,6 +311,16 @@ def wait_for(condition: Any, timeout: float = 15) -> bool:
     return False
 
 
+def test_a_long_generation_shows_it_is_still_coming(shell: Any) -> None:
+    """An answer that runs on (to its output cap, say) repeats the same line: the live line
+    then also says how much arrived and for how long, so it never looks stuck."""
+    line = "the same line again\n"
+    zen, _ = shell([text(line * 45, chunk=len(line), chunk_delay=0.2)])
+    out = zen.task("go on")
+    assert re.search(r"· \d+ tokens, \d+s", out), out[-600:]
+    assert zen.exit() == 0
+
+
 def test_ctrl_c_stops_a_slow_stream_and_a_running_command(shell: Any) -> None:
     zen, fake = shell(
         [

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from zen.base import events as ev
 from zen.base.terminal_safe import terminal_safe
-from zen.ui.format import fold, is_nested
+from zen.ui.format import fold, is_nested, tokens
 from zen.ui.live_line import LiveLine
 from zen.ui.markdown_stream import LIVE_CHARS, BlockSplitter, render_block, tail_of
 from zen.ui.term import Caps
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 REASONING_LINES = 3
+LONG_ANSWER = 5.0
+"""Seconds of streaming after which the live line also says how much arrived: an answer that
+runs on to its output cap repeats itself and would look stuck."""
 REPORT_LINES = 3
 THINKING = "thinking: "
 
@@ -47,6 +50,9 @@ class LogRenderer:
         self.console = console
         self.caps = caps
         self.live = LiveLine(console, caps, interval, clock)
+        self.clock = clock
+        self._streamed: dict[str, tuple[float, int]] = {}
+        """Per agent: when its turn began, characters of answer received since."""
         self._text: dict[str, BlockSplitter] = {}
         self._nested_text: dict[str, list[str]] = {}
         self._reasoning: dict[str, list[str]] = {}
@@ -73,6 +79,7 @@ class LogRenderer:
             tool(self.tools, event)
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
+        self._streamed[e.agent] = (self.clock(), 0)
         self._printed.pop(e.agent, None)
         self._replay.pop(e.agent, None)
         self.live.set(("turn", e.agent), f"{e.agent} › waiting for the model")
@@ -97,7 +104,18 @@ class LogRenderer:
             splitter = self._text[agent] = BlockSplitter()
         for block in splitter.feed(e.text):
             self._block(agent, block)
-        self.live.set(("turn", agent), splitter.tail_text, tail=True)
+        began, got = self._streamed.get(agent, (self.clock(), 0))
+        self._streamed[agent] = (began, got + len(e.text))
+        self.live.set(("turn", agent), lambda: self._so_far(agent, splitter.tail_text()), tail=True)
+
+    def _so_far(self, agent: str, tail: str) -> str:
+        """The live line of a streaming answer: its tail, and past `LONG_ANSWER` how much
+        arrived (tokens by zen's estimate, 4 characters each) and for how long."""
+        began, got = self._streamed.get(agent, (0.0, 0))
+        took = self.clock() - began
+        if took < LONG_ANSWER:
+            return tail
+        return f"{tail} · {tokens(got // 4)} tokens, {took:.0f}s"
 
     def _retrying(self, e: ev.Retrying) -> None:
         """The stream restarts from scratch. What it half-showed (the live line) is dropped;
