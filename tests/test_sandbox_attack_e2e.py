@@ -123,3 +123,20 @@ def test_a_fifo_a_command_leaves_as_gitignore_does_not_hang_glob(
     assert done.code == 0, done.err
     told = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
     assert "MADE" in told[0] and "a.py" in told[1]
+
+
+def test_a_script_git_config_runs_through_an_interpreter_is_guarded(
+    fake_llm, run_zen, repo: Path, tmp_path: Path
+) -> None:
+    """`alias.t = !sh scripts/t.sh` and a clean filter `python3 tools/clean.py`: the program
+    is the interpreter, the script it runs is in the work tree; rewriting the script ran code
+    at the user's next `git t` / `git add` (third round)."""
+    marker = tmp_path / "PWNED"
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "t.sh").write_text("true\n")
+    git(repo, "config", "alias.t", "!sh scripts/t.sh")
+    cmd = f"printf 'touch {marker}\\n' > scripts/t.sh; echo ok > src.txt"
+    _, told = bash(fake_llm, run_zen, cmd, "--yes", env=env())
+    assert (repo / "src.txt").read_text() == "ok\n"
+    subprocess.run(["git", "-C", str(repo), "t"], capture_output=True)
+    assert not marker.exists(), told

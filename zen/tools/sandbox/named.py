@@ -69,10 +69,20 @@ def _named(queue: list[Path], tree: Path) -> list[Path]:
                 found.append(included)
                 queue.append(included)
             elif key.rpartition(".")[2] in PROGRAMS or key.startswith("alias."):
-                word = value.lstrip("!").split(maxsplit=1)
-                if word and "/" in word[0]:
-                    found.append(_resolve(word[0], tree))
+                found += _scripts(value.lstrip("!"), tree)
     return list(dict.fromkeys(found))
+
+
+def _scripts(command: str, tree: Path) -> list[Path]:
+    """The files a configured command may run: every word that is a path (`./fmt.sh`), or
+    names a file of the work tree, not only the first (`sh scripts/t.sh`, `python3 x.py`: the
+    interpreter is the program, the script it runs is the work tree's)."""
+    found = []
+    for word in command.replace('"', " ").replace("'", " ").split():
+        path = _resolve(word, tree)
+        if "/" in word or os.path.lexists(path):
+            found.append(path)
+    return found
 
 
 def _resolve(text: str, base: Path) -> Path:
