@@ -24,13 +24,26 @@ def test_a_large_named_file_comes_with_its_size_and_first_lines(fake_llm, run_ze
     done = run_zen("-p", "how many rows has data.csv? see logo.png", "--yes", *args_for(fake))
     assert done.code == 0, done.err
     first = users(fake.requests[0])[-1]
-    assert f"data.csv is too large to show ({len(ROWS):,} bytes); its first 10 lines" in first
+    shown = f"data.csv is too large to show ({len(ROWS):,} bytes, 4,001 lines); its first 10 lines"
+    assert shown in first
     assert "id,city,temp\n0,city0,0\n" in first and "city10," not in first
     assert "logo.png (110 bytes) is binary: not shown." in first
     assert "\x89PNG" not in first
     ran = users(fake.requests[1])[-1]
     assert "4001 data.csv" in ran  # the bash block ran, its output came back
     assert done.out.strip() == "4001 lines."
+
+
+def test_a_peek_counts_lines_up_to_its_bound(tmp_path, monkeypatch) -> None:
+    from zen.agent.protocols import block_peek
+
+    for data, said in ((b"a\nb", "2"), (b"a\nb\n", "2"), (b"", "0"), (b"x\n" * 600, "600")):
+        (tmp_path / "f").write_bytes(data)
+        with (tmp_path / "f").open("rb") as f:
+            assert block_peek._count_lines(f) == said
+    monkeypatch.setattr(block_peek, "COUNT_BYTES", 1000)
+    with (tmp_path / "f").open("rb") as f:  # 1,200 bytes: past the bound
+        assert block_peek._count_lines(f) == "more than 500"
 
 
 def test_a_peek_is_capped_in_bytes_and_cannot_close_its_fence(fake_llm, run_zen, project):
