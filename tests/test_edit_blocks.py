@@ -63,6 +63,8 @@ def test_a_block_cut_off_or_without_a_path_is_reported_not_applied() -> None:
     assert ">>>>>>> REPLACE" in cut.problem and "cut off" in cut.problem
     (early,) = parse("app.py\n<<<<<<< SEARCH\nold\n")
     assert isinstance(early, Malformed) and "=======" in early.problem
+    undivided = parse("app.py\n<<<<<<< SEARCH\nnew\n>>>>>>> REPLACE\n" + BLOCK)
+    assert undivided == [WholeFile("app.py", "new\n", undivided=True), ONE]  # no divider
     (pathless,) = parse("Here is the change:\n" + BLOCK)
     assert isinstance(pathless, Malformed) and "no file path" in pathless.problem
     nested = parse("app.py\n<<<<<<< SEARCH\nold\n" + BLOCK)

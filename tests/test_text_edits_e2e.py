@@ -80,3 +80,41 @@ def test_a_lazy_placeholder_is_refused_and_dots_are_code(fake_llm, run_zen, proj
         "1. Error: the block for calc.py stands for code it leaves out ('# ... rest of" in refused
     )
     assert (project / "calc.py").read_text() == stub
+
+
+TOML = '[project]\nname = "w"\ndependencies = [\n    "httpx>=0.27",\n]\n\n[tool.x]\ny = 1\n'
+
+
+def test_a_search_block_without_a_divider_holding_the_new_file_is_applied(
+    fake_llm, run_zen, project
+):
+    """The shape Qwen2.5-Coder-1.5B wrote for pyproject.toml: lost as malformed before."""
+    (project / "pyproject.toml").write_text(TOML)
+    new = TOML.replace('"httpx>=0.27",\n', '"httpx>=0.27",\n    "rich>=13",\n')
+    answer = f"pyproject.toml\n<<<<<<< SEARCH\n{new}>>>>>>> REPLACE\n"
+    fake = fake_llm([text(answer), text("Added rich.")])
+    done = run_zen("-p", "Add rich to pyproject.toml", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "pyproject.toml").read_text() == new
+    assert users(fake.requests[1])[-1].startswith("[zen] results of your blocks:\n1. pyproject")
+
+
+def test_a_search_block_without_a_divider_that_is_not_the_file_is_refused(
+    fake_llm, run_zen, project
+):
+    (project / "pyproject.toml").write_text(TOML)
+    copied = '[project]\nname = "w"\n'  # lines copied from the file, the rest never written
+    other = "[tool.x]\ny = 2\n"  # a part of the file only: applied as whole, it would cut
+    fake = fake_llm(
+        [
+            text(f"pyproject.toml\n<<<<<<< SEARCH\n{copied}>>>>>>> REPLACE\n"),
+            text(f"pyproject.toml\n<<<<<<< SEARCH\n{other}>>>>>>> REPLACE\n"),
+            text("I give up."),
+        ]
+    )
+    done = run_zen("-p", "Change pyproject.toml", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "pyproject.toml").read_text() == TOML
+    for request in fake.requests[1:3]:
+        said = users(request)[-1]
+        assert "block for pyproject.toml has no ======= line" in said

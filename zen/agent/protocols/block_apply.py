@@ -184,14 +184,31 @@ def owner(ctx: ToolContext, messages: list[dict[str, Any]], content: str) -> str
     return adds[0] if not found and len(shown) == 1 and adds else None
 
 
+def _rewrites(old: str, content: str, shown: str) -> bool:
+    """A SEARCH/REPLACE block with no divider is a new version of the file when it is not
+    lines copied from it (a block cut before its divider) and reads as the whole file, or as
+    a Python snippet the merge can place."""
+    if not content.strip() or content.strip() in old:
+        return False
+    return _alike(old, content) or (shown.endswith(".py") and snippet.is_snippet(old, content))
+
+
 def _alike(old: str, new: str) -> bool:
     """Most lines of `old` are in `new` and most of `new` is from `old`."""
     a, b = old.splitlines(), new.splitlines()
     return bool(a) and difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
 
 
+UNDIVIDED = (
+    "has no ======= line between the lines to find and the new lines; to rewrite the whole "
+    "file, send its path, then the whole new file in a fenced block"
+)
+
+
 def _create(t: Target, block: Replace | WholeFile) -> Plan:
     """A block for a file that does not exist: a whole file (or an empty SEARCH) creates it."""
+    if isinstance(block, WholeFile) and block.undivided:
+        return False, f"Error: {t.shown} does not exist, and the block for it {UNDIVIDED}"
     if isinstance(block, WholeFile):
         content = without_stray_divider(block.content, None)
         return Call("write-file", {"path": block.path, "content": content})
@@ -206,6 +223,8 @@ def _create(t: Target, block: Replace | WholeFile) -> Plan:
 def _whole(t: Target, text: str, block: WholeFile) -> Plan:
     old = text.replace("\r\n", "\n")
     content = without_stray_divider(block.content, old)
+    if block.undivided and not _rewrites(old, content, t.shown):
+        return False, f"Error: the SEARCH/REPLACE block for {t.shown} {UNDIVIDED}"
     if old == content:
         return True, f"{t.shown}: unchanged"
     left_out = lazy.placeholders(old, content)

@@ -153,11 +153,13 @@ def _search_replace(lines: list[str], head: int, path: str | None) -> tuple[Bloc
             return Malformed(_where(path) + "a new <<<<<<< SEARCH began before >>>>>>> REPLACE"), i
         if part is search and DIVIDER.match(line):
             part = replace
-        elif part is replace and UPDATED.match(line):
+        elif UPDATED.match(line):
             if path is None:
                 return Malformed("a SEARCH/REPLACE block has no file path on the line above it"), (
                     i + 1
                 )
+            if part is search:  # no ======= line: maybe the whole new file (the applier decides)
+                return WholeFile(path, _joined(search), undivided=True), i + 1
             return Replace(path, _joined(search), _joined(replace)), i + 1
         else:
             part.append(line)

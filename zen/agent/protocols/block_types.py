@@ -23,6 +23,9 @@ class WholeFile:
 
     path: str
     content: str
+    undivided: bool = False
+    """Written as a SEARCH/REPLACE block with no `=======` line (a 1.5B model's way of
+    writing a whole new file): applied only when it reads as the whole file (`block_apply`)."""
 
 
 @dataclass(frozen=True)
