@@ -120,6 +120,19 @@ async def test_a_repeating_stream_is_stopped_and_the_model_told(fake_llm, tmp_pa
     assert any("kept repeating" in w for w in warnings)
 
 
+async def test_blocks_before_the_repeats_are_applied_on_edit_blocks(fake_llm, tmp_path: Path):
+    """Qwen2.5-Coder-1.5B wrote a right block, then looped: the block was lost."""
+    (tmp_path / "a.txt").write_text("old\n")
+    block = "a.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n\n"
+    fake = fake_llm([endless(LOOP, prefix=block), text("done")])
+    session = session_for(fake, tmp_path, tool_protocol="text")
+    result = await session.run("change a.txt", ev.EventLog(), yes)
+    assert result.text == "done" and (tmp_path / "a.txt").read_text() == "new\n"
+    told = fake.requests[1]["messages"][-1]["content"]
+    assert "1. a.txt: " in told and "stopped your answer where it began repeating" in told
+    assert STREAM_NOTE not in told  # one message says both
+
+
 async def test_a_runaway_inside_a_call_is_stopped_too(fake_llm, tmp_path: Path) -> None:
     args = '{"path": "out.txt", "content": "' + "same line\\n" * 3000 + '"}'
     fake = fake_llm([tool_calls([call("write-file", args)], chunk=40), text("ok")])

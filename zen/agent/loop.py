@@ -185,9 +185,12 @@ class Agent:
         reply = await self._query(run)
         reply = self.protocol.recover(reply, str(len(self.transcript)), emit)
         self._keep_reply(reply, turn, emit)
-        if reply.finish_reason == REPETITION:
-            return self._runaway_end(reply.content, turn) if self._ran_away(emit) else None
-        reading = await self.protocol.read(reply, emit)
+        if reply.finish_reason == REPETITION and self._ran_away(emit):
+            return self._runaway_end(reply.content, turn)
+        reading = await self.protocol.read(reply, emit)  # edit blocks before the repeats count
+        if reply.finish_reason == REPETITION and not reading.calls:
+            self.add({"role": "user", "content": STREAM_NOTE})
+            return None
         for message in reading.answers:  # zen answers instead (a cut call, auto's switch)
             self.add(message)
         if reading.answers:
@@ -283,12 +286,9 @@ class Agent:
         return result
 
     def _ran_away(self, emit: ev.Emit) -> bool:
-        """An answer stopped for repeating itself: the model is told, unless the run ends."""
+        """An answer stopped for repeating itself, counted: True when the run ends."""
         self.runaways.stopped_answer(self.name, emit)
-        if self.runaways.ended:
-            return True
-        self.add({"role": "user", "content": STREAM_NOTE})
-        return False
+        return self.runaways.ended
 
     def _runaway_end(self, content: str, turn: int) -> RunResult:
         text = f"{content}\n\n{STOP_MARK}".lstrip()

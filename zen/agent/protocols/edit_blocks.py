@@ -29,6 +29,7 @@ from zen.agent.runaway import Runaways
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
 from zen.base.preamble import asked
+from zen.llm.repetition import REPETITION
 from zen.llm.types import AssistantTurn, ToolCall
 from zen.settings.prompts import load_prompt, render
 from zen.tools.base import ToolContext, ToolResult
@@ -43,6 +44,12 @@ NOTE = "[zen] "
 user, so compaction and the session's turns leave them out of the user's words."""
 ALL_DONE = "All applied. If the task is done, answer in a sentence without blocks."
 CUT = "Your answer was cut at max_tokens: send fewer, smaller blocks."
+STOPPED = (
+    "zen stopped your answer where it began repeating itself; the blocks before that are "
+    "above. Do not write it again."
+)
+ENDS = {"length": CUT, REPETITION: STOPPED}
+"""What is said after the results of an answer that did not end by itself."""
 SOME_FAILED = "Fix what failed with new blocks; when the task is done, answer without blocks."
 MAX_ANSWER = 1_000_000
 """Bytes of an answer read for blocks. More than any model writes in one answer (128K output
@@ -108,7 +115,7 @@ class EditBlocks(ToolProtocol):
         return Blocks(
             [BlockStep(applier, block, f"block-{n}") for n, block in enumerate(blocks, 1)],
             applier=applier,
-            cut=reply.finish_reason == "length",
+            cut=ENDS.get(reply.finish_reason or "", ""),
         )
 
     async def ask_again(self) -> Message:
@@ -194,7 +201,8 @@ class Blocks(Reading):
     """One answer's blocks: applied in order, their results one `[zen]` user message."""
 
     applier: Applier | None = None
-    cut: bool = False
+    cut: str = ""
+    """Said after the results: the answer was cut (max_tokens) or stopped (repeats)."""
 
     def answer(
         self,
@@ -210,7 +218,7 @@ class Blocks(Reading):
             return None  # nothing left to do: the answer stands
         lines = [(results[c.id].ok, results[c.id].output) for c in self.calls]
         if self.cut:
-            lines.append((False, CUT))
+            lines.append((False, self.cut))
         body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(lines, 1))
         tail = ALL_DONE if all(ok for ok, _ in lines) and not checked else SOME_FAILED
         head = f"{NOTE}results of your blocks:\n{body}"
