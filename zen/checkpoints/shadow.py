@@ -31,6 +31,7 @@ from zen.base.paths import private_dir
 from zen.checkpoints import scope
 from zen.checkpoints.adopted import AdoptionLog, adopt, effective_tree
 from zen.checkpoints.files import folder_size, nul_list, unrecordable, write_private
+from zen.checkpoints.git_inputs import refusal, unsafe_inputs
 from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_shadow_git
 
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
@@ -154,6 +155,7 @@ class ShadowRepo:
                 await asyncio.to_thread(shutil.copyfile, shared, index)
         with contextlib.suppress(OSError):
             (self.folder / (index.name + ".lock")).unlink()  # left by a killed git of ours
+        await self.check_inputs()
         listed = await self.git(
             "ls-files",
             "-z",
@@ -193,6 +195,12 @@ class ShadowRepo:
         if paths:
             await asyncio.to_thread(self._publish)
         return tree
+
+    async def check_inputs(self) -> None:
+        """CheckpointError at once if git would wait on a file it opens (`git_inputs.py`)."""
+        found = await asyncio.to_thread(unsafe_inputs, self.root, self.own)
+        if found:
+            raise CheckpointError(refusal(found))
 
     def _sort(self, paths: list[str]) -> tuple[list[str], list[str]]:
         """(paths to record, paths to leave out: bigger than the limit, unreadable, special);
@@ -270,6 +278,7 @@ class ShadowRepo:
 
     async def ignored(self) -> list[str]:
         """What `.gitignore` keeps out of snapshots: files, and `folder/` for a whole one."""
+        await self.check_inputs()
         out = await self.git(
             "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"
         )
@@ -307,6 +316,7 @@ class ShadowRepo:
         """
         if not paths:
             return
+        await self.check_inputs()
         scratch = self.folder / f"restore-{os.getpid()}-{secrets.token_hex(3)}"
         try:
             await self.git("read-tree", tree, index=scratch)
