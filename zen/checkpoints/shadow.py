@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import os
 import secrets
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from zen.base.paths import private_dir
@@ -33,23 +31,10 @@ from zen.checkpoints.adopted import AdoptionLog, adopt, effective_tree
 from zen.checkpoints.files import folder_size, nul_list, unrecordable, write_private
 from zen.checkpoints.git_inputs import refusal, unsafe_inputs
 from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_shadow_git
+from zen.checkpoints.tree_diff import Change, changes, numstat
 
+__all__ = ["Change", "ShadowRepo"]
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
-
-
-@dataclass(frozen=True)
-class Change:
-    """One path that differs between two snapshots (git's raw diff, without renames)."""
-
-    path: str
-    status: str
-    """A added, D deleted, M modified, T type changed (file <-> symlink)."""
-    old_mode: str
-    new_mode: str
-
-
-def workspace_key(root: Path) -> str:
-    return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
 class ShadowRepo:
@@ -265,16 +250,7 @@ class ShadowRepo:
 
     async def changes(self, old: str, new: str) -> list[Change]:
         """What differs between two trees, path by path."""
-        if old == new:
-            return []
-        out = await self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", old, new)
-        parts = out.decode("utf-8", "surrogateescape").split("\0")
-        found: list[Change] = []
-        for meta, path in zip(parts[0::2], parts[1::2], strict=False):
-            fields = meta.lstrip(":").split()
-            if len(fields) >= 5:
-                found.append(Change(path, fields[4][:1], fields[0], fields[1]))
-        return found
+        return await changes(self.git, old, new)
 
     async def ignored(self) -> list[str]:
         """What `.gitignore` keeps out of snapshots: files, and `folder/` for a whole one."""
@@ -287,26 +263,7 @@ class ShadowRepo:
 
     async def numstat(self, old: str, new: str) -> dict[str, tuple[int, int] | None]:
         """Lines added and removed per path; None for a binary file."""
-        if old == new:
-            return {}
-        out = await self.git(
-            "diff-tree",
-            "-r",
-            "-z",
-            "--no-renames",
-            "--numstat",
-            "--no-textconv",
-            "--no-ext-diff",
-            old,
-            new,
-        )
-        stats: dict[str, tuple[int, int] | None] = {}
-        for record in out.decode("utf-8", "surrogateescape").split("\0"):
-            fields = record.split("\t", 2)
-            if len(fields) == 3:
-                added, removed, path = fields
-                stats[path] = None if added == "-" else (int(added), int(removed))
-        return stats
+        return await numstat(self.git, old, new)
 
     async def checkout(self, tree: str, paths: list[str]) -> None:
         """Write `paths` as they are in `tree` into the workspace (bytes and exec bit).

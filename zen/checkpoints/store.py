@@ -30,7 +30,8 @@ from zen.checkpoints import scope
 from zen.checkpoints.copies import CopyRepo
 from zen.checkpoints.files import write_private
 from zen.checkpoints.plan import Checkpoint, Plan, changed_since, in_the_way
-from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key
+from zen.checkpoints.scope import workspace_key
+from zen.checkpoints.shadow import Change, ShadowRepo
 
 GAP_ENDS = frozenset({"before", "rewind"})
 """Kinds recorded when zen starts acting: what changed just before them was not zen."""
