@@ -20,7 +20,6 @@ class MessageQueries:
     def append(self, sid: str, message: dict[str, Any], state: dict[str, Any] | None = None) -> int:
         """Write one message at the end of the active branch (and the session's state with
         it, atomically); its position on the branch."""
-        body, blob, text = pack(message)
         now = time.time()
         with transaction(self.db) as db:
             branch = self._branch(sid)
@@ -28,13 +27,7 @@ class MessageQueries:
                 "SELECT COALESCE(MAX(seq) + 1, 0) FROM messages WHERE session_id=? AND branch=?",
                 (sid, branch),
             ).fetchone()[0]
-            if blob:
-                db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)", (blob, text))
-            db.execute(
-                "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
-                " VALUES(?,?,?,?,?,?,?)",
-                (sid, branch, seq, str(message.get("role", "")), body, blob, now),
-            )
+            _insert(db, sid, branch, seq, message, now)
             if state is None:
                 db.execute("UPDATE sessions SET updated=? WHERE id=?", (now, sid))
             else:
@@ -86,14 +79,7 @@ class MessageQueries:
             old = self._branch(sid)
             new = self._new_branch(sid, old, None, reason)
             for seq, message in enumerate(messages):
-                body, blob, text = pack(message)
-                if blob:
-                    db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)", (blob, text))
-                db.execute(
-                    "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
-                    " VALUES(?,?,?,?,?,?,?)",
-                    (sid, new, seq, str(message.get("role", "")), body, blob, now),
-                )
+                _insert(db, sid, new, seq, message, now)
         return new
 
     def branches(self, sid: str) -> list[dict[str, Any]]:
@@ -128,3 +114,17 @@ class MessageQueries:
             "UPDATE sessions SET branch=?, updated=? WHERE id=?", (new, time.time(), sid)
         )
         return int(new)
+
+
+def _insert(
+    db: Database, sid: str, branch: int, seq: int, message: dict[str, Any], now: float
+) -> None:
+    """One message row (its large content stored once, in `blobs`), inside a transaction."""
+    body, blob, text = pack(message)
+    if blob:
+        db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)", (blob, text))
+    db.execute(
+        "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
+        " VALUES(?,?,?,?,?,?,?)",
+        (sid, branch, seq, str(message.get("role", "")), body, blob, now),
+    )
