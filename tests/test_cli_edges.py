@@ -169,3 +169,21 @@ def test_the_usage_line_names_the_subcommands(run_zen) -> None:
     assert done.code == 0 and usage.startswith("usage: zen [OPTIONS]"), done.out
     assert "zen -p TASK" in usage
     assert all(name in usage for name in SUBCOMMANDS), usage
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["-C", "missing", "-p", "hi"], "zen: -C missing: no such directory"),
+        (["diff", "-C", "missing"], "zen: -C missing: no such directory"),
+        (["rewind", "-C", "missing"], "zen: -C missing: no such directory"),
+        (["trust", "missing"], "zen: missing: no such directory"),
+    ],
+)
+def test_a_directory_argument_that_is_no_folder_is_a_usage_error(
+    run_zen: Any, args: list[str], said: str
+) -> None:
+    """Every command taking a DIR checks it one way (`paths.directory_arg`), before anything."""
+    done = run_zen(*args)
+    assert done.code == 2, done
+    assert said in done.err

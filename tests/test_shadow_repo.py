@@ -7,10 +7,13 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
+from zen.checkpoints.safe_git import CheckpointError
+from zen.checkpoints.shadow import ShadowRepo
 from zen.checkpoints.store import CheckpointStore
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks and modes")
@@ -129,4 +132,29 @@ def test_two_processes_snapshot_one_workspace_at_once(ws: Path, tmp_path: Path) 
     asyncio.run(store.record("after", run="test"))
     now = asyncio.run(store.plan(store.checkpoints()[-1]))
     assert now.changes == []  # a snapshot taken now is the workspace as it is
+    store.close()
+
+
+@pytest.mark.parametrize("name", ["sub/.gitignore", ".gitattributes", "sub/deeper/.gitattributes"])
+async def test_a_fifo_git_would_open_refuses_the_snapshot_at_once(
+    ws: Path, tmp_path: Path, name: str
+) -> None:
+    """git opens `.gitignore`/`.gitattributes` itself, blocking on a FIFO until its deadline:
+    the snapshot is refused before git runs, naming the file (docs/security.md, item 7)."""
+    (ws / "sub" / "deeper").mkdir(parents=True)
+    (ws / "sub" / "deeper" / "a.txt").write_text("a\n")
+    (ws / "ignored").mkdir()
+    (ws / ".gitignore").write_text("ignored/\n")
+    os.mkfifo(ws / "ignored" / ".gitignore")  # git never enters an ignored folder: harmless
+    store = CheckpointStore(ws, folder=tmp_path / "shadow")
+    assert isinstance(store.repo, ShadowRepo)
+    store.repo.timeout = 10
+    await store.record("before")
+    os.mkfifo(ws / name)
+    started = time.monotonic()
+    with pytest.raises(CheckpointError, match=f"{name} is a named pipe"):
+        await store.record("before")
+    assert time.monotonic() - started < 5
+    (ws / name).unlink()
+    await store.record("before")
     store.close()

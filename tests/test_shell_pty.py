@@ -104,16 +104,24 @@ class Zen:
     def type(self, keys: str) -> None:
         self.child.send(keys)
 
-    def task(self, line: str, state: str = "single") -> str:
-        """Type `line`, press Enter, wait for the next prompt; what was written meanwhile."""
+    def task(self, line: str, state: str = "single", timeout: float | None = None) -> str:
+        """Type `line`, press Enter, wait for the next prompt; what was written meanwhile.
+        `timeout`: for a command zen itself gives a longer deadline than pexpect's 30 s."""
         start = self.raw.tell()
         self.child.send(line + "\r")
         self.child.expect(re.escape(b"\x1b[?2004l"))  # the prompt is done with the line
-        self.prompt(state)
+        if timeout is None:
+            self.prompt(state)
+        else:
+            self.child.timeout, before = timeout, self.child.timeout
+            try:
+                self.prompt(state)
+            finally:
+                self.child.timeout = before
         return self.raw.getvalue()[start:].decode("utf-8", "replace")
 
-    def expect(self, text: str) -> None:
-        self.child.expect(re.escape(text.encode()))
+    def expect(self, text: str, timeout: float = -1) -> None:
+        self.child.expect(re.escape(text.encode()), timeout=timeout)
 
     def exit(self, keys: str = "/exit\r") -> int:
         """Type `keys` to the prompt (waiting until one reads them) and wait for the end."""
@@ -539,6 +547,20 @@ def test_piped_input_and_output_are_plain(fake_llm: Any, project: Path, home: Pa
     assert user_texts(fake.requests[0]) == ["hello there"]
 
 
+MCP_START_WAIT = 90.0
+"""Seconds a test waits for MCP start-up: past zen's 30 s `start_timeout` of a server."""
+
+
+def unwrapped(raw: str) -> str:
+    """`raw` without escape sequences and whitespace: a line the renderer wrapped still matches."""
+    return "".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw).split())
+
+
+def mcp_log(zen: Zen) -> str:
+    """What the screen shows, for a failed assertion about `/mcp log`."""
+    return "\n".join(zen.lines()[-40:])
+
+
 def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(shell: Any, project: Path) -> None:
     import json
 
@@ -557,20 +579,28 @@ def test_mcp_shows_the_servers_and_a_broken_one_is_a_warning(shell: Any, project
         )
     )
     zen, _ = shell([], "--trust")
-    zen.expect("warning: MCP server broken is not available")  # once start-up is over
+    # Said once start-up is over, i.e. once demo is up too: zen gives each server 30 s
+    # (`start_timeout`) and a loaded machine takes most of that to start a Python server, so
+    # wait past zen's own deadline, not pexpect's 30 s (under `-n 2` on a busy 2-core machine
+    # this expect timed out with demo still starting: the SDK import alone took 27 s).
+    zen.expect("warning: MCP server broken is not available", timeout=MCP_START_WAIT)
     zen.task("/mcp")
     lines = zen.lines()
     assert "starting 2 MCP servers…" in lines  # in the background: the prompt did not wait
     assert any(re.match(r"demo \(stdio\): running, \d+ tools", line) for line in lines)
     assert any(line.startswith("broken (stdio): failed") for line in lines), lines
-    restarted = zen.task("/mcp restart demo")
+    restarted = zen.task("/mcp restart demo", timeout=MCP_START_WAIT)  # the same deadline
     assert "demo: running" in restarted
-    for _ in range(40):  # the server's stderr reaches its log file as zen reads it: soon
+    # The log line is 85 characters: where the shell renders at 80 columns (seen under load:
+    # the whole `/mcp log` output, `log file:` path included, wrapped at 80), it is split in
+    # two, so it is looked for with the line breaks and escape sequences taken out.
+    marker = unwrapped("server demo stderr: fake-mcp-server: starting")
+    for _ in range(40):  # a server's stderr reaches the log as zen's reader thread gets it
         log = zen.task("/mcp log 400")
-        if "server demo stderr: fake-mcp-server: starting" in log:
+        if marker in unwrapped(log):
             break
         time.sleep(0.25)
-    assert "server demo stderr: fake-mcp-server: starting" in log
+    assert marker in unwrapped(log), mcp_log(zen)
     assert "log file: " in log
     assert "usage: /mcp" in zen.task("/mcp frobnicate")
     assert zen.exit() == 0

@@ -44,6 +44,15 @@ def expand_user(path: str | os.PathLike[str]) -> Path:
     return Path(text)
 
 
+def directory_arg(given: str | None, flag: str = "-C") -> tuple[Path, str]:
+    """The folder a command's DIR argument names (the current one without it) and why it
+    cannot be used ("" when it can): every command taking one checks it this one way."""
+    path = expand_user(given or ".")
+    if path.is_dir():
+        return path, ""
+    return path, f"{f'{flag} ' if flag else ''}{given}: no such directory"
+
+
 def zen_home() -> Path:
     """`~/.zen`, not created."""
     return Path.home() / ".zen"

@@ -10,10 +10,16 @@ so (front-ends ask: `home_question`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 from zen.base.paths import user_home, zen_home
+
+
+def workspace_key(root: Path) -> str:
+    """The name of a workspace's snapshot folder: its path, hashed."""
+    return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
 def refusal(root: Path) -> str | None:

@@ -20,35 +20,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import os
 import secrets
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from zen.base.paths import private_dir
 from zen.checkpoints import scope
 from zen.checkpoints.adopted import AdoptionLog, adopt, effective_tree
 from zen.checkpoints.files import folder_size, nul_list, unrecordable, write_private
+from zen.checkpoints.git_inputs import refusal, unsafe_inputs
 from zen.checkpoints.safe_git import TIMEOUT, CheckpointError, run_shadow_git
+from zen.checkpoints.tree_diff import Change, changes, numstat
 
+__all__ = ["Change", "ShadowRepo"]
 ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding !eol !diff\n"
-
-
-@dataclass(frozen=True)
-class Change:
-    """One path that differs between two snapshots (git's raw diff, without renames)."""
-
-    path: str
-    status: str
-    """A added, D deleted, M modified, T type changed (file <-> symlink)."""
-    old_mode: str
-    new_mode: str
-
-
-def workspace_key(root: Path) -> str:
-    return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
 class ShadowRepo:
@@ -154,6 +140,7 @@ class ShadowRepo:
                 await asyncio.to_thread(shutil.copyfile, shared, index)
         with contextlib.suppress(OSError):
             (self.folder / (index.name + ".lock")).unlink()  # left by a killed git of ours
+        await self.check_inputs()
         listed = await self.git(
             "ls-files",
             "-z",
@@ -193,6 +180,12 @@ class ShadowRepo:
         if paths:
             await asyncio.to_thread(self._publish)
         return tree
+
+    async def check_inputs(self) -> None:
+        """CheckpointError at once if git would wait on a file it opens (`git_inputs.py`)."""
+        found = await asyncio.to_thread(unsafe_inputs, self.root, self.own)
+        if found:
+            raise CheckpointError(refusal(found))
 
     def _sort(self, paths: list[str]) -> tuple[list[str], list[str]]:
         """(paths to record, paths to leave out: bigger than the limit, unreadable, special);
@@ -257,19 +250,11 @@ class ShadowRepo:
 
     async def changes(self, old: str, new: str) -> list[Change]:
         """What differs between two trees, path by path."""
-        if old == new:
-            return []
-        out = await self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", old, new)
-        parts = out.decode("utf-8", "surrogateescape").split("\0")
-        found: list[Change] = []
-        for meta, path in zip(parts[0::2], parts[1::2], strict=False):
-            fields = meta.lstrip(":").split()
-            if len(fields) >= 5:
-                found.append(Change(path, fields[4][:1], fields[0], fields[1]))
-        return found
+        return await changes(self.git, old, new)
 
     async def ignored(self) -> list[str]:
         """What `.gitignore` keeps out of snapshots: files, and `folder/` for a whole one."""
+        await self.check_inputs()
         out = await self.git(
             "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"
         )
@@ -278,26 +263,7 @@ class ShadowRepo:
 
     async def numstat(self, old: str, new: str) -> dict[str, tuple[int, int] | None]:
         """Lines added and removed per path; None for a binary file."""
-        if old == new:
-            return {}
-        out = await self.git(
-            "diff-tree",
-            "-r",
-            "-z",
-            "--no-renames",
-            "--numstat",
-            "--no-textconv",
-            "--no-ext-diff",
-            old,
-            new,
-        )
-        stats: dict[str, tuple[int, int] | None] = {}
-        for record in out.decode("utf-8", "surrogateescape").split("\0"):
-            fields = record.split("\t", 2)
-            if len(fields) == 3:
-                added, removed, path = fields
-                stats[path] = None if added == "-" else (int(added), int(removed))
-        return stats
+        return await numstat(self.git, old, new)
 
     async def checkout(self, tree: str, paths: list[str]) -> None:
         """Write `paths` as they are in `tree` into the workspace (bytes and exec bit).
@@ -307,6 +273,7 @@ class ShadowRepo:
         """
         if not paths:
             return
+        await self.check_inputs()
         scratch = self.folder / f"restore-{os.getpid()}-{secrets.token_hex(3)}"
         try:
             await self.git("read-tree", tree, index=scratch)

@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import secrets
-import stat
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -30,7 +29,9 @@ from zen.checkpoints import scope
 from zen.checkpoints.copies import CopyRepo
 from zen.checkpoints.files import write_private
 from zen.checkpoints.plan import Checkpoint, Plan, changed_since, in_the_way
-from zen.checkpoints.shadow import Change, ShadowRepo, workspace_key
+from zen.checkpoints.restore_files import remove_and_remember, restore_modes
+from zen.checkpoints.scope import workspace_key
+from zen.checkpoints.shadow import ShadowRepo
 
 GAP_ENDS = frozenset({"before", "rewind"})
 """Kinds recorded when zen starts acting: what changed just before them was not zen."""
@@ -195,62 +196,12 @@ class CheckpointStore:
         await self.remember(plan.current)  # the present, so this rewind can be undone too
         removed = [c for c in chosen if c.status in ("D", "T")]
         written = [c for c in chosen if c.status in ("A", "M", "T")]
-        modes = await asyncio.to_thread(self._remove_and_remember, removed, written)
+        own = self.repo.own
+        modes = await asyncio.to_thread(remove_and_remember, self.root, own, removed, written)
         await self.repo.checkout(plan.tree or plan.target.tree, [c.path for c in written])
-        await asyncio.to_thread(self._restore_modes, modes)
+        await asyncio.to_thread(restore_modes, modes)
         await self.record("restored", run, label=f"rewound to {plan.target.id}")
         return [c.path for c in chosen]
-
-    def _inside(self, rel: str) -> Path | None:
-        """The path, if its folder really is inside the workspace (no symlinked folder)."""
-        if scope.inside(rel, self.repo.own):
-            return None  # zen's own state: never touched
-        full = self.root / rel
-        try:
-            parent = full.parent.resolve()
-        except (OSError, RuntimeError):
-            return None
-        if parent != self.root and not parent.is_relative_to(self.root):
-            return None
-        return parent / full.name
-
-    def _remove_and_remember(self, removed: list[Change], written: list[Change]) -> dict[Path, int]:
-        """Delete what the target does not have; note the mode of files about to be
-        rewritten, so restored files keep permissions git does not record (0640...)."""
-        modes: dict[Path, int] = {}
-        for change in written:
-            path = self._inside(change.path)
-            if path is None or change.old_mode != change.new_mode:
-                continue
-            with contextlib.suppress(OSError):
-                st = os.lstat(path)
-                if stat.S_ISREG(st.st_mode):
-                    modes[path] = stat.S_IMODE(st.st_mode)
-        for change in removed:
-            path = self._inside(change.path)
-            if path is None:
-                continue
-            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
-                if not stat.S_ISDIR(os.lstat(path).st_mode):
-                    os.unlink(path)
-            if change.status == "D":
-                self._remove_empty_parents(path)
-        return modes
-
-    def _remove_empty_parents(self, path: Path) -> None:
-        folder = path.parent
-        while folder != self.root and folder.is_relative_to(self.root):
-            try:
-                folder.rmdir()
-            except OSError:
-                return
-            folder = folder.parent
-
-    @staticmethod
-    def _restore_modes(modes: dict[Path, int]) -> None:
-        for path, mode in modes.items():
-            with contextlib.suppress(OSError):
-                os.chmod(path, mode)
 
     # -- retention --------------------------------------------------------------------------
 

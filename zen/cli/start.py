@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 
 def start(args: argparse.Namespace) -> int:
     """`zen [flags]`: the shell, or with `-p` one task."""
-    from zen.base.paths import expand_user
+    from zen.base.paths import directory_arg
 
-    workspace = expand_user(args.directory or ".")
-    problem = flag_problem(args, workspace)
+    workspace, problem = directory_arg(args.directory)
+    problem = problem or flag_problem(args)
     if problem:
         return refuse(args, problem)
     root = workspace.resolve()
@@ -63,10 +63,8 @@ def snapshot_home(args: argparse.Namespace, root: Path, interactive: bool) -> bo
     return ask_snapshot_home()
 
 
-def flag_problem(args: argparse.Namespace, workspace: Path) -> str:
+def flag_problem(args: argparse.Namespace) -> str:
     """What makes the flags unusable ("" if nothing); what `--collab` implies, noted on stderr."""
-    if not workspace.is_dir():
-        return f"-C {args.directory}: no such directory"
     if args.max_turns is not None and args.max_turns < 1:
         return "--max-turns must be at least 1"
     if args.collaboration and args.agent_mode is None:

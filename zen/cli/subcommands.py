@@ -145,7 +145,7 @@ def trust_command(argv: list[str]) -> int:
     which.add_argument("--list", action="store_true", help="list trusted folders")
     which.add_argument("--remove", metavar="DIR", help="stop trusting DIR")
     args = parser.parse_args(argv)
-    from zen.base.paths import expand_user
+    from zen.base.paths import directory_arg, expand_user
     from zen.base.terminal_safe import terminal_safe as safe
     from zen.settings import trust
 
@@ -162,9 +162,9 @@ def trust_command(argv: list[str]) -> int:
                 return fail(f"{args.remove} is not a trusted folder (see zen trust --list)")
             print(safe(f"no longer trusted: {expand_user(args.remove).resolve()}"))
             return exits.DONE
-        root = expand_user(args.directory)
-        if not root.is_dir():
-            return fail(f"{args.directory}: no such directory")
+        root, problem = directory_arg(args.directory, flag="")
+        if problem:
+            return fail(problem)
         state = trust.check(root)
         answer = _ask(state)
         if answer is False:

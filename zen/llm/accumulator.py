@@ -24,9 +24,11 @@ import json
 from typing import Any
 
 from zen.base.events import Event, ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStarted
+from zen.llm.chunk_shape import completion_as_chunk, kind, text_of, token_usage, wrong
 from zen.llm.sse import Malformed
 from zen.llm.types import AssistantTurn, TokenUsage, ToolCall
 
+__all__ = ["MAX_ANSWER", "StreamAccumulator", "StreamError", "completion_as_chunk"]
 _NOTHING: tuple[Event, ...] = ()
 MAX_ANSWER = 64 * 1024 * 1024
 """Characters of one answer (text, reasoning, arguments) before it is refused as malformed: a
@@ -54,36 +56,6 @@ class _Call:
         return True
 
 
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), "a number")
-
-
-def _wrong(field: str, value: Any, want: str) -> Malformed:
-    return Malformed(f"the server sent a chunk whose {field} is {_kind(value)}, not {want}")
-
-
-def _text(value: Any, field: str) -> str | None:
-    if value is None or type(value) is str:
-        return value
-    raise _wrong(field, value, "text")
-
-
-def _count(value: Any, field: str) -> int:
-    if value is None:
-        return 0
-    if type(value) is int:
-        return value
-    if type(value) is float and value.is_integer():
-        return int(value)
-    raise _wrong(field, value, "a number")
-
-
 class StreamAccumulator:
     """Feed it every chunk of one response; `finish()` gives the turn."""
 
@@ -107,12 +79,12 @@ class StreamAccumulator:
     def feed(self, chunk: Any) -> list[Event] | tuple[Event, ...]:
         """Take one chunk; return the events it produces, in order."""
         if type(chunk) is not dict:
-            raise Malformed(f"the server sent a chunk that is {_kind(chunk)}, not an object")
+            raise Malformed(f"the server sent a chunk that is {kind(chunk)}, not an object")
         if chunk.get("error"):
             raise _stream_error(chunk["error"])
         usage = chunk.get("usage")
         if usage is not None:
-            self._usage = _token_usage(usage)
+            self._usage = token_usage(usage)
             self.saw_usage = True
         delta = self._delta(chunk.get("choices"))
         if delta is None:
@@ -122,7 +94,7 @@ class StreamAccumulator:
             reasoning = delta.get(key)
             if reasoning is not None:
                 if type(reasoning) is not str:
-                    raise _wrong(key, reasoning, "text")
+                    raise wrong(key, reasoning, "text")
                 if reasoning:
                     self._grow(len(reasoning))
                     self._reasoning.append(reasoning)
@@ -131,7 +103,7 @@ class StreamAccumulator:
         content = delta.get("content")
         if content is not None:
             if type(content) is not str:
-                raise _wrong("content", content, "text")
+                raise wrong("content", content, "text")
             if content:
                 self._grow(len(content))
                 self._text.append(content)
@@ -139,7 +111,7 @@ class StreamAccumulator:
         calls = delta.get("tool_calls")
         if calls is not None:
             if type(calls) is not list:
-                raise _wrong("tool_calls", calls, "a list")
+                raise wrong("tool_calls", calls, "a list")
             self._feed_calls(calls, events)
         return events
 
@@ -148,36 +120,36 @@ class StreamAccumulator:
         if choices is None:
             return None
         if type(choices) is not list:
-            raise _wrong("choices", choices, "a list")
+            raise wrong("choices", choices, "a list")
         if not choices:
             return None
         choice = choices[0]
         if type(choice) is not dict:
-            raise _wrong("choice", choice, "an object")
-        finish = _text(choice.get("finish_reason"), "finish_reason")
+            raise wrong("choice", choice, "an object")
+        finish = text_of(choice.get("finish_reason"), "finish_reason")
         if finish:
             self.finish_reason = finish
         delta = choice.get("delta")
         if delta is None:
             return None
         if type(delta) is not dict:
-            raise _wrong("delta", delta, "an object")
+            raise wrong("delta", delta, "an object")
         return delta
 
     def _feed_calls(self, deltas: list[Any], events: list[Event]) -> None:
         for position, tc in enumerate(deltas):
             if type(tc) is not dict:
-                raise _wrong("tool call", tc, "an object")
+                raise wrong("tool call", tc, "an object")
             slot = self._slot(position, tc)
             fn = tc.get("function")
             if fn is None:
                 continue
             if type(fn) is not dict:
-                raise _wrong("function", fn, "an object")
-            name = _text(fn.get("name"), "function name")
+                raise wrong("function", fn, "an object")
+            name = text_of(fn.get("name"), "function name")
             if name and name != slot.name:
                 slot.name = name
-            fragment = _text(fn.get("arguments"), "arguments")
+            fragment = text_of(fn.get("arguments"), "arguments")
             if fragment:
                 self._grow(len(fragment))
                 slot.parts.append(fragment)
@@ -195,12 +167,12 @@ class StreamAccumulator:
         """The call this delta belongs to, opened if new (the rules in the module docstring)."""
         index = tc.get("index")
         if index is not None and type(index) is not int:
-            raise _wrong("tool call index", index, "a whole number")
+            raise wrong("tool call index", index, "a whole number")
         key = position if index is None else index
         call_id = tc.get("id")
         if call_id is not None and type(call_id) is not str:
             if type(call_id) is not int:
-                raise _wrong("tool call id", call_id, "text")
+                raise wrong("tool call id", call_id, "text")
             call_id = str(call_id)
         slot = self._by_key.get(key)
         if call_id:
@@ -255,57 +227,3 @@ def _stream_error(error: Any) -> StreamError:
     """The server's error object as one exception, its message when it has one."""
     message = error.get("message") if isinstance(error, dict) else error
     return StreamError(message if isinstance(message, str) and message else str(error))
-
-
-def _token_usage(u: Any) -> TokenUsage:
-    if type(u) is not dict:
-        raise _wrong("usage", u, "an object")
-    cached = 0
-    details = u.get("prompt_tokens_details")
-    if details is not None:
-        if type(details) is not dict:
-            raise _wrong("prompt_tokens_details", details, "an object")
-        cached = _count(details.get("cached_tokens"), "cached_tokens")
-    if not cached:
-        cached = _count(u.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens")  # DeepSeek
-    return TokenUsage(
-        prompt_tokens=_count(u.get("prompt_tokens"), "prompt_tokens"),
-        completion_tokens=_count(u.get("completion_tokens"), "completion_tokens"),
-        cached_tokens=cached,
-        requests=1,
-    )
-
-
-def completion_as_chunk(body: Any) -> dict[str, Any]:
-    """A whole (unstreamed) chat completion, reshaped as the one chunk that would carry it,
-    so the same rules and checks apply. Arguments sent as an object are serialised."""
-    if type(body) is not dict:
-        raise Malformed(f"the server answered with {_kind(body)}, not an object")
-    if body.get("error"):
-        return {"error": body["error"]}
-    choices = body.get("choices")
-    if type(choices) is not list or not choices:
-        raise Malformed("the server's answer has no choices")
-    choice = choices[0]
-    if type(choice) is not dict:
-        raise _wrong("choice", choice, "an object")
-    message = choice.get("message")
-    if type(message) is not dict:
-        raise _wrong("message", message, "an object")
-    delta = {k: message.get(k) for k in ("content", "reasoning_content", "reasoning")}
-    calls = message.get("tool_calls")
-    if calls is not None:
-        if type(calls) is not list:
-            raise _wrong("tool_calls", calls, "a list")
-        reshaped = []
-        for i, tc in enumerate(calls):
-            if type(tc) is not dict:
-                raise _wrong("tool call", tc, "an object")
-            fn = tc.get("function")
-            if type(fn) is dict and isinstance(fn.get("arguments"), (dict, list)):
-                fn = {**fn, "arguments": json.dumps(fn["arguments"], ensure_ascii=False)}
-            reshaped.append({**tc, "index": i, "function": fn})
-        delta["tool_calls"] = reshaped
-    # a complete answer ends even when the server leaves finish_reason out
-    finish = choice.get("finish_reason") or "stop"
-    return {"choices": [{"delta": delta, "finish_reason": finish}], "usage": body.get("usage")}

@@ -13,41 +13,24 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 import anyio.to_thread
 
-from zen.base.paths import private_file, zen_home
-from zen.base.redaction import remember, scrub
-from zen.mcp.connection import Connection, State
+from zen.base.redaction import remember
+from zen.mcp.connection import Connection
 from zen.mcp.failures import one_line, sdk_problem
-from zen.mcp.servers import Kind, collect_servers, mcp_enabled
+from zen.mcp.log_route import LogRoute, default_log_path
+from zen.mcp.servers import collect_servers, mcp_enabled
+from zen.mcp.status import ServerStatus, format_status
 from zen.mcp.stderr import clean_line
 from zen.mcp.tool import McpTool, mcp_level, tool_name
 from zen.settings.schema import Config, McpServer, PermissionLevel
 from zen.tools.base import Tool
 
 log = logging.getLogger("zen.mcp")
-
-
-def default_log_path() -> Path:
-    return zen_home() / "logs" / "mcp.log"
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    name: str
-    kind: Kind
-    state: State
-    error: str | None = None
-    tools: list[str] = field(default_factory=list)
-    """zen's names for the server's tools (`mcp__<server>__<tool>`), while it runs."""
-    restarts: int = 0
-    """How often the server was restarted (a call found it gone, or `/mcp restart`)."""
-    notes: list[str] = field(default_factory=list)
-    """What listing its tools stopped or dropped, and tools hidden because they need Tasks."""
+__all__ = ["McpManager", "ServerStatus", "default_log_path", "format_status", "mcp_list"]
 
 
 class McpManager:
@@ -66,14 +49,14 @@ class McpManager:
         self._log_path = log_path
         self._permissions = dict(permissions or {})
         self._tools: list[McpTool] = []
-        self._logs: _LogRoute | None = None
+        self._logs: LogRoute | None = None
         self._starting: asyncio.Task[None] | None = None
 
     async def start(self, timeout: float | None = None) -> None:
         """Start every server concurrently. A server's own `start_timeout`, when its config
         sets one, beats `timeout`; without either, the McpServer default applies."""
         if self._logs is None:
-            self._logs = _LogRoute(self._log_path)
+            self._logs = LogRoute(self._log_path)
         # The SDK costs ~0.8 s to import: in a thread, so a prompt drawn meanwhile stays live.
         began = time.monotonic()
         await anyio.to_thread.run_sync(sdk_problem)  # each server's check says it, if any
@@ -260,26 +243,6 @@ def _limit(spec: McpServer, timeout: float | None) -> float:
     return timeout
 
 
-def format_status(statuses: list[ServerStatus]) -> str:
-    """Plain text for `zen mcp list` and the shell's `/mcp`."""
-    if not statuses:
-        return "No MCP servers configured."
-    lines: list[str] = []
-    for status in statuses:
-        head = f"{status.name} ({status.kind}): {status.state}"
-        if status.error:
-            head += f": {status.error}"
-        elif status.state == "running":
-            count = len(status.tools)
-            head += f", {count} tool{'' if count == 1 else 's'}"
-        if status.restarts:
-            head += f" (restarted {status.restarts}x)"
-        lines.append(head)
-        lines.extend(f"    note: {note}" for note in status.notes)
-        lines.extend(f"    {name}" for name in status.tools)
-    return "\n".join(lines)
-
-
 async def mcp_list(
     config: Config, workspace: Path, log_path: Path | None = None, ignored: Sequence[str] = ()
 ) -> tuple[str, bool]:
@@ -310,59 +273,3 @@ async def mcp_list(
     failed = any(status.state == "failed" for status in manager.status())
     tail = [f"Server logs: {log_path}"] if failed else []
     return "\n".join([*notes, text, *tail]), not failed
-
-
-_ROUTED = {
-    "mcp": logging.INFO,
-    "mcp_types": logging.INFO,
-    "zen.mcp": logging.INFO,
-    "httpx2": logging.WARNING,
-    "httpcore2": logging.WARNING,
-}
-
-
-class _Scrubbed(logging.Formatter):
-    """Known secrets (API keys, MCP env and header values) never reach the log file."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return scrub(super().format(record))
-
-
-class _LogRoute:
-    """Sends the SDK's and the servers' logging to a file and nowhere else, while held.
-
-    Routes are counted, so two managers alive at once cannot undo each other; the
-    loggers' own settings come back when the last one closes.
-    """
-
-    _held = 0
-    _saved: dict[str, tuple[bool, int]] = {}
-
-    def __init__(self, path: Path) -> None:
-        try:
-            handler: logging.Handler = logging.FileHandler(private_file(path), encoding="utf-8")
-        except OSError:
-            handler = logging.NullHandler()  # a log we cannot write must not cost the servers
-        handler.setFormatter(_Scrubbed("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        self._handler = handler
-        if _LogRoute._held == 0:
-            for name, level in _ROUTED.items():
-                logger = logging.getLogger(name)
-                _LogRoute._saved[name] = (logger.propagate, logger.level)
-                logger.propagate = False
-                if logger.level == logging.NOTSET:
-                    logger.setLevel(level)
-        _LogRoute._held += 1
-        for name in _ROUTED:
-            logging.getLogger(name).addHandler(handler)
-
-    def close(self) -> None:
-        for name in _ROUTED:
-            logging.getLogger(name).removeHandler(self._handler)
-        self._handler.close()
-        _LogRoute._held -= 1
-        if _LogRoute._held == 0:
-            for name, (propagate, level) in _LogRoute._saved.items():
-                logger = logging.getLogger(name)
-                logger.propagate = propagate
-                logger.setLevel(level)

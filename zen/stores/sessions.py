@@ -18,7 +18,8 @@ interleaving its own messages.
 Every text zen writes here (titles, state, memo, notes, and messages in `session_rows`) is
 scrubbed of the secrets zen knows (`zen.base.redaction`): a key typed in a task stays off disk.
 
-This module holds the queries. The schema and its migrations are in `session_db`, the records
+This module holds the sessions' queries; messages and branches are in `session_messages`,
+the memo and notes in `session_memo`. The schema and its migrations are in `session_db`, the records
 returned and the message packing in `session_rows`, the writer an agent appends through in
 `session_log`.
 """
@@ -38,14 +39,12 @@ from zen.base.pids import pid_alive
 from zen.base.redaction import scrub
 from zen.base.text import clip
 from zen.stores.session_db import SessionError, open_database, transaction
+from zen.stores.session_memo import MemoQueries
+from zen.stores.session_messages import MessageQueries
 from zen.stores.session_rows import (
     SELECT_SESSIONS,
-    Note,
     SessionInfo,
-    StoredMemo,
-    pack,
     session_info,
-    unpack,
 )
 
 
@@ -72,7 +71,7 @@ def owner_alive(owner: str) -> bool:
     return pid_alive(int(pid))
 
 
-class SessionStore:
+class SessionStore(MessageQueries, MemoQueries):
     """One connection to the database; every write is a short transaction of its own."""
 
     def __init__(self, path: Path | None = None) -> None:
@@ -218,188 +217,3 @@ class SessionStore:
                 "DELETE FROM blobs WHERE hash NOT IN"
                 " (SELECT blob FROM messages WHERE blob IS NOT NULL)"
             )
-
-    # -- messages ---------------------------------------------------------------------------
-
-    def append(self, sid: str, message: dict[str, Any], state: dict[str, Any] | None = None) -> int:
-        """Write one message at the end of the active branch (and the session's state with
-        it, atomically); its position on the branch."""
-        body, blob, text = pack(message)
-        now = time.time()
-        with transaction(self.db) as db:
-            branch = self._branch(sid)
-            seq = db.execute(
-                "SELECT COALESCE(MAX(seq) + 1, 0) FROM messages WHERE session_id=? AND branch=?",
-                (sid, branch),
-            ).fetchone()[0]
-            if blob:
-                db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)", (blob, text))
-            db.execute(
-                "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
-                " VALUES(?,?,?,?,?,?,?)",
-                (sid, branch, seq, str(message.get("role", "")), body, blob, now),
-            )
-            if state is None:
-                db.execute("UPDATE sessions SET updated=? WHERE id=?", (now, sid))
-            else:
-                db.execute(
-                    "UPDATE sessions SET updated=?, state=? WHERE id=?",
-                    (now, scrub(json.dumps(state)), sid),
-                )
-        return int(seq)
-
-    def drop_from(self, sid: str, seq: int) -> None:
-        """Delete the active branch's messages from `seq` on (a request that never got an
-        answer). Only for messages nobody saw answered; history otherwise forks."""
-        with transaction(self.db) as db:
-            db.execute(
-                "DELETE FROM messages WHERE session_id=? AND branch=? AND seq>=?",
-                (sid, self._branch(sid), seq),
-            )
-
-    def messages(self, sid: str, branch: int | None = None) -> list[dict[str, Any]]:
-        """The active branch's messages, in order (without the system prompt)."""
-        if branch is None:
-            branch = self._branch(sid)
-        rows = self.db.execute(
-            "SELECT m.body, b.text FROM messages m LEFT JOIN blobs b ON b.hash = m.blob"
-            " WHERE m.session_id=? AND m.branch=? ORDER BY m.seq",
-            (sid, branch),
-        )
-        return [unpack(body, text) for body, text in rows]
-
-    def fork(self, sid: str, upto: int, reason: str = "rewind") -> int:
-        """A new active branch holding the first `upto` messages of the active one; the rest
-        stay on the old branch. Returns the new branch number."""
-        with transaction(self.db) as db:
-            old = self._branch(sid)
-            new = self._new_branch(sid, old, upto, reason)
-            db.execute(
-                "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
-                " SELECT session_id, ?, seq, role, body, blob, time FROM messages"
-                " WHERE session_id=? AND branch=? AND seq<?",
-                (new, sid, old, upto),
-            )
-        return new
-
-    def restart(self, sid: str, messages: list[dict[str, Any]], reason: str = "compact") -> int:
-        """A new active branch holding `messages` (a compacted conversation); the old
-        branch is kept. Returns the new branch number."""
-        now = time.time()
-        with transaction(self.db) as db:
-            old = self._branch(sid)
-            new = self._new_branch(sid, old, None, reason)
-            for seq, message in enumerate(messages):
-                body, blob, text = pack(message)
-                if blob:
-                    db.execute("INSERT OR IGNORE INTO blobs(hash, text) VALUES(?, ?)", (blob, text))
-                db.execute(
-                    "INSERT INTO messages(session_id, branch, seq, role, body, blob, time)"
-                    " VALUES(?,?,?,?,?,?,?)",
-                    (sid, new, seq, str(message.get("role", "")), body, blob, now),
-                )
-        return new
-
-    def branches(self, sid: str) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            "SELECT branch, parent, upto, reason, time FROM branches WHERE session_id=?"
-            " ORDER BY branch",
-            (sid,),
-        )
-        return [
-            dict(zip(("branch", "parent", "upto", "reason", "time"), r, strict=True)) for r in rows
-        ]
-
-    def _branch(self, sid: str) -> int:
-        row = self.db.execute("SELECT branch FROM sessions WHERE id=?", (sid,)).fetchone()
-        if row is None:
-            raise SessionError(f"no session {sid}")
-        return int(row[0])
-
-    def _new_branch(self, sid: str, parent: int, upto: int | None, reason: str) -> int:
-        new = (
-            self.db.execute(
-                "SELECT MAX(branch) + 1 FROM branches WHERE session_id=?", (sid,)
-            ).fetchone()[0]
-            or 1
-        )
-        self.db.execute(
-            "INSERT INTO branches(session_id, branch, parent, upto, reason, time)"
-            " VALUES(?,?,?,?,?,?)",
-            (sid, new, parent, upto, reason, time.time()),
-        )
-        self.db.execute(
-            "UPDATE sessions SET branch=?, updated=? WHERE id=?", (new, time.time(), sid)
-        )
-        return int(new)
-
-    # -- memo -------------------------------------------------------------------------------
-
-    def put_memo(self, sid: str, entry: StoredMemo) -> None:
-        with transaction(self.db) as db:
-            db.execute(
-                "INSERT OR REPLACE INTO memo(session_id, key, content, summary, author, time,"
-                " run) VALUES(?,?,?,?,?,?,?)",
-                (
-                    sid,
-                    scrub(entry.key),
-                    scrub(entry.content),
-                    scrub(entry.summary),
-                    entry.author,
-                    entry.time,
-                    entry.run,
-                ),
-            )
-
-    def delete_memo(self, sid: str, key: str | None = None) -> None:
-        """Delete one key, or (None) the whole memo of the session."""
-        with transaction(self.db) as db:
-            if key is None:
-                db.execute("DELETE FROM memo WHERE session_id=?", (sid,))
-            else:
-                db.execute("DELETE FROM memo WHERE session_id=? AND key=?", (sid, key))
-
-    def memo(self, sid: str) -> list[StoredMemo]:
-        rows = self.db.execute(
-            "SELECT key, content, summary, author, time, run FROM memo WHERE session_id=?"
-            " ORDER BY time",
-            (sid,),
-        )
-        return [StoredMemo(*r[:5], run=r[5]) for r in rows]
-
-    # -- project notes (the memo's file:* entries, kept per workspace) ----------------------
-
-    def put_note(self, workspace: str, note: Note) -> None:
-        with transaction(self.db) as db:
-            db.execute(
-                "INSERT OR REPLACE INTO notes(workspace, key, content, summary, author, time,"
-                " stamp, session_id) VALUES(?,?,?,?,?,?,?,?)",
-                (
-                    workspace,
-                    scrub(note.key),
-                    scrub(note.content),
-                    scrub(note.summary),
-                    note.author,
-                    note.time,
-                    note.stamp,
-                    note.session_id,
-                ),
-            )
-
-    def notes(self, workspace: str) -> list[Note]:
-        rows = self.db.execute(
-            "SELECT key, content, summary, author, time, stamp, session_id FROM notes"
-            " WHERE workspace=? ORDER BY key",
-            (workspace,),
-        )
-        return [Note(*r) for r in rows]
-
-    def delete_notes(self, workspace: str, keys: list[str] | None = None) -> None:
-        """Forget some of the workspace's notes, or (None) all of them."""
-        with transaction(self.db) as db:
-            if keys is None:
-                db.execute("DELETE FROM notes WHERE workspace=?", (workspace,))
-            else:
-                db.executemany(
-                    "DELETE FROM notes WHERE workspace=? AND key=?", [(workspace, k) for k in keys]
-                )

@@ -10,51 +10,39 @@ for context, `--` between separate groups.
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
 import os
 import re
-import shutil
 import stat
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from zen.tools.base import Params, Tool, ToolContext, ToolResult
 from zen.tools.child import run_child
 from zen.tools.files.regular import kind_of
-from zen.tools.files.text import BINARY_PROBE, off_loop
+from zen.tools.files.text import off_loop
+from zen.tools.grep_lines import Line, Stop, search_file
+from zen.tools.grep_rg import (
+    ERR_LIMIT,
+    RG_TIMEOUT,
+    RgLines,
+    find_rg,
+    glob_escape,
+    special_files,
+)
 from zen.tools.ignore import RG_IGNORE_FLAGS, GitIgnore, PathGlob
 from zen.tools.workspace import PathError
+
+__all__ = ["Grep", "GrepParams", "Line", "find_rg"]
 
 LIMIT = 200
 """Matching lines shown before the output is cut."""
 MAX_CONTEXT = 10
 MAX_LINE = 300
 """Characters kept of one line (minified files have lines of megabytes)."""
-RG_LINE_LIMIT = 2**22
-"""Bytes of one ripgrep JSON line; a match in a longer line is skipped rather than held."""
-RG_TIMEOUT = 300.0
-"""Seconds a ripgrep run may take (it goes through `run_child`, like every child)."""
-ERR_LIMIT = 64 * 1024
-"""Bytes kept of ripgrep's stderr (and of its stdout, which the collector reads as it comes)."""
-LISTING_LIMIT = 32 * 2**20
-"""Bytes of `rg --files`: past that the special files are not looked for by name."""
-
-
-def find_rg() -> str | None:
-    """The ripgrep binary: beside the interpreter first, then on PATH."""
-    import sysconfig
-
-    exe = "rg.exe" if os.name == "nt" else "rg"
-    local = Path(sysconfig.get_path("scripts")) / exe
-    if local.is_file():
-        return str(local)
-    return shutil.which("rg")
 
 
 class GrepParams(Params):
@@ -63,18 +51,6 @@ class GrepParams(Params):
     glob: str | None = None
     ignore_case: bool = False
     context: int = Field(0, description="lines around matches")
-
-
-@dataclass(frozen=True)
-class Line:
-    path: Path
-    number: int
-    text: str
-    is_match: bool
-
-
-class _Stop(Exception):
-    """Raised by the collector when the cap is reached."""
 
 
 @dataclass
@@ -95,7 +71,7 @@ class _Collector:
         if line.is_match:
             if self.matches == self.limit:
                 self.capped = True
-                raise _Stop
+                raise Stop
             self.matches += 1
             self.files.add(line.path)
         last = self._last
@@ -189,7 +165,8 @@ class _Search:
         args = await self._rg_args(rg, cwd, target)
         if args is None:
             return await off_loop(self.with_python, collector)
-        lines = _RgLines(self, collector, cwd)
+        whitelists = bool(self.glob and not self.glob.negated and self.target.is_dir())
+        lines = RgLines(collector.add, cwd, whitelists)
         done = await run_child(
             args, cwd=cwd, env=os.environ, timeout=RG_TIMEOUT, limit=ERR_LIMIT, watch=lines.feed
         )
@@ -211,11 +188,11 @@ class _Search:
         if self.target.is_dir():
             # ripgrep opens FIFOs and devices it meets and blocks on them: list the files it
             # would search (without opening any), and exclude the special ones by name.
-            specials = await _special_files([*walk, "--files", "--", target], cwd)
+            specials = await special_files([*walk, "--files", "--", target], cwd)
             if specials is None:
                 return None
             for rel in specials:
-                walk += ["--glob", "!/" + _glob_escape(rel)]
+                walk += ["--glob", "!/" + glob_escape(rel)]
         args = [*walk, "--json", "--sort", "path", "--crlf"]  # `$` matches CRLF lines too
         if self.ignore_case:
             args.append("--ignore-case")
@@ -236,74 +213,11 @@ class _Search:
                     break
                 if self.glob and self.target.is_dir() and not self.glob.matches(rel):
                     continue
-                for line in _search_file(path, regex, self.context):
+                for line in search_file(path, regex, self.context):
                     collector.add(line)
-        except _Stop:
+        except Stop:
             pass
         return None
-
-
-class _RgLines:
-    """ripgrep's JSON lines, as they come, into the collector; True (stop ripgrep) once it is
-    full. A line over RG_LINE_LIMIT is dropped rather than held."""
-
-    def __init__(self, search: _Search, collector: _Collector, cwd: Path) -> None:
-        self.collector = collector
-        self.cwd = cwd
-        # A whitelisting glob overrides .gitignore in ripgrep; check those files ourselves.
-        whitelists = search.glob and not search.glob.negated and search.target.is_dir()
-        self.recheck = GitIgnore() if whitelists else None
-        self.partial = bytearray()
-        self.dropping = False
-        self.stopped = False
-
-    def feed(self, chunk: bytes) -> bool:
-        if self.stopped:
-            return True
-        *complete, rest = chunk.split(b"\n")
-        for piece in complete:
-            line, self.partial = self.partial + piece, bytearray()
-            if self.dropping:
-                self.dropping = False
-                continue
-            try:
-                self._add(bytes(line))
-            except _Stop:
-                self.stopped = True
-                return True
-        self.partial += rest
-        if len(self.partial) > RG_LINE_LIMIT:
-            self.partial, self.dropping = bytearray(), True
-        return False
-
-    def _add(self, raw: bytes) -> None:
-        line = _rg_line(raw, self.cwd)
-        if line is None or (self.recheck and self.recheck.ignored(line.path, self.cwd)):
-            return
-        self.collector.add(line)
-
-
-def _rg_line(raw: bytes, cwd: Path) -> Line | None:
-    try:
-        event = json.loads(raw)
-    except ValueError:
-        return None
-    kind = event.get("type")
-    if kind not in ("match", "context"):
-        return None
-    data = event["data"]
-    where = data["path"]  # undecodable bytes kept (surrogateescape) so the path is real
-    path = where["text"] if "text" in where else os.fsdecode(base64.b64decode(where["bytes"]))
-    if path.startswith("./"):
-        path = path[2:]
-    return Line(cwd / path, data["line_number"], _rg_text(data["lines"]), kind == "match")
-
-
-def _rg_text(value: dict[str, str]) -> str:
-    """ripgrep sends text that is not valid UTF-8 as base64 `bytes`."""
-    if "text" in value:
-        return value["text"]
-    return base64.b64decode(value["bytes"]).decode("utf-8", "replace")
 
 
 def _unsearchable(target: Path, shown: str) -> str | None:
@@ -316,97 +230,3 @@ def _unsearchable(target: Path, shown: str) -> str | None:
     if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
         return None
     return f"{shown} is {kind_of(mode)}, not a regular file; grep only searches regular files"
-
-
-SPECIALS_MAX = 1000
-"""Special files excluded one by one from a ripgrep run; beyond that the Python search runs."""
-
-
-async def _special_files(args: list[str], cwd: Path) -> list[str] | None:
-    """Paths (relative to `cwd`) that `rg --files` lists but are no regular files; None when
-    there are too many to exclude by name."""
-    done = await run_child(
-        args, cwd=cwd, env=os.environ, timeout=RG_TIMEOUT, limit=LISTING_LIMIT, stop_at_limit=True
-    )
-    if done.cut_short or done.timed_out:
-        return None  # too many files to exclude by name
-    listing = done.out.data()
-    found = await off_loop(_not_regular, cwd, listing)
-    return None if len(found) > SPECIALS_MAX else found
-
-
-def _not_regular(cwd: Path, listing: bytes) -> list[str]:
-    """The listed paths whose directory entry is not a regular file (d_type: no stat)."""
-    by_dir: dict[str, set[str]] = {}
-    for raw in listing.split(b"\n"):
-        if raw:
-            rel = os.fsdecode(raw).removeprefix("./")
-            folder, _, name = rel.rpartition("/")
-            by_dir.setdefault(folder, set()).add(name)
-    found: list[str] = []
-    for folder, names in by_dir.items():
-        try:
-            with os.scandir(cwd / folder if folder else cwd) as entries:
-                for entry in entries:
-                    if entry.name in names and not entry.is_file(follow_symlinks=False):
-                        found.append(f"{folder}/{entry.name}" if folder else entry.name)
-        except OSError:
-            continue
-    return found
-
-
-def _glob_escape(rel: str) -> str:
-    return re.sub(r"([\\*?\[\]{}!])", r"\\\1", rel)
-
-
-READ_CHUNK = 1 << 16
-_OPEN_FLAGS = (
-    getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-)
-"""Never wait on a FIFO, never leak the fd to a child, never translate line ends (Windows)."""
-
-
-def _search_file(path: Path, regex: re.Pattern[str], context: int) -> Iterator[Line]:
-    """Matches in one file, streamed: memory stays at one line plus `context` lines, and a
-    file swapped for a FIFO since the walk is neither waited on nor read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
-    except OSError:
-        return
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return
-        if _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
-        head = f.read(BINARY_PROBE)
-        if b"\0" in head:
-            return  # binary, as ripgrep decides
-        f.seek(0)
-        before: deque[tuple[int, str]] = deque(maxlen=context)
-        after = 0
-        last_shown = 0
-        for number, raw in enumerate(_bounded_lines(f), 1):
-            text = raw.decode("utf-8-sig" if number == 1 else "utf-8", "replace")
-            text = text.removesuffix("\n").removesuffix("\r")  # `$` matches CRLF lines too
-            if regex.search(text):
-                for n, held in before:
-                    if n > last_shown:
-                        yield Line(path, n, held, False)
-                before.clear()
-                yield Line(path, number, text, True)
-                last_shown, after = number, context
-            elif after:
-                yield Line(path, number, text, False)
-                last_shown, after = number, after - 1
-            elif context:
-                before.append((number, text))
-
-
-def _bounded_lines(f: BinaryIO) -> Iterator[bytes]:
-    """Lines of at most RG_LINE_LIMIT bytes; the rest of a longer line is skipped."""
-    while line := f.readline(RG_LINE_LIMIT):
-        if not line.endswith(b"\n"):
-            while rest := f.readline(READ_CHUNK):
-                if rest.endswith(b"\n"):
-                    break
-        yield line

@@ -121,6 +121,34 @@ class GitIgnore:
             elif entry.is_file(follow_symlinks=False):
                 yield path, rel
 
+    def folders(self, start: Path, enter: Callable[[str], bool] | None = None) -> Iterator[Path]:
+        """`start` and every folder below it that git would enter with `start` as its work tree
+        (only `.gitignore` files inside `start` count; `.git` and symlinks are not entered).
+
+        `enter(rel_dir)` may prune more.
+        """
+        stack: list[tuple[Path, str, list[_Rules]]] = [(start, "", [])]
+        while stack:
+            directory, prefix, chain = stack.pop()
+            own = self.rules(directory)
+            chain = chain if own is None else [*chain, own]
+            yield directory
+            try:
+                with os.scandir(directory) as scan:
+                    entries = list(scan)
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    is_dir = entry.name != ".git" and entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                rel = prefix + entry.name
+                if not is_dir or _skipped(entry.path, True, chain):
+                    continue
+                if enter is None or enter(rel):
+                    stack.append((Path(entry.path), rel + "/", chain))
+
 
 def _skipped(path: str, is_dir: bool, chain: list[_Rules]) -> bool:
     """The deepest `.gitignore` with a matching line decides, as in git."""

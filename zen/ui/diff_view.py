@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from zen.base import exits
-from zen.base.paths import expand_user
+from zen.base.paths import directory_arg
 from zen.base.terminal_safe import terminal_safe
 
 if TYPE_CHECKING:
@@ -59,9 +59,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def diff_command(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    workspace = expand_user(args.directory or ".")
-    if not workspace.is_dir():
-        print(f"zen: -C {args.directory}: no such directory", file=sys.stderr)
+    workspace, problem = directory_arg(args.directory)
+    if problem:
+        print(f"zen: {problem}", file=sys.stderr)
         return exits.USAGE
     from zen.checkpoints.safe_git import CheckpointError, has_git
     from zen.checkpoints.store import CheckpointStore

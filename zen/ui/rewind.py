@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from zen.base import exits
-from zen.base.paths import expand_user
+from zen.base.paths import directory_arg
 from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
 
@@ -101,9 +101,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def rewind_command(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    workspace = expand_user(args.directory or ".")
-    if not workspace.is_dir():
-        return _fail(f"-C {args.directory}: no such directory", exits.USAGE)
+    workspace, problem = directory_arg(args.directory)
+    if problem:
+        return _fail(problem, exits.USAGE)
 
     from zen.checkpoints.scope import refusal
 

@@ -1,21 +1,17 @@
 """`zen sessions list|show|rm|export`: the saved sessions, from the command line.
 
-`export` writes JSON lines: a `Session` header, then the same events `--output-format
-stream-json` prints (rebuilt from the saved messages; a user message is a `UserMessage` line),
-with the Coder's and sub-agents' runs inline after the call that started them. Secrets are
-redacted by default (API keys, Authorization and other credential values), tool outputs too;
-`--raw-tool-outputs` keeps tool outputs exactly as saved.
+`export` writes JSON lines (`sessions_export.py`): a `Session` header, then the same events
+`--output-format stream-json` prints, secrets redacted by default.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import TextIO
 
 from zen.base import exits
 from zen.base.paths import expand_user
@@ -25,25 +21,7 @@ from zen.base.text import clip
 from zen.stores.session_db import SessionError
 from zen.stores.session_rows import SessionInfo
 from zen.stores.sessions import SessionStore
-
-SECRET = re.compile(
-    r"(?P<kv>(?:authorization|api[_-]?key|x-api-key|token|secret|password)"
-    r"[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?)(?P<v1>[^\s\"',;]{4,})"
-    r"|(?P<v2>\b(?:sk|pk|rk|ghp|gho|github_pat|xox[bap]|AKIA)[-_A-Za-z0-9]{12,})",
-    re.IGNORECASE,
-)
-
-
-def redact(text: str) -> str:
-    """API keys and credential values replaced by `…last4` style marks (the keys zen knows
-    were already scrubbed when the session was saved; this catches the ones it does not)."""
-
-    def mark(match: re.Match[str]) -> str:
-        value = match.group("v1") or match.group("v2") or ""
-        head = match.group("kv") or ""
-        return f"{head}[redacted …{value[-4:]}]" if len(value) > 8 else f"{head}[redacted]"
-
-    return SECRET.sub(mark, text)
+from zen.ui.sessions_export import agent_name, export_events, runs_by_call
 
 
 def age(seconds: float) -> str:
@@ -182,23 +160,15 @@ def show_lines(store: SessionStore, info: SessionInfo) -> Iterator[str]:
             yield f"  {marks.get(t.get('status'), '[?]')} {t.get('id')}. {t.get('text')}"
 
 
-def _runs(store: SessionStore, info: SessionInfo) -> dict[str | None, list[SessionInfo]]:
-    """The child runs (Coder, sub-agents) of a session by the call that started them."""
-    runs: dict[str | None, list[SessionInfo]] = {}
-    for child in store.children(info.id):
-        runs.setdefault(child.parent_call, []).append(child)
-    return runs
-
-
 def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterator[str]:
-    runs = _runs(store, info)
+    runs = runs_by_call(store, info)
     for m in store.messages(info.id):
         role, content = m.get("role"), str(m.get("content") or "")
         if role == "user":
             yield f"{indent}› {_first(asked(content), 200)}"
         elif role == "assistant":
             if content.strip():
-                yield f"{indent}{_agent(info)}: {_first(content, 400)}"
+                yield f"{indent}{agent_name(info)}: {_first(content, 400)}"
             for c in m.get("tool_calls") or []:
                 fn = c.get("function", {})
                 yield f"{indent}  → {fn.get('name')} {_first(fn.get('arguments', ''), 120)}"
@@ -209,122 +179,6 @@ def _conversation(store: SessionStore, info: SessionInfo, indent: str) -> Iterat
             yield f"{indent}  ← {_first(content, 120)} ({len(content):,} chars)"
 
 
-def _agent(info: SessionInfo) -> str:
-    if info.parent_id is None:
-        return "orchestrator" if info.agent_mode == "dual" else "main"
-    return info.agent
-
-
 def _first(text: str, limit: int) -> str:
     line = " ".join(text.split())
     return clip(line, limit)
-
-
-# -- export ------------------------------------------------------------------------------------
-
-
-def export_events(
-    store: SessionStore, info: SessionInfo, *, raw_tools: bool = False
-) -> Iterator[dict[str, Any]]:
-    yield {
-        "type": "Session",
-        "id": info.id,
-        "title": redact(info.title),
-        "workspace": info.workspace,
-        "created": info.created,
-        "updated": info.updated,
-        "agent_mode": info.agent_mode,
-        "collaboration": info.collaboration,
-        "models": info.models,
-        "memo": [
-            {
-                "key": m.key,
-                "summary": redact(m.summary),
-                "author": m.author,
-                "content": redact(m.content),
-            }
-            for m in store.memo(info.id)
-        ],
-        "todos": info.state.get("todos", []),
-        "usage": info.state.get("usage", {}),
-    }
-    yield from _events(store, info, raw_tools)
-
-
-def _events(store: SessionStore, info: SessionInfo, raw_tools: bool) -> Iterator[dict[str, Any]]:
-    agent = _agent(info)
-    runs = _runs(store, info)
-    calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    turn = 0
-    for m in store.messages(info.id):
-        role, content = m.get("role"), str(m.get("content") or "")
-        if role == "user":
-            turn = 0
-            yield {"type": "UserMessage", "agent": agent, "text": redact(content)}
-        elif role == "assistant":
-            turn += 1
-            tool_calls = m.get("tool_calls") or []
-            yield from _turn_events(agent, turn, content, len(tool_calls))
-            for c in tool_calls:
-                yield _call_running(agent, c, calls)
-                for child in runs.get(c.get("id"), []):
-                    yield from _events(store, child, raw_tools)
-        elif role == "tool":
-            yield _call_finished(agent, str(m.get("tool_call_id", "")), content, calls, raw_tools)
-
-
-def _turn_events(agent: str, turn: int, content: str, calls: int) -> Iterator[dict[str, Any]]:
-    yield {"type": "TurnStarted", "agent": agent, "turn": turn}
-    if content:
-        yield {"type": "TextDelta", "agent": agent, "text": redact(content)}
-    yield {
-        "type": "TurnEnded",
-        "agent": agent,
-        "turn": turn,
-        "text": redact(content),
-        "tool_calls": calls,
-        "finish_reason": "",
-    }
-
-
-def _call_running(
-    agent: str, call: dict[str, Any], calls: dict[str, tuple[str, dict[str, Any]]]
-) -> dict[str, Any]:
-    """The call's event; its name and arguments are kept in `calls` for its result's event."""
-    fn = call.get("function", {})
-    try:
-        args = json.loads(redact(fn.get("arguments") or "{}"))
-    except ValueError:
-        args = {}
-    calls[call.get("id", "")] = (fn.get("name", ""), args)
-    return {
-        "type": "ToolCallRunning",
-        "agent": agent,
-        "call_id": call.get("id"),
-        "name": fn.get("name"),
-        "args": args,
-        "detail": "",
-    }
-
-
-def _call_finished(
-    agent: str,
-    call_id: str,
-    content: str,
-    calls: dict[str, tuple[str, dict[str, Any]]],
-    raw_tools: bool,
-) -> dict[str, Any]:
-    name, args = calls.get(call_id, ("", {}))
-    output = content if raw_tools else redact(content)
-    return {
-        "type": "ToolCallFinished",
-        "agent": agent,
-        "call_id": call_id,
-        "name": name,
-        "args": args,
-        "ok": not content.startswith("Error:"),
-        "summary": "",
-        "output": output,
-        "diff": "",
-        "detail": "",
-    }
