@@ -73,7 +73,7 @@ def test_one_failing_turn_of_three_does_not_switch_nor_later_ones(
 
 
 def test_a_tool_that_ran_and_failed_is_no_evidence(fake_llm, run_zen, project) -> None:
-    """"No such file" is the model's business: counted, it would switch after turn 2."""
+    """ "No such file" is the model's business: counted, it would switch after turn 2."""
     (project / "calc.py").write_text(CALC)
     fake = fake_llm([TOOL_ERROR, NO_TOOL, INVALID, text("It adds.")])
     done = run_zen("-p", TASK, *flags(fake))
