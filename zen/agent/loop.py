@@ -195,8 +195,13 @@ class Agent:
             self.add(message)
         if reading.answers:
             return None
-        if reading.calls and await self._run_calls(reading, run) is not None:
-            return self._runaway_end("", turn) if self.runaways.ended else None
+        results = await self._run_calls(reading, run) if reading.calls else None
+        if results is not None:  # the calls were answered; `auto` may switch on them
+            if self.runaways.ended:
+                return self._runaway_end("", turn)
+            for message in await self.protocol.heard(reading, results, emit):
+                self.add(message)
+            return None
         if reply.finish_reason == "length":  # nothing to run: the reply is the answer
             return self._cut_answer(reply.content, turn, emit)
         again = await self.unchanged.nudge(run) or await self.stop_hooks.reason(emit)

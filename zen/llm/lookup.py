@@ -130,17 +130,26 @@ def _from_models(base_url: str, status: int, body: Any, model: str | None, took:
 
 
 def _named(
-    served: Served, model: str, window: int | None, params_b: float | None, file: str = ""
+    served: Served,
+    model: str,
+    window: int | None,
+    params_b: float | None,
+    file: str = "",
+    template: Any = None,
 ) -> Served:
-    """`served` with the model's name, window and what its name (or file) says."""
+    """`served` with the model's name, window, and what its name, file or chat template says."""
     from dataclasses import replace
 
     name = file or model
+    said = model_names.family(name)
+    family = said or served.family or model_names.from_template(template, (model, name))
+    source = "name" if said else (served.family_from if served.family else "template")
     return replace(
         served,
         model=model,
         context_window=window or served.context_window,
-        family=model_names.family(name) or served.family,
+        family=family,
+        family_from=source if family else None,
         params_b=params_b or served.params_b or model_names.size_b(name),
         quant=model_names.quantization(name) or served.quant,
     )
@@ -188,7 +197,8 @@ def _props(served: Served, props: Any) -> Served:
         tool_template=tools if isinstance(tools, bool) else served.tool_template,
     )
     model = served.model or (served.only or "")
-    return _named(served, model, window, served.params_b, path) if model else served
+    template = props.get("chat_template")
+    return _named(served, model, window, served.params_b, path, template) if model else served
 
 
 def _show(served: Served, show: Any) -> Served:
@@ -215,7 +225,7 @@ def _show(served: Served, show: Any) -> Served:
     )
     assert served.model is not None
     size = model_names.parse_size(details.get("parameter_size"))
-    return _named(served, served.model, window, size)
+    return _named(served, served.model, window, size, template=show.get("template"))
 
 
 def _lmstudio(served: Served, entry: Any) -> Served:

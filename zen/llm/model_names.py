@@ -20,6 +20,15 @@ FAMILIES = (
     "granite-3", "granite", "glm-4", "starcoder2", "olmo-2", "falcon3", "yi-coder",
 )  # fmt: skip
 """Longest first where one is the start of another (`qwen2.5-coder` before `qwen2.5`)."""
+TEMPLATES = (
+    ("You are Qwen, created by Alibaba Cloud", "qwen2.5"),
+    ("You are a helpful AI assistant named SmolLM, trained by Hugging Face", "smollm2"),
+)
+"""Words only one family's chat template carries (its default system prompt), for a model
+whose names say no family (`model.gguf`). Qwen2.5 and Qwen2.5-Coder share theirs, so the
+template alone says `qwen2.5`; a name with the word `coder` makes it `qwen2.5-coder`. Other
+families' templates are shared across versions (Llama 3.1-3.3's "Cutting Knowledge Date",
+Gemma's `<start_of_turn>`): they say nothing."""
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
 _QUANT = re.compile(
     r"^(?:i?q\d(?:_[a-z0-9]+)*|f16|f32|bf16|fp16|fp8|int[48]|awq|gptq|mlx-?\d?bit)$"
@@ -95,3 +104,14 @@ def from_count(count: object) -> float | None:
     if isinstance(count, int) and not isinstance(count, bool) and 0 < count < 10**14:
         return round(count / 1e9, 3)
     return None
+
+
+def from_template(template: object, names: tuple[str, ...] = ()) -> str | None:
+    """The family a chat template's own words say (see TEMPLATES), else None; `names`: the
+    model's other names, which alone may say it is a coder."""
+    if not isinstance(template, str):
+        return None
+    found = next((known for mark, known in TEMPLATES if mark in template), None)
+    if found == "qwen2.5" and any("coder" in words(name) for name in names):
+        return "qwen2.5-coder"
+    return found

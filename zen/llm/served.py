@@ -42,6 +42,8 @@ class Served:
     """Tokens the server runs the model with (llama.cpp's n_ctx, vLLM's max_model_len...)."""
     family: str | None = None
     """`qwen2.5-coder`, `smollm2`... (`zen/llm/model_names.py`)."""
+    family_from: Literal["name", "template"] | None = None
+    """What said the family: a model name (the id, the file), or the chat template's words."""
     params_b: float | None = None
     """Billions of parameters."""
     quant: str | None = None
@@ -141,7 +143,8 @@ def _profiled(settings: ModelSettings, served: Served, own: Sequence[Profile]) -
 def describe(served: Served) -> str:
     """One line: `llama-server: SmolLM2-135M-Instruct-Q4_1.gguf (smollm2, 0.135B, Q4_1),
     runs it with 8,192 tokens of context`."""
-    what = [f for f in (served.family, _size(served.params_b), served.quant) if f]
+    family = served.family and served.family + _by_template(served)
+    what = [f for f in (family, _size(served.params_b), served.quant) if f]
     model = served.model or ""
     if model and what:
         model += f" ({', '.join(what)})"
@@ -163,11 +166,16 @@ def profile_note(settings: ModelSettings, served: Served | None, own: Sequence[P
     if not served.listed:
         return "unknown (the server gave no model list)"
     used = applied(settings, served, own)
+    family = served.family and served.family + _by_template(served)
     if not used.profile:
-        what = ", ".join(f for f in (served.family, _size(served.params_b)) if f)
+        what = ", ".join(f for f in (family, _size(served.params_b)) if f)
         return f"none matches {served.model or 'the model'} ({what or 'family unknown'})"
     temperature = "server default" if used.temperature is None else f"{used.temperature:g}"
-    return f"{used.profile}; in use: tool protocol {used.protocol}, temperature {temperature}"
+    source = "its chat template" if served.family_from == "template" else "the model's name"
+    return (
+        f"{used.profile}; in use: tool protocol {used.protocol}, temperature {temperature}; "
+        f"family {served.family} from {source}"
+    )
 
 
 def listing(served: Served, limit: int = 8) -> str:
@@ -175,6 +183,11 @@ def listing(served: Served, limit: int = 8) -> str:
     names = list(served.models or ())
     shown = ", ".join(names[:limit])
     return shown + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _by_template(served: Served) -> str:
+    """` by its chat template` when that, not a name, said the family."""
+    return " by its chat template" if served.family_from == "template" else ""
 
 
 def _size(params_b: float | None) -> str:

@@ -161,6 +161,13 @@ class ToolProtocol:
         """What the (kept) reply asks of the loop."""
         return tool_calls(reply, self.agent, emit)
 
+    async def heard(
+        self, reading: Reading, results: dict[str, ToolResult], emit: ev.Emit
+    ) -> list[Message]:
+        """Zen's messages after the reading's calls were answered (`results` by id): none,
+        but for `auto`'s switch."""
+        return []
+
 
 def call_id(seed: str, index: int, text: str) -> str:
     """Nine letters and digits, the same for the same reply at the same place: Mistral's

@@ -118,13 +118,14 @@ class EditBlocks(ToolProtocol):
             cut=ENDS.get(reply.finish_reason or "", ""),
         )
 
-    async def ask_again(self) -> Message:
-        """After the switch from tools: the task again, with its files, to answer in blocks."""
+    async def ask_again(self, why: str) -> Message:
+        """After the switch from tools (`why`, said to the model): the task again, with its
+        files, to answer in blocks."""
         messages = self.transcript.messages
         task = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
         task = asked(task) if isinstance(task, str) else ""  # not the facts framed before it
         files = await self.files_for(task)
-        text = NOTE + render(load_prompt("text-switch"), task=task)
+        text = NOTE + render(load_prompt("text-switch"), why=why, task=task)
         return {"role": "user", "content": f"{text}\n\n{files}" if files else text}
 
     async def files_for(self, task: str) -> str:
