@@ -125,8 +125,11 @@ def test_a_fifo_a_command_leaves_as_gitignore_does_not_hang_glob(
     assert "MADE" in told[0] and "a.py" in told[1]
 
 
+@pytest.mark.parametrize(
+    "alias", ["!sh scripts/t.sh", "!sh<scripts/t.sh", '!sh -c "$(cat scripts/t.sh)"']
+)
 def test_a_script_git_config_runs_through_an_interpreter_is_guarded(
-    fake_llm, run_zen, repo: Path, tmp_path: Path
+    fake_llm, run_zen, repo: Path, tmp_path: Path, alias: str
 ) -> None:
     """`alias.t = !sh scripts/t.sh` and a clean filter `python3 tools/clean.py`: the program
     is the interpreter, the script it runs is in the work tree; rewriting the script ran code
@@ -134,7 +137,7 @@ def test_a_script_git_config_runs_through_an_interpreter_is_guarded(
     marker = tmp_path / "PWNED"
     (repo / "scripts").mkdir()
     (repo / "scripts" / "t.sh").write_text("true\n")
-    git(repo, "config", "alias.t", "!sh scripts/t.sh")
+    git(repo, "config", "alias.t", alias)  # a redirection or $( ) hides the script (fourth round)
     cmd = f"printf 'touch {marker}\\n' > scripts/t.sh; echo ok > src.txt"
     _, told = bash(fake_llm, run_zen, cmd, "--yes", env=env())
     assert (repo / "src.txt").read_text() == "ok\n"

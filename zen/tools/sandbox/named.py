@@ -15,6 +15,7 @@ reads are the ones the guard keeps read-only (the command cannot have written th
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,8 @@ PROGRAMS = frozenset(
 )  # fmt: skip
 """The last part of keys whose value is a program to run (`gpg.x509.program`,
 `filter.lfs.clean`, `difftool.x.cmd`...): one given by a path is guarded."""
+WORD_BREAKS = re.compile(r"""[\s;&|<>()`$'"=]+""")
+"""Where a configured command's words end: blanks, shell operators, quotes, `=` of an option."""
 MAX_FILES = 16
 """Configuration files read per git directory, includes followed."""
 
@@ -76,10 +79,13 @@ def _named(queue: list[Path], tree: Path) -> list[Path]:
 def _scripts(command: str, tree: Path) -> list[Path]:
     """The files a configured command may run: every word that is a path (`./fmt.sh`), or
     names a file of the work tree, not only the first (`sh scripts/t.sh`, `python3 x.py`: the
-    interpreter is the program, the script it runs is the work tree's)."""
+    interpreter is the program, the script it runs is the work tree's). Words break at the
+    shell's operators and quotes too: `sh<t.sh` and `sh -c "$(cat t.sh)"` run `t.sh`."""
     found = []
-    for word in command.replace('"', " ").replace("'", " ").split():
-        path = _resolve(word, tree)
+    for word in WORD_BREAKS.split(command):
+        path = _resolve(word, tree) if word else tree
+        if path in (tree, *tree.parents):  # `. env.sh`: never the whole work tree
+            continue
         if "/" in word or os.path.lexists(path):
             found.append(path)
     return found
