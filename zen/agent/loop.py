@@ -231,14 +231,14 @@ class Agent:
         try:
             try:
                 return await self.client.stream(
-                    self.transcript.messages, self.wire_tools(), shown, self.name
+                    self.protocol.wire_messages(self.transcript.messages), self.wire_tools(), shown, self.name
                 )
             except ContextLengthError:
                 said.clear()
                 if self.compactor is None or await self.compactor.compact(run, "overflow") is None:
                     raise
             return await self.client.stream(
-                self.transcript.messages, self.wire_tools(), shown, self.name
+                self.protocol.wire_messages(self.transcript.messages), self.wire_tools(), shown, self.name
             )
         except asyncio.CancelledError:
             if "".join(said).strip():
