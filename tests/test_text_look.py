@@ -59,7 +59,7 @@ def test_a_peek_is_capped_in_bytes_and_cannot_close_its_fence(fake_llm, run_zen,
     assert "``````\n" + "`" * 5 in peek  # a fence longer than any run inside
 
 
-def test_the_worked_example_is_a_question_answered_and_a_whole_file_and_copies_no_placeholder() -> None:
+def test_the_worked_example_answers_a_question_and_writes_a_whole_file() -> None:
     turns = example()
     assert [m["role"] for m in turns] == ["user", "assistant", "user", "assistant"]
     assert '<file path="show_greeting.py">' in turns[0]["content"]
