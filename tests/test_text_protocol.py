@@ -21,7 +21,7 @@ from zen.agent.conversation import Conversation
 from zen.agent.protocols.edit_blocks import example
 from zen.agent.session import Session
 from zen.base import events as ev
-from zen.base.preamble import asked
+from zen.base.preamble import asked, label
 from zen.settings.schema import Config
 from zen.tools.base import Approval, ApprovalRequest
 from zen.tools.workspace import Workspace
@@ -254,6 +254,26 @@ async def test_a_file_is_shown_again_only_once_it_changed(fake_llm, tmp_path: Pa
     assert "    return a - b" in users(fake.requests[4])[-1]
     assert users(fake.requests[4])[-1].startswith('<file path="calc.py">')
     assert users(fake.requests[4])[-1].endswith("\n\ncheck calc.py")
+
+
+@pytest.mark.usefixtures("close_clients")
+async def test_a_turn_whose_files_came_first_is_listed_and_rewound_by_its_words(
+    fake_llm, tmp_path: Path
+) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    fake = fake_llm([text("It adds."), text("It multiplies.")])
+    config = Config(model="m", base_url=fake.base_url, api_key="k", tool_protocol="text")
+    session = closing(Session(config, Workspace(tmp_path)))
+    await session.run("what does calc.py do?", ev.ignore)
+    await session.run("and mul in calc.py?", ev.ignore)
+    history = session.conversation.history
+    assert history[0]["content"].split("</context>\n\n", 1)[1].startswith('<file path="calc.py">')
+    assert [label(m["content"]) for m in history if m["role"] == "user"] == [
+        "what does calc.py do?",
+        "and mul in calc.py?",
+    ]
+    assert session.conversation.rewind(session.conversation.turns[0])
+    assert session.conversation.history == []
 
 
 def test_an_answer_with_nothing_left_to_do_ends_the_run(fake_llm, run_zen, project) -> None:

@@ -17,7 +17,7 @@ from zen.agent.context import ContextSplit, Window, split
 from zen.agent.loop import Agent
 from zen.agent.protocols.edit_blocks import from_zen
 from zen.agent.transcript import Transcript
-from zen.base.preamble import asked
+from zen.base.preamble import asked, words
 from zen.stores.read_tracker import ReadTracker
 
 
@@ -137,10 +137,10 @@ class Conversation:
 
 def _asked(content: Any, label: str) -> bool:
     """The message of a turn: its text (with or without the facts framed before it), or that
-    with the files attached for edit blocks."""
+    with the files attached for edit blocks (before it; after it in older sessions)."""
     if not isinstance(content, str):
         return False
     return any(
         text == label or text.startswith(label + '\n\n<file path="')
-        for text in (content, asked(content))
+        for text in (content, asked(content), words(content))
     )

@@ -10,12 +10,16 @@ closing tag inside them is escaped: the first closing tag is always the frame's 
 
 from __future__ import annotations
 
+import re
+
 SHELL_OPEN = "<shell-command>\n"
 SHELL_CLOSE = "\n</shell-command>\n\n"
 """The shell's `!cmd` outputs, sent ahead of the next message (zen/ui/runs.py)."""
 OPEN = "<context>\n"
 CLOSE = "\n</context>\n\n"
 _ESCAPED = "</context\u200b>"
+_FILES_FIRST = re.compile(r'(?:<file path="[^"\n]*">\n.*?\n</file>\n\n)+', re.S)
+"""The files edit blocks send ahead of the task (`EditBlocks.task_message`)."""
 
 
 def frame(facts: str, text: str) -> str:
@@ -34,11 +38,18 @@ def asked(content: str) -> str:
     return content
 
 
+def words(content: str) -> str:
+    """A user message without the context block and the files attached ahead of the task."""
+    text = asked(content)
+    files = _FILES_FIRST.match(text)
+    return text[files.end() :] if files else text
+
+
 def label(content: str) -> str:
     """One line naming a user message in a list (rewind, checkpoints): its first line without
     the context block, and without the `!cmd` outputs sent ahead of it, named instead as
     `(after !cmd)` (the last block's end, so a command's output cannot pass for the message)."""
-    text, command = asked(content), ""
+    text, command = words(content), ""
     if text.startswith(SHELL_OPEN):
         first = text[len(SHELL_OPEN) :].partition("\n")[0]
         command = f"!{first[2:]}" if first.startswith("$ ") else ""
