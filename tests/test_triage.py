@@ -253,9 +253,10 @@ def test_bench_rows_keep_only_known_triage_paths() -> None:
     verdict = Verdict("passed", "")
     row = make_row("t", "delegated", 0, Outcome({"triage": "small", "stop": "done"}), verdict)
     assert (row["triage"], row["triage_escalated"]) == ("small", False)
-    odd = Outcome({"triage": "\x1b[2Jlarge", "triage_escalated": "yes"})
+    assert row["changed_nothing"] is False
+    odd = Outcome({"triage": "\x1b[2Jlarge", "triage_escalated": "yes", "changed_nothing": 1})
     row = make_row("t", "delegated", 0, odd, verdict)
-    assert (row["triage"], row["triage_escalated"]) == (None, False)
+    assert (row["triage"], row["triage_escalated"], row["changed_nothing"]) == (None, False, False)
 
 
 def test_the_shell_shows_the_line_once_and_safe() -> None:
