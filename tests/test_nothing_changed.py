@@ -13,6 +13,7 @@ from tests.test_compaction import session_for
 from tests.test_edit_checks import READ, TWO_MODELS, edit, last_tool, p, result, setup
 from tests.test_text_protocol import CALC, EDIT, users
 from zen.agent.nothing_changed import LINE
+from zen.agent.triage import asks_for_change
 from zen.base import events as ev
 from zen.settings.prompts import load_prompt
 from zen.tools.send_to_coder import CHANGED_NOTHING
@@ -78,15 +79,56 @@ def test_turned_off_a_change_not_made_is_only_reported(
     assert LINE in done.err
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does calc.py do?",
+        "what does add do in calc.py?",  # the function's name is an edit verb
+        "Which value does add return when b is not set? Do not change any file.",
+    ],
+)
 def test_a_question_that_changes_nothing_is_not_nudged(
-    fake_llm, run_zen, project: Path, home: Path
+    fake_llm, run_zen, project: Path, home: Path, question: str
 ) -> None:
     setup(project, home, "")
     fake = fake_llm([text("It adds and multiplies.")])
-    done = p(run_zen, fake, "what does calc.py do?", "--yes")
+    done = p(run_zen, fake, question, "--yes")
     assert done.code == 0, done.err
     assert len(fake.requests) == 1 and result(done)["changed_nothing"] is False
     assert LINE not in done.err
+
+
+@pytest.mark.parametrize(
+    ("task", "wanted"),
+    [
+        ("make add in calc.py subtract", True),
+        ("Could you add a docstring to add() in calc.py?", True),  # a request, asked politely
+        ("Why does add fail? Fix it.", True),  # a question, then the request
+        ("what does add do?", False),
+        ("what would I change to make it faster?", False),
+        ("How many rows does data.csv have when the header is not set? Answer with it.", False),
+        ("Do not change any file. Tell me about calc.py.", False),
+    ],
+)
+def test_a_change_is_asked_outside_questions(task: str, wanted: bool) -> None:
+    assert asks_for_change(task) is wanted
+
+
+@pytest.mark.parametrize("protocol", ["native", "text"])
+def test_a_declined_edit_is_not_nudged(
+    fake_llm, run_zen, project: Path, home: Path, protocol: str
+) -> None:
+    """The nudge would send the model back to what the user refused (here: nobody to ask)."""
+    setup(project, home, "")
+    asked = edit("a + b", "a - b") if protocol == "native" else text(EDIT)
+    first = [READ, asked] if protocol == "native" else [asked]
+    fake = fake_llm([*first, text("I could not edit it.")])
+    done = p(run_zen, fake, "make add in calc.py subtract", protocol=protocol)  # no --yes
+    assert done.code == 7, done.err  # refused for want of approval
+    assert (project / "calc.py").read_text() == CALC
+    assert NUDGE not in str(fake.requests[-1]["messages"])
+    assert len(fake.requests) == len(first) + 1
+    assert result(done)["changed_nothing"] is True
 
 
 def test_the_coder_is_nudged_and_the_orchestrator_reads_it_changed_nothing(
