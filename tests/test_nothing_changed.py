@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.server import text
+from tests.fakes.server import call, text, tool_calls
 from tests.test_compaction import session_for
+from tests.test_direct import BIG, Roles, args
+from tests.test_direct import result as direct_result
 from tests.test_edit_checks import READ, TWO_MODELS, edit, last_tool, p, result, setup
 from tests.test_text_protocol import CALC, EDIT, users
 from zen.agent.nothing_changed import LINE
@@ -20,6 +22,7 @@ from zen.tools.send_to_coder import CHANGED_NOTHING
 
 NUDGE = load_prompt("nothing-changed")
 TASK = "add a docstring to add() in calc.py"
+NOTES = {"path": "notes.txt", "content": "limits\n"}
 
 
 @pytest.mark.parametrize("protocol", ["native", "text"])
@@ -164,3 +167,27 @@ async def test_each_task_of_a_session_is_nudged_once(fake_llm, tmp_path: Path) -
         assert [e.text for e in log.events if isinstance(e, ev.Notice)].count(LINE) == 1
     nudged = [users(r)[-1] == NUDGE for r in fake.requests]
     assert nudged == [False, True, False, True]
+
+
+def test_what_the_direct_agent_changed_before_the_handover_counts(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
+    """The Orchestrator that takes a grown task over changes nothing itself; the task did
+    (checkpoints off: only the file tools' record tells)."""
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text(
+        "context_window: 20000\ncheckpoints: {enabled: off}\n"
+    )
+    (project / "mod0.py").write_text(BIG)
+    first = [call("read-file", {"path": "mod0.py"}), call("write-file", NOTES)]
+    roles = Roles(
+        "## task:goal\nRaise every LIMIT to 20.",
+        main=[tool_calls(first)],  # past 15 % of the window: the next turn hands over
+        orchestrator=[text("Done already.")],
+    )
+    fake = fake_llm(roles)
+    done = run_zen("-p", "raise every limit to 20", *args(fake), "--output-format", "json")
+    obj = direct_result(done)
+    assert roles.order == ["main", "compaction", "orchestrator"]  # no nudge
+    assert obj["triage_escalated"] is True and obj["changed_nothing"] is False
+    assert (project / "notes.txt").read_text() == "limits\n"
