@@ -19,6 +19,18 @@ from zen.agent.edits.syntax_check import MARK, problem, report
     [
         ("a.py", "def f():\n    return 1\n", "def f(:\n    return 1\n", "line 1: "),
         ("a.py", "x = 1\n", "x = 1\nreturn x\n", "line 2: 'return' outside function"),
+        (
+            "a.py",
+            "from tax import RATE\n\n\ndef f(n):\n    return n * RATE\n",
+            "def f(n):\n    return n * RATE\n",
+            "line 2: undefined name 'RATE': `return n * RATE`",
+        ),
+        (
+            "a.py",
+            "n = 0\n\n\ndef f():\n    global n\n    n += 1\n",
+            "n = 0\n\n\ndef f():\n    n += 1\n    n = 2\n",
+            "line 5: local variable 'n'",
+        ),
         ("a.json", '{"a": [1, 2]}', '{"a": [1, 2],}', "line 1: "),
         ("a.toml", "[a]\nb = 1\n", "[a]\nb = \n", "line 2"),
         ("a.yaml", "a: [1, 2]\nb: !Ref x\n", "a: [1, 2\nb: 3\n", "line 2: "),
@@ -36,6 +48,8 @@ def test_what_is_not_plain_data_is_not_judged() -> None:
     assert problem(".vscode/settings.json", "{// x\n}") is None
     assert problem("chart/templates/a.yaml", "a: {{ .Values.x }}\n") is None
     assert problem("notes.md", "def f(:") is None
+    assert problem("a.py", "from os import *\n\nprint(sep, __file__, len)\n") is None
+    assert problem("a.py", "try:\n    import x\nexcept ImportError:\n    x = None\n") is None
     problem("a.py", "(" * 200_000)  # too deep: an answer or None, never an exception
 
 
@@ -106,3 +120,20 @@ def test_a_syntax_error_is_fed_back_and_fixed_next_turn_with_tools(
     assert told["role"] == "tool" and f"{MARK} fix these errors first" in told["content"]
     assert "- calc.py, line 2: " in told["content"]
     assert MARK not in fake.requests[3]["messages"][-1]["content"]
+
+
+def test_a_forgotten_import_is_fed_back_and_fixed_next_turn(fake_llm, run_zen, project) -> None:
+    (project / "price.py").write_text("def gross(n):\n    return n * 1.2\n")
+    first = (
+        "tax.py\n```python\nRATE = 0.2\n```\n\n"
+        "price.py\n```python\ndef gross(n):\n    return n * (1 + RATE)\n```"
+    )
+    fixed = "from tax import RATE\n\n\ndef gross(n):\n    return n * (1 + RATE)\n"
+    second = f"price.py\n```python\n{fixed}```"
+    fake = fake_llm([text(first), text(second), text("Done.")])
+    done = run_zen("-p", "move the rate of price.py to tax.py", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "price.py").read_text() == fixed
+    told = users(fake.requests[1])[-1]
+    assert "- price.py, line 2: undefined name 'RATE'" in told
+    assert MARK not in users(fake.requests[2])[-1]

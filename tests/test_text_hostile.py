@@ -19,7 +19,7 @@ from zen.agent.edits.lazy import placeholders
 from zen.agent.protocols.block_ahead import Ahead
 from zen.agent.protocols.block_apply import QUOTED
 from zen.agent.protocols.block_parser import MARKS, lone_fence, parse
-from zen.agent.protocols.edit_blocks import MAX_ANSWER, tried
+from zen.agent.protocols.edit_blocks import MAX_ANSWER, example, tried
 
 PROSE = (
     "To clean up, you might be tempted to wipe the folder. Never run this: it deletes "
@@ -137,7 +137,7 @@ def test_an_answer_over_the_cap_is_refused_with_what_to_do(fake_llm, run_zen, pr
     (project / "calc.py").write_text(CALC)
 
     def script(body: dict[str, Any]) -> Any:
-        if len(body["messages"]) == 2:
+        if len(body["messages"]) == 2 + len(example()):
             return text(EDIT + "\n" + huge(MAX_ANSWER + 10), chunk=65536)
         return text("Sorry.")
 

@@ -28,6 +28,28 @@ def test_a_failing_tests_module_comes_with_the_test(tmp_path: Path) -> None:
     )
 
 
+def test_a_module_imported_from_its_package_comes_too(tmp_path: Path) -> None:
+    ws = make(
+        tmp_path,
+        {
+            "shop/client.py": "from shop import settings\nfrom . import (retry as r, names\n)\n",
+            "shop/__init__.py": "",
+            "shop/settings.py": "WAIT = 10\n",
+            "shop/retry.py": "TRIES = 3\n",
+            "shop/names.py": "A = 1\n",
+            "settings.py": "OTHER = 1\n",
+        },
+    )
+    shown, _ = names(ws, "what does shop/client.py wait for?")
+    assert shown == [
+        "shop/client.py",
+        "shop/__init__.py",
+        "shop/settings.py",
+        "shop/retry.py",
+        "shop/names.py",
+    ]
+
+
 def test_a_chain_is_followed_breadth_first_up_to_the_bound(tmp_path: Path) -> None:
     files = {f"m{i}.py": f"from m{i + 1} import f\n" for i in range(10)}
     files["app.py"] = "from pkg.core import run\nfrom m0 import f\n"

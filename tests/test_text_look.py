@@ -10,7 +10,8 @@ from zen.agent.protocols.block_files import FILE_LIMIT
 from zen.agent.protocols.block_parser import parse
 from zen.agent.protocols.block_paths import copied
 from zen.agent.protocols.block_peek import PEEK_BYTES
-from zen.agent.protocols.block_types import Command, Replace, WholeFile
+from zen.agent.protocols.block_types import Command, WholeFile
+from zen.agent.protocols.edit_blocks import example
 from zen.settings.prompts import load_prompt
 
 ROWS = "id,city,temp\n" + "".join(f"{n},city{n},{n % 40}\n" for n in range(4000))
@@ -58,20 +59,26 @@ def test_a_peek_is_capped_in_bytes_and_cannot_close_its_fence(fake_llm, run_zen,
     assert "``````\n" + "`" * 5 in peek  # a fence longer than any run inside
 
 
-def test_the_worked_example_parses_into_its_three_blocks_and_copies_no_placeholder() -> None:
-    prompt = load_prompt("text")
-    example = prompt.split("you would answer:\n", 1)[1]
-    blocks = parse(example, frozenset({"hello.py"}))
-    assert [type(b) for b in blocks] == [Replace, WholeFile, Command]
-    assert not any(b.quoted for b in blocks if isinstance(b, Command))  # blocks alone: it runs
-    assert blocks[2].command.strip() == "wc -l data.csv"  # type: ignore[union-attr]
-    assert not any(copied(line) for line in prompt.splitlines())
-    assert "<path" not in prompt and "<the whole" not in prompt
+def test_the_worked_example_answers_a_question_writes_a_whole_file_and_looks() -> None:
+    turns = example()
+    assert [m["role"] for m in turns] == ["user", "assistant"] * 3
+    assert '<file path="show_greeting.py">' in turns[0]["content"]
+    assert parse(turns[1]["content"], frozenset({"show_greeting.py"})) == []  # words alone
+    (edit,) = parse(turns[3]["content"], frozenset({"show_greeting.py"}))
+    assert isinstance(edit, WholeFile) and edit.path == "show_greeting.py"
+    assert 'print(f"Hey {name}")' in edit.content
+    (look,) = parse(turns[5]["content"], frozenset({"show_greeting.py"}))
+    assert isinstance(look, Command) and not look.quoted  # blocks alone: it runs
+    assert look.command.strip() == "wc -l show_greeting.py"
+    for said in (load_prompt("text"), *(m["content"] for m in turns)):
+        assert not any(copied(line) for line in said.splitlines())
+        assert "<path" not in said and "<the whole" not in said
 
 
-def test_the_example_is_in_the_stable_prefix(fake_llm, run_zen, project) -> None:
+def test_the_example_is_in_the_stable_prefix_and_never_saved(fake_llm, run_zen, project) -> None:
     fake = fake_llm([text("ok"), text("ok")])
     for task in ("one", "two"):
         assert run_zen("-p", task, *args_for(fake)).code == 0
-    systems = [r["messages"][0]["content"] for r in fake.requests]
-    assert systems[0] == systems[1] and "wc -l data.csv" in systems[0]
+    heads = [r["messages"][:7] for r in fake.requests]
+    assert heads[0] == heads[1] and heads[0][1:] == [dict(m) for m in example()]
+    assert users(fake.requests[1]) == [fake.requests[1]["messages"][-1]["content"]]

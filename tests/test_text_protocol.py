@@ -18,6 +18,7 @@ from tests.conftest import closing
 from tests.fakes.server import Reply, call, text, tool_calls
 from zen.agent.compacted import user_texts
 from zen.agent.conversation import Conversation
+from zen.agent.protocols.edit_blocks import example
 from zen.agent.session import Session
 from zen.base import events as ev
 from zen.base.preamble import asked
@@ -35,7 +36,12 @@ def args_for(fake: Any, protocol: str = "text", *more: str) -> list[str]:
 
 
 def users(request: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+    """The user's messages, after the worked example's (edit blocks send it first)."""
+    messages = request["messages"][1:]
+    shown = [dict(m) for m in example()]
+    if messages[: len(shown)] == shown:
+        messages = messages[len(shown) :]
+    return [m["content"] for m in messages if m["role"] == "user"]
 
 
 def system(request: dict[str, Any]) -> str:
@@ -51,9 +57,10 @@ def test_an_edit_block_is_applied_with_the_file_in_context(fake_llm, run_zen, pr
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
     first, second = fake.requests
     assert "tools" not in first and "tools" not in second  # nothing on the wire to call
-    assert "<<<<<<< SEARCH" in system(first) and "read-file" not in system(first)
+    assert "You have no tools" in system(first) and "read-file" not in system(first)
     (task,) = users(first)
-    assert asked(task).startswith("make add in calc.py subtract\n\n")
+    assert asked(task).startswith('<file path="calc.py">')
+    assert asked(task).endswith("\n\nmake add in calc.py subtract")
     assert f'<file path="calc.py">\n{CALC.rstrip()}\n</file>' in task
     result = users(second)[-1]
     assert result.startswith("[zen] results of your blocks:\n1. calc.py: +1 -1")
@@ -94,10 +101,11 @@ def test_a_file_changed_after_the_model_saw_it_is_not_clobbered(fake_llm, run_ze
     later = EDIT.replace("a - b", "a - b  # after")
 
     def script(body: dict[str, Any]) -> Reply:
-        if len(body["messages"]) == 2:  # the user edits the file while the model thinks
+        sent = len(body["messages"]) - len(example())
+        if sent == 2:  # the user edits the file while the model thinks
             (project / "calc.py").write_text(theirs)
             return text(EDIT)
-        return text(later) if len(body["messages"]) == 4 else text("Done.")
+        return text(later) if sent == 4 else text("Done.")
 
     fake = fake_llm(script)
     done = run_zen("-p", "make add in calc.py subtract", "--yes", *args_for(fake))
@@ -164,7 +172,7 @@ def test_auto_switches_to_edit_blocks_after_an_answer_without_a_call(
     assert (project / "calc.py").read_text() == CALC.replace("a + b", "a - b")
     first, second, _ = fake.requests
     assert first["tools"] and "tools" not in second
-    assert "<<<<<<< SEARCH" not in system(first) and "<<<<<<< SEARCH" in system(second)
+    assert "You have no tools" not in system(first) and "You have no tools" in system(second)
     again = users(second)[-1]
     assert "Tools are off" in again and "make add in calc.py subtract" in again
     assert "Environment:" not in again  # the task again, without the facts framed before it
@@ -244,7 +252,8 @@ async def test_a_file_is_shown_again_only_once_it_changed(fake_llm, tmp_path: Pa
     await session.run("make calc.py's add subtract", ev.ignore, yes)
     await session.run("check calc.py", ev.ignore)  # zen's edit changed it: shown again
     assert "    return a - b" in users(fake.requests[4])[-1]
-    assert users(fake.requests[4])[-1].startswith('check calc.py\n\n<file path="calc.py">')
+    assert users(fake.requests[4])[-1].startswith('<file path="calc.py">')
+    assert users(fake.requests[4])[-1].endswith("\n\ncheck calc.py")
 
 
 def test_an_answer_with_nothing_left_to_do_ends_the_run(fake_llm, run_zen, project) -> None:

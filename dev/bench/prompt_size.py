@@ -45,6 +45,12 @@ def size(role: str, mode: str, system: str, tools: list[dict], facts: str, task:
     return role, mode, len(system), len(compact), len(facts), len(task), tokens
 
 
+def sent(messages: list[dict]) -> str:
+    """The system prompt and what comes with it before the conversation (the text protocol's
+    worked example)."""
+    return "\n".join(str(m["content"]) for m in messages)
+
+
 def rows() -> list[Row]:
     root = Path(tempfile.mkdtemp())
     config = load_config(root, {"api_key": "x", "base_url": "http://127.0.0.1:9/v1"}, env={})
@@ -92,11 +98,11 @@ def rows() -> list[Row]:
     text_session = Session(text_config, make_workspace(text_config, root), git_facts=GIT)
     text_session.builder.facts = replace(text_session.builder.facts, **FIXED)
     agent = text_session.conversation.agent()
-    system = agent.transcript.messages[0]["content"]
+    system = sent(agent.protocol.wire_messages(agent.transcript.messages))
     found.append(size("single", "text", system, agent.wire_tools(), facts, TASK))
     text_session.set_mode("dual")
     coder = text_session.builder.delegates("dual", "delegated")(CODER, "coder")
-    system = coder.transcript.messages[0]["content"]
+    system = sent(coder.protocol.wire_messages(coder.transcript.messages))
     found.append(size("coder", "text", system, coder.wire_tools(), facts, task))
     return found
 

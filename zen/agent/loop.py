@@ -230,16 +230,12 @@ class Agent:
 
         try:
             try:
-                return await self.client.stream(
-                    self.transcript.messages, self.wire_tools(), shown, self.name
-                )
+                return await self.client.stream(self.wire(), self.wire_tools(), shown, self.name)
             except ContextLengthError:
                 said.clear()
                 if self.compactor is None or await self.compactor.compact(run, "overflow") is None:
                     raise
-            return await self.client.stream(
-                self.transcript.messages, self.wire_tools(), shown, self.name
-            )
+            return await self.client.stream(self.wire(), self.wire_tools(), shown, self.name)
         except asyncio.CancelledError:
             if "".join(said).strip():
                 self.add({"role": "assistant", "content": "".join(said) + INTERRUPTED})
@@ -308,6 +304,10 @@ class Agent:
         return RunResult(text, turn, list(self.files_changed), stop="length")
 
     # -- for the session and compaction ------------------------------------------------------
+
+    def wire(self) -> list[dict[str, Any]]:
+        """The messages a request carries: the conversation, as the protocol sends it."""
+        return self.protocol.wire_messages(self.transcript.messages)
 
     def wire_tools(self) -> list[dict[str, Any]]:
         """The tool schemas a request carries (none for edit blocks)."""

@@ -1,7 +1,8 @@
 """The syntax of what a reply changed, checked in process and said back to the model.
 
-After each reply's edits, every changed `.py` (Python's own compiler: nothing runs), `.json`,
-`.toml` and `.yaml` file is parsed; an error goes back with the file, the line and the line's
+After each reply's edits, every changed `.py` (Python's own compiler: nothing runs; then
+pyflakes' undefined names, aider's F821/F823, the import an edit forgot), `.json`, `.toml` and
+`.yaml` file is parsed; an error goes back with the file, the line and the line's
 text, so a small model fixes a broken edit on its next turn instead of reporting success.
 Bounded with the test command, like aider's reflections (`agent/edit_checks.py`).
 
@@ -12,6 +13,7 @@ false report for syntax zen's interpreter does not know yet.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import stat
@@ -43,7 +45,9 @@ def problem(name: str, text: str) -> str | None:
         return None  # a template
     try:
         if suffix == ".py":
-            compile(text, name, "exec", dont_inherit=True)
+            tree = ast.parse(text, name)
+            compile(tree, name, "exec", dont_inherit=True)  # what only the compiler sees
+            return _undefined(tree, name, text)
         elif suffix == ".json":
             if not _jsonc(name):
                 json.loads(text)
@@ -113,3 +117,16 @@ def _read(path: Path) -> str | None:
         return None
     finally:
         os.close(fd)
+
+
+def _undefined(tree: ast.Module, name: str, text: str) -> str | None:
+    """The first name the code uses and nothing defines, or None. An edit that forgot its
+    import compiles and fails only when that line runs (the error small models make most)."""
+    from pyflakes import checker, messages  # not at start-up: only once a reply edits
+
+    undefined = (messages.UndefinedName, messages.UndefinedLocal)
+    found = [m for m in checker.Checker(tree, filename=name).messages if isinstance(m, undefined)]
+    if not found:
+        return None
+    first = min(found, key=lambda m: m.lineno)
+    return _at(first.lineno, first.message % first.message_args, text)

@@ -135,6 +135,10 @@ class ToolProtocol:
         """The tool schemas a request carries."""
         return self.registry.schemas()
 
+    def wire_messages(self, messages: list[Message]) -> list[Message]:
+        """What a request sends of the conversation (the transcript's messages)."""
+        return messages
+
     async def task_message(self, task: str) -> str:
         """The task as the model gets it."""
         return task

@@ -19,7 +19,10 @@ FOLLOWED = 6
 """Imported files added at most, over all shown files."""
 READ_LIMIT = 16_000
 """Bytes of a file searched for its imports."""
-_PY = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
+_PY = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*\(?([\w, \t]*)|import[ \t]+([\w., \t]+))",
+    re.M,
+)
 _JS = re.compile(r"""(?:\bfrom|\brequire\(|\bimport\()\s*['"](\.{1,2}/[^'"\n]{1,200})['"]""")
 _JS_TRIES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", "/index.ts", "/index.js")
 
@@ -67,14 +70,14 @@ def _python(text: str, here: Path, root: Path) -> list[Path]:
     """Where each imported module could live: beside the file (relative imports and scripts
     run from their folder) or from the workspace root."""
     modules: list[tuple[int, str]] = []
-    for relative, plain in _PY.findall(text):
+    for relative, names, plain in _PY.findall(text):
         if relative:
             dots = len(relative) - len(relative.lstrip("."))
-            modules.append((dots, relative.lstrip(".")))
-        for name in plain.split(","):
-            name = name.strip().split()[0] if name.strip() else ""
-            if name:
-                modules.append((0, name))
+            package = relative.lstrip(".")
+            modules.append((dots, package))
+            for name in _names(names):  # `from pkg import mod`: a name may be a module
+                modules.append((dots, f"{package}.{name}" if package else name))
+        modules += [(0, name) for name in _names(plain)]
     candidates = []
     for dots, module in modules:
         parts = [p for p in module.split(".") if p]
@@ -85,3 +88,8 @@ def _python(text: str, here: Path, root: Path) -> list[Path]:
             stem = base.joinpath(*parts) if parts else base
             candidates += [stem.with_suffix(".py") if parts else stem, stem / "__init__.py"]
     return candidates
+
+
+def _names(listed: str) -> list[str]:
+    """`a, b as c` → ['a', 'b']."""
+    return [part.split()[0] for part in listed.split(",") if part.strip()]

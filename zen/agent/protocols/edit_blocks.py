@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from zen.agent.protocols import block_files as bf
@@ -62,6 +63,17 @@ TOO_LONG = (
 )
 
 
+@cache
+def example() -> tuple[Message, ...]:
+    """`prompts/text-example.md`: its parts, between `----` lines, are the user's and the
+    model's turns in order."""
+    parts = load_prompt("text-example").split("\n----\n")
+    return tuple(
+        {"role": "assistant" if n % 2 else "user", "content": part.strip()}
+        for n, part in enumerate(parts)
+    )
+
+
 def from_zen(content: object) -> bool:
     """A user message the protocol wrote (see NOTE)."""
     return isinstance(content, str) and content.startswith(NOTE)
@@ -99,11 +111,19 @@ class EditBlocks(ToolProtocol):
     def new_task(self) -> None:
         self._ran = set()
 
+    def wire_messages(self, messages: list[Message]) -> list[Message]:
+        """The worked example goes after the system prompt as an exchange already had, not in
+        the prompt: inside the instructions a 1.5B model copied the example's content (it ran
+        its commands, and answered a question with "I will change"). Fixed text: the prefix
+        stays stable, and it is never saved."""
+        return [*messages[:1], *(dict(m) for m in example()), *messages[1:]]
+
     async def task_message(self, task: str) -> str:
-        """The task, with the files it needs attached."""
+        """The files the task needs, then the task: the request comes last, where a small
+        model attends to it (aider's order)."""
         self.new_task()
         files = await self.files_for(task)
-        return f"{task}\n\n{files}" if files else task
+        return f"{files}\n\n{task}" if files else task
 
     async def read(self, reply: AssistantTurn, emit: ev.Emit) -> Reading:
         if reply.tool_calls:

@@ -49,6 +49,9 @@ class Auto(ToolProtocol):
     def wire_tools(self) -> list[dict[str, Any]]:
         return self.current.wire_tools()
 
+    def wire_messages(self, messages: list[Message]) -> list[Message]:
+        return self.current.wire_messages(messages)
+
     async def task_message(self, task: str) -> str:
         self.blocks.new_task()
         return await self.current.task_message(task)
