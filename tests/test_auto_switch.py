@@ -31,6 +31,13 @@ def on_tools(fake: Any) -> list[bool]:
     return [bool(r.get("tools")) for r in fake.requests]
 
 
+def quiet(home: Any) -> None:
+    """No nudge: these tasks ask for a change and end with none, and the nudge's turn is no
+    part of the switch (tests/test_nothing_changed.py)."""
+    (home / ".zen").mkdir(exist_ok=True)
+    (home / ".zen" / "config.yaml").write_text("nudge_unchanged: false\n")
+
+
 def switch_messages(request: dict[str, Any]) -> list[str]:
     return [
         m["content"]
@@ -57,9 +64,10 @@ def test_two_failing_turns_of_the_first_three_switch(fake_llm, run_zen, project)
 
 
 def test_one_failing_turn_of_three_does_not_switch_nor_later_ones(
-    fake_llm, run_zen, project
+    fake_llm, run_zen, project, home
 ) -> None:
     (project / "calc.py").write_text(CALC)
+    quiet(home)
     # A turn with one good call among bad ones did not fail; turns 4 and 5 are past the rule.
     fake = fake_llm([INVALID, MIXED, GOOD, NO_TOOL, BAD_JSON, text("It adds.")])
     done = run_zen("-p", TASK, *flags(fake))
@@ -72,9 +80,10 @@ def test_one_failing_turn_of_three_does_not_switch_nor_later_ones(
     assert on_tools(fake) == [True, True, True, False] and WHY in done.err
 
 
-def test_a_tool_that_ran_and_failed_is_no_evidence(fake_llm, run_zen, project) -> None:
+def test_a_tool_that_ran_and_failed_is_no_evidence(fake_llm, run_zen, project, home) -> None:
     """ "No such file" is the model's business: counted, it would switch after turn 2."""
     (project / "calc.py").write_text(CALC)
+    quiet(home)
     fake = fake_llm([TOOL_ERROR, NO_TOOL, INVALID, text("It adds.")])
     done = run_zen("-p", TASK, *flags(fake))
     assert done.code == 0, done.err

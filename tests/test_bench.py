@@ -86,7 +86,8 @@ def test_solved_and_failed_tasks_as_json(
     assert solved["tokens"]["main"]["prompt_uncached"] == 200 + 10  # the first request: 10
     assert solved["total_tokens"]["output"] == 25 and solved["seconds"] > 0
     failed = rows["b-fail", "single"]
-    assert failed["solved"] is False and failed["check"] == "failed" and failed["turns"] == 1
+    assert failed["solved"] is False and failed["check"] == "failed" and failed["turns"] == 2
+    assert failed["changed_nothing"] is True and solved["changed_nothing"] is False
     assert set(rows["a-solve", "dual"]["tokens"]) == {"main"}  # one model: the direct path
     assert rows["a-solve", "dual"]["collaboration"] == "delegated"
     assert rows["a-solve", "dual"]["triage"] == "direct"
@@ -351,8 +352,9 @@ def test_the_table_says_why_each_run_failed_and_repeats_read_k_of_n(
     assert next(x for x in lines if x.startswith("a-solve")).split()[1:] == ["2", "of", "2"]
     solved = next(x for x in lines if x.startswith("solved"))
     assert solved.endswith("  1 of 2 in each of 2 runs")
-    assert "✗ b-fail · single (run 1): the check said: out.txt is missing" in lines
-    assert "✗ b-fail · single (run 2): the check said: out.txt is missing" in lines
+    said = "changed no file; the check said: out.txt is missing"  # "Make" asks for a change
+    assert f"✗ b-fail · single (run 1): {said}" in lines
+    assert f"✗ b-fail · single (run 2): {said}" in lines
     assert not any("a-solve ·" in x for x in lines)
 
 

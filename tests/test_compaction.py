@@ -77,10 +77,12 @@ def restart_message(body: dict[str, Any]) -> str:
 
 
 def scripted(summary: str) -> Any:
-    """Three small runs, then a big read; the summary request answers `summary`."""
+    """Three small runs (the first, a change not made yet, is nudged once), then a big read;
+    the summary request answers `summary`."""
     replies = iter(
         [
             text("noted", usage="estimate"),
+            text("noted: the change comes after reading", usage="estimate"),  # the nudge's
             text("ok", usage="estimate"),
             text("fine", usage="estimate"),
             tool_calls([call("read-file", {"path": "big.txt"})], usage="estimate"),
@@ -160,6 +162,7 @@ async def test_after_compaction_requests_are_append_only_again(fake_llm, tmp_pat
             tool_calls([call("read-file", {"path": "small.txt"})], usage="estimate"),
             tool_calls([call("glob", {"pattern": "*.txt"})], usage="estimate"),
             text("done", usage="estimate"),
+            text("done: nothing to change", usage="estimate"),  # the nudge appends too
         ]
     )
 
@@ -190,6 +193,7 @@ async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Pat
         [
             tool_calls([call("read-file", {"path": "a.txt"})], usage="estimate"),
             text("read", usage="estimate"),
+            text("read, nothing to change yet", usage="estimate"),  # after the nudge
             overflow,
             text("done after compacting", usage="estimate"),
         ]
@@ -204,7 +208,7 @@ async def test_context_length_error_compacts_and_retries(fake_llm, tmp_path: Pat
     await session.run(FIRST, log)
     result = await session.run("and now the tests", log)
     assert result.text == "done after compacting"
-    assert [is_summary(r) for r in fake.requests] == [False, False, False, True, False]
+    assert [is_summary(r) for r in fake.requests] == [False] * 4 + [True, False]
     retried = fake.requests[-1]
     note = restart_message(retried)
     assert CONSTRAINT in note and "and now the tests" in note
@@ -259,7 +263,7 @@ async def test_pruning_old_tool_outputs_is_tried_first(fake_llm, tmp_path: Path)
 
 
 async def test_manual_compact_keeps_roles_alternating(fake_llm, tmp_path: Path) -> None:
-    replies = iter([text("noted"), text("next answer")])
+    replies = iter([text("noted"), text("noted: nothing to change yet"), text("next answer")])
 
     def reply(body: dict[str, Any]) -> Reply:
         return text(state(CONSTRAINT)) if is_summary(body) else next(replies)
@@ -271,7 +275,7 @@ async def test_manual_compact_keeps_roles_alternating(fake_llm, tmp_path: Path) 
     await session.run(FIRST, log)
     event = await session.compact(log, "the flag's name")
     assert event is not None and event.reason == "manual"
-    assert "the flag's name" in fake.requests[1]["messages"][-1]["content"]
+    assert "the flag's name" in fake.requests[2]["messages"][-1]["content"]
     await session.run("go on", log)
     roles = [m["role"] for m in fake.requests[-1]["messages"]]
     assert roles == ["system", "user", "assistant", "user"]

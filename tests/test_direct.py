@@ -166,13 +166,13 @@ def test_the_line_shown(fake_llm, run_zen, home: Path, project: Path) -> None:
 
 def test_the_override(fake_llm, run_zen, project: Path) -> None:
     (project / "app.py").write_text("LIMIT = 10\n")
-    roles = Roles(orchestrator=[text("I would gather with scouts first.")])
+    roles = Roles(orchestrator=[text("I would gather with scouts first."), text("Not yet.")])
     fake = fake_llm(roles)
     done = run_zen(
         "-p", "raise the limit to 20", *args(fake), "--triage", "large", "--output-format", "json"
     )
     obj = result(done)
-    assert roles.order == ["orchestrator"]
+    assert roles.order == ["orchestrator"] * 2  # the second: the nudge's turn
     assert (obj["triage"], obj["triage_escalated"]) == ("large", False)
     assert "zen's triage: a large change" in json.dumps(roles.requests[0]["messages"])
 
@@ -181,9 +181,9 @@ def test_the_override_to_direct_with_two_models(
     fake_llm, run_zen, two_models: Path, project: Path
 ) -> None:
     (project / "app.py").write_text("LIMIT = 10\n")
-    roles = Roles(main=[text("It is 10.")])  # a Coder model of its own: direct only when asked
-    fake = fake_llm(roles)
+    roles = Roles(main=[text("It is 10."), text("Still 10.")])  # then the nudge's turn
+    fake = fake_llm(roles)  # a Coder model of its own: direct only when asked
     task = "raise LIMIT in app.py to 20"
     done = run_zen("-p", task, *args(fake), "--triage", "direct", "--output-format", "json")
     obj = result(done)
-    assert roles.order == ["main"] and obj["triage"] == "direct"
+    assert roles.order == ["main"] * 2 and obj["triage"] == "direct"

@@ -1,6 +1,6 @@
-"""The test command after a reply's edits, the one bound it shares with the syntax check, and a
-task that asked for a change and changed nothing (issue 38), through `zen -p` on the fake
-server."""
+"""The test command after a reply's edits, and the one bound it shares with the syntax check
+(issue 38), through `zen -p` on the fake server (a change asked for and not made:
+test_nothing_changed.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,7 @@ from tests.fakes.server import call, text, tool_calls
 from tests.test_text_protocol import CALC, args_for, users
 from zen.agent.edit_checks import REFLECTIONS, TAIL, TEST_MARK, reported
 from zen.agent.edits.syntax_check import MARK
-from zen.agent.nothing_changed import LINE
-from zen.settings.prompts import load_prompt
 from zen.settings.trust_describe import describe
-from zen.tools.send_to_coder import CHANGED_NOTHING
 
 PY = shlex.quote(sys.executable)
 CHECK = "from calc import add\nassert add(5, 3) == 2, f'add(5, 3) = {add(5, 3)}'\n"
@@ -194,74 +191,6 @@ def test_the_bound_is_per_task() -> None:
     ]
     assert reported(messages) == 2
     assert reported([*messages, {"role": "user", "content": "next task"}]) == 0
-
-
-# -- a change asked for and not made ---------------------------------------------------------
-
-
-def test_a_change_not_made_is_nudged_once_then_reported(
-    fake_llm, run_zen, project: Path, home: Path
-) -> None:
-    setup(project, home, "", "nudge_unchanged: true\n")
-    fake = fake_llm([text("Done."), text("Done, really.")])
-    done = p(run_zen, fake, "add a docstring to add() in calc.py", "--yes")
-    assert done.code == 0, done.err
-    assert len(fake.requests) == 2
-    assert users(fake.requests[1])[-1] == load_prompt("nothing-changed")
-    assert result(done)["changed_nothing"] is True
-    assert LINE in done.err
-
-
-def test_a_change_not_made_is_reported_without_a_nudge_by_default(
-    fake_llm, run_zen, project: Path, home: Path
-) -> None:
-    setup(project, home, "")
-    fake = fake_llm([text("Done.")])
-    done = p(run_zen, fake, "add a docstring to add() in calc.py", "--yes")
-    assert done.code == 0, done.err
-    assert len(fake.requests) == 1 and result(done)["changed_nothing"] is True
-    assert LINE in done.err
-
-
-def test_a_change_made_after_the_nudge_is_not_reported(
-    fake_llm, run_zen, project: Path, home: Path
-) -> None:
-    setup(project, home, "", "nudge_unchanged: true\n")
-    fake = fake_llm([text("Done."), READ, edit("a + b", "a - b"), text("Now done.")])
-    done = p(run_zen, fake, "make add in calc.py subtract", "--yes")
-    assert done.code == 0, done.err
-    assert result(done)["changed_nothing"] is False and LINE not in done.err
-    assert len(fake.requests) == 4
-
-
-def test_a_question_that_changes_nothing_is_not_nudged(
-    fake_llm, run_zen, project: Path, home: Path
-) -> None:
-    setup(project, home, "", "nudge_unchanged: true\n")
-    fake = fake_llm([text("It adds and multiplies.")])
-    done = p(run_zen, fake, "what does calc.py do?", "--yes")
-    assert done.code == 0, done.err
-    assert len(fake.requests) == 1 and result(done)["changed_nothing"] is False
-    assert LINE not in done.err
-
-
-def test_the_orchestrator_reads_that_the_coder_changed_nothing(
-    fake_llm, run_zen, project: Path, home: Path
-) -> None:
-    setup(project, home, "", "nudge_unchanged: true\n" + TWO_MODELS)
-    fake = fake_llm(
-        [
-            text("Done."),  # the Coder (triage sent it the task at once)
-            text("Done, I promise."),  # the Coder, after the nudge
-            text("The Coder did not make the change."),  # the Orchestrator
-            text("Still not made."),  # the Orchestrator, after its own nudge
-        ]
-    )
-    done = p(run_zen, fake, "add a docstring to add() in calc.py", "--yes", "--dual")
-    assert done.code == 0, done.err
-    assert users(fake.requests[1])[-1] == load_prompt("nothing-changed")
-    assert CHANGED_NOTHING in last_tool(fake.requests[2])
-    assert result(done)["changed_nothing"] is True
 
 
 def test_in_dual_mode_the_agent_that_may_run_commands_tests(

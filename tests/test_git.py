@@ -206,6 +206,7 @@ async def test_changing_commands_need_confirmation(fake_llm, repo: Path, args: A
     await session.run("change it", ev.ignore, approver)
     assert [a.tool for a in approver.asked] == ["git"]
     assert "declined" in tool_results(fake.requests[1])[0]
+    assert len(fake.requests) == 2  # declined: no nudge back to the change (nothing_changed.py)
     assert git(repo, "rev-parse", "HEAD") == head
     assert not (repo / "leak.txt").exists()
     assert await git_facts(repo, "auto") == "Git: branch main; 1 staged, 1 modified, 2 untracked"

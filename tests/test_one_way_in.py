@@ -36,8 +36,12 @@ async def yes(_request: ApprovalRequest) -> Approval:
     return Approval("yes")
 
 
-def session_for(fake: Any, root: Path, store: SessionStore, hooks: list[Hook] | None = None):
-    config = Config(model="fake-model", base_url=fake.base_url, api_key="k", retries=0)
+def session_for(
+    fake: Any, root: Path, store: SessionStore, hooks: list[Hook] | None = None, nudge: bool = True
+):
+    config = Config(
+        model="fake-model", base_url=fake.base_url, api_key="k", retries=0, nudge_unchanged=nudge
+    )
     return closing(Session(config, Workspace(root), store=store, hooks=hooks))
 
 
@@ -60,6 +64,7 @@ async def test_resumed_after_a_cut_call_the_model_reads_why_it_did_not_run(
                 finish_reason="length",
             ),
             text("smaller steps then"),
+            text("nothing written yet"),  # after the nudge: big.py was asked for
             text("ok"),
         ]
     )
@@ -93,7 +98,8 @@ async def test_resumed_after_a_stop_hook_the_model_still_has_its_instruction(
     fake = fake_llm([text("done early"), text("ran them, done"), text("ok")])
     store = SessionStore(tmp_path / "s.db")
     hook = Hook("Stop", "", f"{sys.executable} {script}")
-    session = session_for(fake, tmp_path, store, [hook])
+    # no nudge: it would come before the hook's turn and hide what this test checks
+    session = session_for(fake, tmp_path, store, [hook], nudge=False)
     result = await session.run("fix it", ev.ignore, yes)
     assert result.text == "ran them, done"
     live = fake.requests[1]["messages"][1:]

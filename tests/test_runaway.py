@@ -105,7 +105,8 @@ async def test_the_cap_is_on_the_wire(fake_llm, tmp_path: Path) -> None:
 
 
 async def test_a_repeating_stream_is_stopped_and_the_model_told(fake_llm, tmp_path: Path) -> None:
-    fake = fake_llm([endless(LOOP, prefix="Looking at it.\n"), text("fixed it")])
+    nudged = text("fixed it")  # the answer after the nudge: no file changed
+    fake = fake_llm([endless(LOOP, prefix="Looking at it.\n"), text("fixing it"), nudged])
     log = ev.EventLog()
     started = time.monotonic()
     result = await session_for(fake, tmp_path).run("fix the test", log, yes)
@@ -135,7 +136,8 @@ async def test_blocks_before_the_repeats_are_applied_on_edit_blocks(fake_llm, tm
 
 async def test_a_runaway_inside_a_call_is_stopped_too(fake_llm, tmp_path: Path) -> None:
     args = '{"path": "out.txt", "content": "' + "same line\\n" * 3000 + '"}'
-    fake = fake_llm([tool_calls([call("write-file", args)], chunk=40), text("ok")])
+    nudged = text("ok")  # the answer after the nudge: no file changed
+    fake = fake_llm([tool_calls([call("write-file", args)], chunk=40), text("ok"), nudged])
     result = await session_for(fake, tmp_path).run("write it", ev.EventLog(), yes)
     assert result.text == "ok" and not (tmp_path / "out.txt").exists()
     assert fake.requests[1]["messages"][-1]["content"] == STREAM_NOTE

@@ -68,7 +68,7 @@ async def test_a_turn_runs_its_calls_and_answers_them_in_order(tmp_path: Path) -
 
 async def test_a_call_cut_at_max_tokens_is_answered_never_run(tmp_path: Path) -> None:
     cut = tool_calls([call("write-file", {"path": "x.py", "content": "x"})], finish_reason="length")
-    model = ScriptedModel([cut, text("smaller then")])
+    model = ScriptedModel([cut, text("smaller steps"), text("smaller then")])  # then the nudge's
     result = await session_on(model, tmp_path).run("write x.py", ev.ignore, yes)
     assert result.text == "smaller then"
     assert tool_results(model.requests[1]) == [CUT_CALL]
@@ -129,7 +129,8 @@ async def test_an_overflow_compacts_and_sends_again(tmp_path: Path) -> None:
             tool_calls([call("read-file", {"path": "big.txt"})]),
             overflow,
             text(summary_of(FIRST)),
-            text("done after compacting"),
+            text("compacted"),
+            text("done after compacting"),  # the answer to the nudge: FIRST asks for a change
         ]
     )
     session = session_on(model, tmp_path, context_window=100_000)
@@ -159,16 +160,19 @@ async def test_the_small_path_opens_the_run_with_its_call(tmp_path: Path) -> Non
 
 async def test_the_small_path_escalates_when_the_coder_does_not_finish(tmp_path: Path) -> None:
     (tmp_path / "greet.py").write_text(GREET)
-    roles = Roles(orchestrator=[text("I will plan it.")], coder=[text("I could not.")])
+    roles = Roles(
+        orchestrator=[text("I will plan it."), text("Planned.")],  # each nudged once
+        coder=[text("I could not."), text("I still could not.")],
+    )
     model = ScriptedModel(roles)
     session = session_on(model, tmp_path, agent_mode="dual", dual_agent=CODER_MODEL)
     log = ev.EventLog()
     result = await session.run("rename greet to welcome in greet.py", log, yes)
-    assert result.text == "I will plan it."
-    assert roles.order == ["coder", "orchestrator"]
+    assert result.text == "Planned."
+    assert roles.order == ["coder", "coder", "orchestrator", "orchestrator"]
     assert session.triage is not None and session.triage.escalated
     assert [e.escalated for e in log.events if isinstance(e, ev.Triaged)] == [False, True]
-    assert "I could not." in tool_results(roles.requests["orchestrator"][0])[0]
+    assert "I still could not." in tool_results(roles.requests["orchestrator"][0])[0]
 
 
 # -- the protocols ------------------------------------------------------------------------------

@@ -699,6 +699,7 @@ async def test_memo_runs_are_saved_and_older_sessions_without_them_still_load(
                 [call("memo", {"action": "write", "key": "note:new", "content": "written now"})]
             ),
             text("ok"),
+            text("ok: the note is in the memo"),  # the nudge's: a memo entry is no file
         ]
     )
     store = SessionStore(path)  # migrates: the old entry has no run

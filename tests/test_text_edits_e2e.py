@@ -59,7 +59,7 @@ def test_a_method_alone_in_a_bare_fence_is_merged_into_its_class(fake_llm, run_z
 def test_a_snippet_that_cannot_be_merged_is_refused_and_nothing_written(fake_llm, run_zen, project):
     (project / "shapes.py").write_text(SHAPES + "\n\ndef main():\n    pass\n")
     snippet = "shapes.py\n```python\ndef main():\n    return 1\n```"
-    fake = fake_llm([text(snippet), text("I could not.")])
+    fake = fake_llm([text(snippet), text("I could not."), text("Still not.")])  # then the nudge
     done = run_zen("-p", "Change main in shapes.py.", "--yes", *args_for(fake))
     assert done.code == 0, done.err
     assert (project / "shapes.py").read_text() == SHAPES + "\n\ndef main():\n    pass\n"
@@ -110,6 +110,7 @@ def test_a_search_block_without_a_divider_that_is_not_the_file_is_refused(
             text(f"pyproject.toml\n<<<<<<< SEARCH\n{copied}>>>>>>> REPLACE\n"),
             text(f"pyproject.toml\n<<<<<<< SEARCH\n{other}>>>>>>> REPLACE\n"),
             text("I give up."),
+            text("I still give up."),  # after the nudge: nothing changed
         ]
     )
     done = run_zen("-p", "Change pyproject.toml", "--yes", *args_for(fake))

@@ -10,6 +10,7 @@ import json
 
 from tests.fakes.server import text
 from tests.test_text_protocol import CALC, args_for, users
+from zen.settings.prompts import load_prompt
 
 CONFIG = '"""Settings."""\n\nTIMEOUT = 30\nRETRIES = 3\nAGENT = "f/1.0"\n'
 
@@ -45,10 +46,11 @@ def test_a_bare_fence_two_shown_files_could_be_is_not_guessed(fake_llm, run_zen,
     (project / "a.py").write_text(CONFIG)
     (project / "b.py").write_text(CONFIG)
     new = CONFIG.replace("30", "60")
-    fake = fake_llm([text(f"```\n{new}```")])
+    fake = fake_llm([text(f"```\n{new}```"), text("Set it in a.py.")])
     done = run_zen("-p", "Set TIMEOUT to 60 in a.py (b.py is its copy).", *args_for(fake))
     assert done.code == 0, done.err
-    assert len(fake.requests) == 1
+    assert len(fake.requests) == 2  # the fence stood as the answer; then the nudge's turn
+    assert users(fake.requests[1])[-1] == load_prompt("nothing-changed")
     assert (project / "a.py").read_text() == CONFIG == (project / "b.py").read_text()
 
 

@@ -151,7 +151,7 @@ def test_paths_outside_the_workspace_are_refused(fake_llm, run_zen, project) -> 
         "../outside.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\n"
         f"{project.parent / 'planted.py'}\n```python\nevil()\n```\n"
     )
-    fake = fake_llm([text(blocks), text("ok")])
+    fake = fake_llm([text(blocks), text("ok"), text("ok")])  # the second: the nudge's turn
     done = run_zen("-p", "change ../outside.py", "--yes", *args_for(fake))
     assert done.code == 0, done.err
     assert outside.read_text() == "x = 1\n"
@@ -314,7 +314,7 @@ def test_a_copied_placeholder_is_answered_as_a_format_error(fake_llm, run_zen, p
     """Qwen2.5-Coder-1.5B copied `<path of the file>` from the prompt once it showed one."""
     (project / "stats.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
     new = "def mean(xs):\n    return sum(xs) / len(xs)\n\n\ndef median(xs):\n    return 0\n"
-    fake = fake_llm([text(f"<path of the file>\n```\n{new}```\n"), text("ok")])
+    fake = fake_llm([text(f"<path of the file>\n```\n{new}```\n"), text("ok"), text("ok")])
     task = "Add median(xs) to stats.py."
     done = run_zen("-p", task, "--yes", *args_for(fake))
     assert done.code == 0, done.err

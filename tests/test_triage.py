@@ -183,6 +183,7 @@ def test_a_large_change_is_still_scouted(fake_llm, run_zen, project: Path) -> No
                 ]
             ),
             text("Nothing to change."),
+            text("Nothing to change, as I said."),  # after the nudge: a rename was asked
         ],
         coder=[text("greet.py defines greet(name).")],  # the scout runs on the Coder's tools
     )
@@ -198,33 +199,34 @@ def test_a_large_change_is_still_scouted(fake_llm, run_zen, project: Path) -> No
 
 def test_the_override(fake_llm, run_zen, project: Path) -> None:
     (project / "greet.py").write_text(GREET)
-    roles = Roles(orchestrator=[text("I would plan this first.")], coder=[])
+    roles = Roles(orchestrator=[text("I would plan this first."), text("Planned.")], coder=[])
     fake = fake_llm(roles)
     task = "rename greet to welcome in greet.py"
     obj = result(run_zen("-p", task, *args(fake, "--triage", "large", "--output-format", "json")))
-    assert obj["triage"] == "large" and roles.order == ["orchestrator"]
+    assert obj["triage"] == "large" and roles.order == ["orchestrator"] * 2  # once nudged
 
 
 def test_a_failed_small_path_escalates(fake_llm, run_zen, project: Path) -> None:
     (project / "greet.py").write_text(GREET)
     roles = Roles(
-        orchestrator=[text("The Coder could not do it; planned and done another way.")],
-        coder=[text("I could not find greet.")],  # changed nothing
+        orchestrator=[text("The Coder could not do it."), text("Planned and done another way.")],
+        coder=[text("I could not find greet."), text("It is not there.")],  # changed nothing
     )
     fake = fake_llm(roles)
     done = run_zen("-p", "rename greet to welcome in greet.py", *args(fake))
     assert done.code == 0, done.err
-    assert roles.order == ["coder", "orchestrator"]
+    assert roles.order == ["coder", "coder", "orchestrator", "orchestrator"]  # each nudged once
     messages = roles.requests["orchestrator"][0]["messages"]
     assert "sent to the Coder at once" in messages[1]["content"]
-    assert messages[-1]["role"] == "tool" and "I could not find greet." in messages[-1]["content"]
+    assert messages[-1]["role"] == "tool" and "It is not there." in messages[-1]["content"]
     assert "triage: small → large" in done.err
-    assert done.out.strip() == "The Coder could not do it; planned and done another way."
+    assert done.out.strip() == "Planned and done another way."
 
 
 def test_escalation_in_json(fake_llm, run_zen, project: Path) -> None:
     (project / "greet.py").write_text(GREET)
-    fake = fake_llm(Roles(orchestrator=[text("Done another way.")], coder=[text("No.")]))
+    roles = Roles(orchestrator=[text("Done another way.")] * 2, coder=[text("No.")] * 2)
+    fake = fake_llm(roles)  # each role answers the nudge too
     task = "rename greet to welcome in greet.py"
     obj = result(run_zen("-p", task, *args(fake, "--output-format", "json")))
     assert (obj["triage"], obj["triage_escalated"]) == ("small", True)
@@ -235,11 +237,11 @@ def test_hostile_names_reach_neither_coder_nor_terminal(
 ) -> None:
     (tmp_path / "secret.py").write_text("KEY = 'hunter2'\n")
     os.symlink(tmp_path / "secret.py", project / "link.py")
-    roles = Roles(orchestrator=[text("Planned.")], coder=[])
+    roles = Roles(orchestrator=[text("Planned."), text("Planned, still.")], coder=[])
     fake = fake_llm(roles)
     done = run_zen("-p", "fix link.py and ../secret.py", *args(fake))
     assert done.code == 0, done.err
-    assert roles.order == ["orchestrator"]  # nothing named: the large path, no Coder
+    assert roles.order == ["orchestrator"] * 2  # nothing named: the large path, no Coder
     assert "triage: large:" in done.err and "link.py" not in done.err.split("triage:")[1]
     (project / "greet.py").write_text(GREET)
     fake2 = fake_llm(Roles(orchestrator=[], coder=list(CODER_DONE)))
@@ -253,9 +255,10 @@ def test_bench_rows_keep_only_known_triage_paths() -> None:
     verdict = Verdict("passed", "")
     row = make_row("t", "delegated", 0, Outcome({"triage": "small", "stop": "done"}), verdict)
     assert (row["triage"], row["triage_escalated"]) == ("small", False)
-    odd = Outcome({"triage": "\x1b[2Jlarge", "triage_escalated": "yes"})
+    assert row["changed_nothing"] is False
+    odd = Outcome({"triage": "\x1b[2Jlarge", "triage_escalated": "yes", "changed_nothing": 1})
     row = make_row("t", "delegated", 0, odd, verdict)
-    assert (row["triage"], row["triage_escalated"]) == (None, False)
+    assert (row["triage"], row["triage_escalated"], row["changed_nothing"]) == (None, False, False)
 
 
 def test_the_shell_shows_the_line_once_and_safe() -> None:

@@ -90,7 +90,8 @@ async def test_an_unknown_tool_gets_one_short_correction_text_or_native(
         [
             text('{"name": "add_sub", "arguments": {"a": 1}}'),
             tool_calls([call("rename-function", {"a": 1})]),
-            text("sorry"),
+            text("no such tool"),
+            text("sorry"),  # the answer to the nudge: "add it" asked for a change
         ]
     )
     log = ev.EventLog()

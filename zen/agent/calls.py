@@ -35,13 +35,16 @@ class Calls:
         self.changed = changed
         self.started: set[str] = set()
         """Calls of the current turn that began to run (for the cancellation message)."""
+        self.outcomes: list[ToolResult] = []
+        """The current turn's results through the door, an edit block's calls included (its
+        step's result is a line of its own: a declined edit would not show there)."""
 
     async def run(
         self, calls: Sequence[Call], run: RunContext, results: dict[str, ToolResult]
     ) -> None:
         """Run `calls` into `results` (by id): consecutive read-only calls side by side, the
         rest one at a time, in order. Cancelled, `results` holds those that finished."""
-        self.started = set()
+        self.started, self.outcomes = set(), []
         batch: list[ToolCall] = []
         for call in calls:
             if isinstance(call, ToolCall) and self.registry.is_read_only(call):
@@ -82,6 +85,7 @@ class Calls:
             ctx = replace(self.ctx, run=run, call_id=call.id)  # delegations link their record
             result = await self.registry.call(call, ctx, run.approver)
         self.changed.extend(f for f in result.files_changed if f not in self.changed)
+        self.outcomes.append(result)
         run.emit(
             ev.ToolCallFinished(
                 agent=self.agent,

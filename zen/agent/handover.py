@@ -44,6 +44,7 @@ async def orchestrate(
         await direct.compactor.compact(run, "handover")
     agent = orchestrator()
     run.emit(later.event(agent.name))
-    result = await agent.run(task, run, Opening(note=LINES["escalated"]), asks_for_change(task))
+    wanted = asks_for_change(task) and not done.files_changed  # the direct run's count too
+    result = await agent.run(task, run, Opening(note=LINES["escalated"]), wanted)
     files = list(dict.fromkeys([*done.files_changed, *result.files_changed]))
     return later, replace(result, turns=done.turns + result.turns, files_changed=files)

@@ -270,6 +270,7 @@ class Agent:
             if frame is not None:  # inside the try: a Ctrl-C here still answers every call
                 await frame.before()
             await self.calls.run(reading.calls, run, results)
+            self.unchanged.saw(self.calls.outcomes)
             checked = await self.checks.after(reading.calls, results, self.transcript.messages, run)
             done = True
         finally:

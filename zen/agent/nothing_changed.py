@@ -7,15 +7,20 @@ gets a turn to act. If it still changes nothing, the run's result says so
 (`RunResult.changed_nothing`: `-p`'s JSON, the Coder's report to the Orchestrator) and the
 user sees one line.
 
+Not after the user declined a call in the task: the nudge would send the model back to what
+they refused (and, in `-p` without `--yes`, to another refusal).
+
 Changed means a file tool's record of writes (a Coder's included), else the run's checkpoints
 (what bash changed), when it has them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from zen.base import events as ev
 from zen.settings.prompts import load_prompt
-from zen.tools.base import RunContext
+from zen.tools.base import RunContext, ToolResult
 
 LINE = "the task asked for a change, but no file changed"
 
@@ -27,14 +32,20 @@ class NothingChanged:
         self.agent, self.files_changed = agent, files_changed
         self.nudging = nudge
         """`nudge_unchanged`: tell the agent once before the run ends (off: only report)."""
-        self.wanted = self.told = False
+        self.wanted = self.told = self.declined = False
 
     def new_run(self, wanted: bool) -> None:
-        self.wanted, self.told = wanted, False
+        self.wanted, self.told, self.declined = wanted, False, False
+
+    def saw(self, results: Iterable[ToolResult]) -> None:
+        """A turn's call results: one the user declined means no nudge in this task."""
+        self.declined |= any(r.summary.startswith("declined: ") for r in results)
 
     async def nudge(self, run: RunContext) -> str | None:
         """The message that sends the agent back to work once, or None."""
-        if not (self.nudging and self.wanted) or self.told or await self._changed(run):
+        if not (self.nudging and self.wanted) or self.told or self.declined:
+            return None
+        if await self._changed(run):
             return None
         self.told = True
         return load_prompt("nothing-changed")

@@ -63,6 +63,10 @@ EDIT = re.compile(rf"\b{_VERBS}\b", re.I)
 NOT_EDIT = re.compile(rf"\b(do not|don't|never|without)\s+(\w+\s+)?{_VERBS}\w*", re.I)
 """"Do not change any file": a question's guard, not an edit."""
 ASKED = re.compile(r"\?(\s|$)")
+SENTENCES = re.compile(r"(?<=[.?!])\s+|\n+")
+WH = re.compile(r"^(what|why|how|where|which|who|whose|when)\b", re.I)
+POLITE = re.compile(r"^(please\b|(can|could|would|will)\s+(you|we)\b)", re.I)
+""""Could you add a docstring?": a request, though it ends with `?`."""
 LINES = {
     "question": "zen's triage: a question. Answer it yourself after a few reads; "
     "delegate only if it needs changes.",
@@ -149,8 +153,17 @@ def decide(
 def asks_for_change(task: str) -> bool:
     """Whether `task` asks for a change (an edit verb, not negated), by the rule alone: single
     mode and the Coder use it too (a task that asked and changed nothing is not a success,
-    `agent/nothing_changed.py`). Attached files are not the user's words."""
-    return _edits(task.split('\n\n<file path="', 1)[0][:SCANNED])
+    `agent/nothing_changed.py`). Attached files are not the user's words. A question's
+    sentence asks for nothing (an edit verb in "what does add do?" or "...when the variable
+    is not set?" is a name or a condition): the nudge would send the model to change files."""
+    words = task.split('\n\n<file path="', 1)[0][:SCANNED]
+    return any(_edits(s) and not _question(s) for s in SENTENCES.split(words))
+
+
+def _question(sentence: str) -> bool:
+    """A sentence that asks (ends with `?` or opens with a wh-word), not a polite request."""
+    s = sentence.strip()
+    return (s.endswith("?") or bool(WH.match(s))) and not POLITE.match(s)
 
 
 def _edits(words: str) -> bool:

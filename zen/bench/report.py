@@ -106,7 +106,8 @@ ENDINGS = {
 
 
 def why(row: dict[str, Any]) -> str:
-    """Why a run failed, in a few words: how it ended, or what the check said last."""
+    """Why a run failed, in a few words: how it ended, or what the check said last (after
+    `changed no file` when the task asked for a change and the run made none)."""
     said = last_line(row.get("check_output") or "")
     if row["check"] == "error":
         return f"the check broke: {said}" if said else "the check broke"
@@ -114,7 +115,8 @@ def why(row: dict[str, Any]) -> str:
         return f"error: {row.get('error') or 'zen gave no result'}"
     if row["ended"] in ENDINGS:
         return ENDINGS[row["ended"]]
-    return f"the check said: {said}" if said else "the check failed"
+    checked = f"the check said: {said}" if said else "the check failed"
+    return f"changed no file; {checked}" if row.get("changed_nothing") is True else checked
 
 
 def last_line(text: str) -> str:

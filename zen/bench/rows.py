@@ -67,6 +67,7 @@ def make_row(
         "cost_usd": result.get("cost_usd") if isinstance(result.get("cost_usd"), float) else None,
         "triage": triage if triage in TRIAGE else None,
         "triage_escalated": result.get("triage_escalated") is True,
+        "changed_nothing": result.get("changed_nothing") is True,
         "tool_calls": {k: _int(calls.get(k)) for k in NO_CALLS}
         if isinstance(calls, dict)
         else dict(NO_CALLS),

@@ -245,7 +245,7 @@ class Config(_Endpoint):
     test_cmd: str | None = None
     """The project's tests, run through bash after each reply that changed files."""
     test_timeout: int = Field(default=120, gt=0, le=600)
-    nudge_unchanged: bool = False
+    nudge_unchanged: bool = True
     """A task that asked for a change and changed nothing is told once before it ends."""
     max_tool_output: int = Field(default=30_000, gt=200)
     max_edit_bytes: int = Field(default=10_000_000, gt=0)
