@@ -563,7 +563,7 @@ async def test_client_buffer_changed_since_the_read_is_stale(
         n = len(fake.requests)
         if n == 2:  # after the read: the user types in the buffer
             editor.buffers[path] = CALC + "# typed by the user\n"
-        return [*edit_calls(), text("ok")][n - 1]
+        return [*edit_calls(), text("ok"), text("ok")][n - 1]  # the last: after the nudge
 
     fake = fake_llm(script)
     async with zen_acp(editor, fake, home, project) as conn:

@@ -217,8 +217,8 @@ async def test_auto_switches_once_to_edit_blocks(tmp_path: Path) -> None:
     assert result.text == "Done."
     first, second, third = model.requests
     assert first["tools"] and second["tools"] == [] and third["tools"] == []
-    assert "SEARCH" not in first["messages"][0]["content"]
-    assert "SEARCH" in second["messages"][0]["content"]
+    assert "You have no tools" not in first["messages"][0]["content"]
+    assert "You have no tools" in second["messages"][0]["content"]
     assert second["messages"][-1]["content"].startswith("[zen] ")  # the task again, with files
     assert "return a - b" in (tmp_path / "calc.py").read_text()
     switched = [e for e in log.events if isinstance(e, ev.Notice) and "switching" in e.text]
