@@ -40,7 +40,7 @@ def prose(words: int) -> str:
 def a_session(fake_llm: Any, run_zen: Any, answer: str = "done") -> str:
     fake = fake_llm([text(answer)])
     done = run_zen(
-        "-p", "fix the bug", "--output-format", "json", "--base-url", fake.base_url,
+        "-p", "where is the bug?", "--output-format", "json", "--base-url", fake.base_url,
         "--api-key", "k",
     )  # fmt: skip
     assert done.code == 0, done.err
@@ -91,7 +91,7 @@ def test_sessions_show_and_list_say_what_the_run_did(fake_llm: Any, run_zen: Any
         ]
     )
     args = ("--base-url", fake.base_url, "--api-key", "k", "--model", "fake-model")
-    done = run_zen("-p", "fix the bug", "--output-format", "json", *args)
+    done = run_zen("-p", "where is the bug?", "--output-format", "json", *args)
     result = json.loads(done.out)
     assert result["turns"] == 3
     shown = run_zen("sessions", "show", result["session_id"])

@@ -62,7 +62,7 @@ def test_project_skills_need_a_trusted_folder(fake_llm, run_zen, project: Path) 
 
 
 def test_explain_mode_sends_no_tool_that_writes(fake_llm, run_zen, two_models: Path) -> None:
-    fake = fake_llm([text("a"), text("b")])
+    fake = fake_llm([text("a"), text("b"), text("b, after the nudge")])
     assert run_zen("-p", "how does it work", "--work-mode", "explain", *args_for(fake)).code == 0
     tools = tool_names(fake.requests[0])
     assert "read-file" in tools and "grep" in tools

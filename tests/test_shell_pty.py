@@ -465,7 +465,7 @@ def test_slash_commands(shell: Any, home: Path) -> None:
     assert "/collab MODE" in out and "Alt+Enter" in out
     assert "unknown command /nope" in zen.task("/nope")
     assert "the memo is empty" in zen.task("/memo")
-    zen.task("make a plan")
+    zen.task("plan the work")  # not a change: no nudge
     zen.task("/memo")
     assert "plan — the plan (main)" in zen.lines()
     assert "step one" in zen.task("/memo plan")
@@ -484,7 +484,7 @@ def test_slash_commands(shell: Any, home: Path) -> None:
     lines = zen.lines()
     once(lines, "memo plan — the plan")
     (history,) = (home / ".zen" / "history").iterdir()  # this workspace's own
-    assert "make a plan" in history.read_text()
+    assert "plan the work" in history.read_text()
     assert history.stat().st_mode & 0o777 == 0o600
     assert zen.exit() == 0
 
