@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from zen.base.paths import expand_user
+from zen.tools.sandbox.command_paths import command_paths
 
 MAX_BYTES = 1 << 20
 """Of each configuration file read (git's own are a few KB)."""
@@ -33,8 +34,18 @@ PROGRAMS = frozenset(
 )  # fmt: skip
 """The last part of keys whose value is a program to run (`gpg.x509.program`,
 `filter.lfs.clean`, `difftool.x.cmd`...): one given by a path is guarded."""
-WORD_BREAKS = re.compile(r"""[\s;&|<>()`$'"=]+""")
-"""Where a configured command's words end: blanks, shell operators, quotes, `=` of an option."""
+PROGRAM_ENDINGS = ("command", "cmd", "filter")
+"""Key endings that name a program too (`gpg.ssh.defaultKeyCommand`, `sendemail.toCmd`,
+`interactive.diffFilter`, `hook.x.command`), however git adds to its list."""
+PROGRAM_SECTIONS = ("alias.", "pager.", "submodule.", "sendemail.")
+"""Sections any of whose keys may run a program: `pager.log = sh x.sh` pages `git log`,
+`submodule.x.update = !cmd` runs at `git submodule update`, `sendemail.smtpServer` may be a
+program's path. A value naming no work-tree file costs nothing."""
+FOLDERS = frozenset({"core.hookspath", "init.templatedir"})
+"""Keys naming a folder of hooks: the repository's own, or the one `git init` and `git clone`
+copy into every new repository."""
+CONTINUED = re.compile(r"(?<!\\)((?:\\\\)*)\\\r?\n")
+"""A backslash ending a line: git joins the value with the next line."""
 MAX_FILES = 16
 """Configuration files read per git directory, includes followed."""
 
@@ -51,7 +62,7 @@ def in_user_config(root: Path) -> list[Path]:
     every repository), relative ones from the workspace."""
     xdg = os.environ.get("XDG_CONFIG_HOME") or expand_user("~/.config")
     configs = [expand_user("~/.gitconfig"), Path(xdg) / "git" / "config"]
-    return _named(configs, root)
+    return _named([*configs, Path("/etc/gitconfig")], root)
 
 
 def _named(queue: list[Path], tree: Path) -> list[Path]:
@@ -65,30 +76,22 @@ def _named(queue: list[Path], tree: Path) -> list[Path]:
         for key, value in _entries(_read(path)):
             if not value:
                 continue
-            if key == "core.hookspath":
+            if key in FOLDERS:
                 found.append(_resolve(value, tree))
             elif key.startswith(("include.", "includeif.")) and key.endswith(".path"):
                 included = _resolve(value, path.parent)
                 found.append(included)
                 queue.append(included)
-            elif key.rpartition(".")[2] in PROGRAMS or key.startswith("alias."):
-                found += _scripts(value.lstrip("!"), tree)
+            elif _runs(key):
+                found += command_paths(value.lstrip("!"), tree)
     return list(dict.fromkeys(found))
 
 
-def _scripts(command: str, tree: Path) -> list[Path]:
-    """The files a configured command may run: every word that is a path (`./fmt.sh`), or
-    names a file of the work tree, not only the first (`sh scripts/t.sh`, `python3 x.py`: the
-    interpreter is the program, the script it runs is the work tree's). Words break at the
-    shell's operators and quotes too: `sh<t.sh` and `sh -c "$(cat t.sh)"` run `t.sh`."""
-    found = []
-    for word in WORD_BREAKS.split(command):
-        path = _resolve(word, tree) if word else tree
-        if path in (tree, *tree.parents):  # `. env.sh`: never the whole work tree
-            continue
-        if "/" in word or os.path.lexists(path):
-            found.append(path)
-    return found
+def _runs(key: str) -> bool:
+    """Whether the value of `key` may be a program git runs (errs wide: a value that names no
+    work-tree file guards nothing)."""
+    last = key.rpartition(".")[2]
+    return last in PROGRAMS or last.endswith(PROGRAM_ENDINGS) or key.startswith(PROGRAM_SECTIONS)
 
 
 def _resolve(text: str, base: Path) -> Path:
@@ -116,6 +119,7 @@ def _entries(text: str) -> Iterator[tuple[str, str]]:
     """(section.key, value) pairs, keys lower-cased as git compares them (the subsection keeps
     its case); enough of git's syntax for the keys `named` reads."""
     section = ""
+    text = CONTINUED.sub(r"\1", text.removeprefix("\ufeff"))  # as git reads them
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("["):

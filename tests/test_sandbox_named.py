@@ -1,0 +1,91 @@
+"""What the guard reads from git's configuration as a path it must guard (`named`,
+`command_paths`), without a sandbox: the fifth round's forms (docs/security.md) as units."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zen.tools.sandbox.command_paths import command_paths
+from zen.tools.sandbox.named import named
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "t.sh").write_text("true\n")
+    (tmp_path / "src").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh scripts/t.sh",
+        "sh scri''pts/t.sh",
+        "sh scr\\ipts/t.sh",
+        "sh scripts/{t,u}.sh",
+        'sh "$(git rev-parse --show-toplevel)/scripts/t.sh"',
+        "sh $PWD/scripts/t.sh",
+        "sh<scripts/t.sh",
+        "f() { sh scripts/t.sh; }; f",
+    ],
+)
+def test_a_script_in_any_shell_form_is_found(tree: Path, command: str) -> None:
+    assert tree / "scripts" / "t.sh" in command_paths(command, tree)
+
+
+def test_a_glob_gives_its_matches_and_its_folder(tree: Path) -> None:
+    found = command_paths("sh scripts/t*.sh", tree)
+    assert tree / "scripts" / "t.sh" in found and tree / "scripts" in found
+
+
+def test_a_module_gives_its_package_and_file(tree: Path) -> None:
+    found = command_paths("python3 -m tools.clean --all", tree)
+    assert tree / "tools" in found and tree / "tools.py" in found
+
+
+def test_never_the_tree_a_parent_or_a_folder_after_a_variable(tree: Path) -> None:
+    """`. env.sh`'s dot and `$HOME/src` must not guard the work tree or its src/: every
+    sandboxed write there would be undone."""
+    found = command_paths(". ./env.sh; cd .. && ls $HOME/src", tree)
+    assert tree not in found and tree.parent not in found and tree / "src" not in found
+
+
+def test_unbalanced_quotes_and_huge_braces_still_end(tree: Path) -> None:
+    assert tree / "scripts" / "t.sh" in command_paths("sh 'scripts/t.sh", tree)
+    assert len(command_paths("x" + "{a,b}" * 40, tree)) < 5_000
+
+
+def config(tree: Path, body: str) -> list[Path]:
+    (tree / ".git").mkdir(exist_ok=True)
+    (tree / ".git" / "config").write_text(body)
+    return named(tree / ".git")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[pager]\n\tlog = sh scripts/t.sh\n",
+        '[submodule "x"]\n\tupdate = !sh scripts/t.sh\n',
+        '[gpg "ssh"]\n\tdefaultKeyCommand = sh scripts/t.sh\n',
+        "[interactive]\n\tdiffFilter = sh scripts/t.sh\n",
+        "[core]\n\talternateRefsCommand = sh scripts/t.sh\n",
+        '[hook "lint"]\n\tcommand = sh scripts/t.sh\n',
+        "\ufeff[alias]\n\tt = !sh scripts/t.sh\n",
+        "[alias]\n\tt = !sh \\\n\t\tscripts/t.sh\n",
+    ],
+    ids=["pager", "submodule", "ssh key", "diff filter", "alternate refs", "hook", "bom", "cont"],
+)
+def test_keys_and_syntax_git_reads_are_read(tree: Path, body: str) -> None:
+    assert tree / "scripts" / "t.sh" in config(tree, body)
+
+
+def test_a_template_folder_is_named(tree: Path) -> None:
+    assert tree / "tpl" in config(tree, "[init]\n\ttemplateDir = tpl\n")
+
+
+def test_plain_settings_name_nothing(tree: Path) -> None:
+    body = "[user]\n\tname = scripts\n[core]\n\tautocrlf = input\n[pager]\n\tbranch = false\n"
+    assert config(tree, body) == []
