@@ -58,7 +58,8 @@ def _tokens(command: str) -> list[str]:
 
 def _braces(token: str) -> list[str]:
     """`scripts/{t,u}.sh` -> `scripts/t.sh`, `scripts/u.sh` (nested and repeated braces too)."""
-    words, done = [token], []
+    words: list[str] = [token]
+    done: list[str] = []
     while words and len(done) + len(words) < MAX_WORDS:
         word = words.pop()
         match = BRACES.search(word)
