@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import Done
 from tests.fakes.server import Reply, call, text, tool_calls
+from zen.bench.child import remove, run_folder
 
 PASS_IF_OUT = (
     "import sys, pathlib\n"
@@ -280,7 +281,7 @@ def test_sigterm_stops_the_bench_and_its_running_task(
         while not fake.requests and time.monotonic() < deadline:
             time.sleep(0.1)
         assert fake.requests, "the task never reached the model"
-        assert list(temp.glob("zen-bench-*/ws/slow")), "the task's workspace is not in TMPDIR"
+        assert list(temp.glob("zen-bench-*/run*/ws/slow")), "the task's workspace is not in TMPDIR"
         children = _children_of(proc.pid)
         assert children
         proc.send_signal(signal.SIGTERM)
@@ -288,7 +289,7 @@ def test_sigterm_stops_the_bench_and_its_running_task(
         assert proc.returncode == 128 + signal.SIGTERM, err
         assert "stopped by SIGTERM" in err and "Traceback" not in err
         assert not any(_alive(pid) for pid in children)
-        assert not list(temp.glob("zen-bench-*/ws/slow"))
+        assert not list(temp.glob("zen-bench-*/run*/ws/slow"))
     finally:
         reap(proc)
 
@@ -444,3 +445,39 @@ def test_the_bench_measures_the_model_the_server_serves(fake_llm, run_zen, tmp_p
     assert done.code == 0, done.err
     assert json.loads(done.out)["model"] == personas.QWEN_FILE
     assert {r["model"] for r in fake.requests} == {personas.QWEN_FILE}
+
+
+def test_dual_with_one_model_sends_singles_first_request_byte_for_byte(
+    fake_llm, run_zen, tmp_path: Path
+) -> None:
+    """Each run's workspace is at the same path (`child.run_folder`): it is in the system
+    prompt, and a random one made single and dual's direct path differ at temperature 0 by
+    the path's tokens alone. A folder a stranger could have made is not used."""
+    tasks = tmp_path / "tasks"
+    task(tasks, "solve", "write out.txt with ok")
+    fake = fake_llm(scripted)
+    alone = tmp_path / "tmp"  # no other test's bench takes the folder meanwhile
+    alone.mkdir()
+    flags = ("--mode", "single", "--mode", "dual", "--repeat", "2")
+    done = bench(run_zen, fake, tasks, *flags, env={"TMPDIR": str(alone)})
+    assert done.code == 0, done.err
+    firsts = [r for r in fake.requests if [m["role"] for m in r["messages"]] == ["system", "user"]]
+    assert len(firsts) == 4
+    assert all(r["messages"] == firsts[0]["messages"] for r in firsts)
+    assert all(r.get("tools") == firsts[0].get("tools") for r in firsts)
+    assert "/ws/solve" in firsts[0]["messages"][0]["content"] + firsts[0]["messages"][1]["content"]
+
+
+def test_the_run_folder_is_private_and_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    first = run_folder()
+    second = run_folder()  # another bench at the same time
+    assert first != second and first.parent == second.parent
+    assert first.parent.stat().st_mode & 0o777 == 0o700
+    remove(first)
+    assert run_folder() == first
+    if os.name == "posix":
+        os.chmod(first.parent, 0o777)  # shared: a stranger could plant files in it
+        assert run_folder().parent == tmp_path

@@ -15,6 +15,7 @@ import os
 import shutil
 import stat
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,28 @@ class Outcome:
 def mode_flags(mode: str) -> list[str]:
     """`single`, or a collaboration mode (dual mode's name in the report)."""
     return ["--single"] if mode == "single" else ["--dual", "--collab", mode]
+
+
+def run_folder() -> Path:
+    """A folder for one run, at the path the last run used when no other bench runs: the
+    workspace's path is in the system prompt, so a random one changed the prompt's tokens
+    from run to run, and a temperature-0 model's answer with them (dual's direct path, which
+    sends single's requests, differed from single on 3 of 31 tasks by that alone). A private
+    folder of this user's in the temp folder; anything else there (a link, another owner's,
+    writable by others) gets a random folder as before."""
+    base = Path(tempfile.gettempdir()) / f"zen-bench-{os.getuid() if os.name == 'posix' else 0}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(base)
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="zen-bench-"))
+    mine = os.name != "posix" or (info.st_uid == os.getuid() and not info.st_mode & 0o077)
+    if stat.S_ISDIR(info.st_mode) and mine:
+        for n in range(1, 100):
+            with contextlib.suppress(FileExistsError):
+                (base / f"run{n}").mkdir(mode=0o700)
+                return base / f"run{n}"
+    return Path(tempfile.mkdtemp(prefix="zen-bench-"))
 
 
 def prepare(task: Task, run_dir: Path, config_yaml: str) -> tuple[Path, Path]:

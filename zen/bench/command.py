@@ -1,10 +1,11 @@
 """`zen bench`: the flags, then every task × mode × repeat, then the report.
 
-Nothing is written where it was started: runs live in temporary folders (deleted after each
-run). Each finished row is kept at once (`results.py`: a file under `~/.zen/bench/`, and
-`--output`), so a bench stopped by Ctrl-C or SIGTERM still prints and keeps the table of what
-finished, marked partial. A server that is down is found before the first task; a bad flag,
-task folder or name is one line, never a traceback.
+Nothing is written where it was started: runs live in temporary folders, the same path for
+each run (`child.run_folder`), deleted after it. Each finished row is kept at once
+(`results.py`: a file under `~/.zen/bench/`, and `--output`), so a bench stopped by Ctrl-C or
+SIGTERM still prints and keeps the table of what finished, marked partial. A server that is
+down is found before the first task; a bad flag, task folder or name is one line, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import tempfile
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -234,7 +234,7 @@ async def _run_one(
     checks: Sandbox,
 ) -> dict[str, Any]:
     deadline = timeout or task.timeout or DEFAULT_TIMEOUT
-    run_dir = Path(tempfile.mkdtemp(prefix="zen-bench-"))
+    run_dir = child.run_folder()
     try:
         workspace, home = child.prepare(task, run_dir, point.config_yaml)
         env = endpoint.child_env(home, point.keys)
