@@ -52,3 +52,25 @@ def test_no_key_is_an_error_exit(run_zen: Any) -> None:
     assert done.code == exits.USAGE, done.out + done.err
     assert "main: no API key for https://api.openai.com/v1" in done.out
     assert "Traceback" not in done.err
+
+
+def test_no_key_still_says_where_model_and_url_came_from(run_zen: Any, home: Path) -> None:
+    """The no-key case is when a user most needs to know which file or variable chose the
+    host that wants a key, so the sources line is printed there too (still exit 2)."""
+    (home / ".zen").mkdir()
+    config = home / ".zen" / "config.yaml"
+    config.write_text("provider: deepseek\nmodel: deepseek-chat\n")
+    done = run_zen("config")  # DEEPSEEK_API_KEY unset: no key for deepseek's host
+    assert done.code == exits.USAGE, done.out + done.err
+    assert "main: no API key for https://api.deepseek.com" in done.out
+    assert sources(done.out) == [
+        f"model from {config}: model; base URL from provider deepseek's URL "
+        f"(provider from {config}: provider)"
+    ]
+    config.unlink()  # nothing set at all: OpenAI's host by default, and no key for it
+    done = run_zen("config")
+    assert done.code == exits.USAGE, done.out + done.err
+    assert sources(done.out) == [
+        "model from provider openai's default (no model is set); base URL from the default: "
+        "no provider, base_url or OPENAI_BASE_URL is set"
+    ]

@@ -87,7 +87,7 @@ def config_command(argv: list[str]) -> int:
     overrides = {k: v for k in CLI_KEYS if (v := getattr(args, k, None)) is not None}
     from zen.base.paths import expand_user
     from zen.settings.loading import load_config
-    from zen.settings.model_roles import resolve_model
+    from zen.settings.model_roles import MissingKey, resolve_model
     from zen.settings.schema import DUAL_ROLES, ConfigError
     from zen.ui.format import endpoint_line
 
@@ -113,13 +113,30 @@ def config_command(argv: list[str]) -> int:
         except ConfigError as e:  # no key, or no model: a run would stop the same way
             print(safe(f"{role}: {e}"))
             code = exits.USAGE
+            if isinstance(e, MissingKey):  # which file or variable chose the host still helps
+                _sources_line(config, role)
             continue
         print(safe(endpoint_line(role, settings)))
-        print(safe(f"  model from {settings.model_source}; base URL from {settings.url_source}"))
+        _sources_line(config, role, settings)
         print(safe(f"{role} profile: {_profile(settings, config.model_profiles)}"))
     for name, level in config.permissions.items():
         print(safe(f"permission {name}: {level}"))
     return code
+
+
+def _sources_line(config: Any, role: str, settings: Any = None) -> None:
+    """`  model from X; base URL from Y`. Without `settings` (the role has no key) they are
+    resolved keyless; a role that also lacks a model has no line (its error said so)."""
+    from zen.base.terminal_safe import terminal_safe as safe
+    from zen.settings.model_roles import resolve_model
+    from zen.settings.schema import ConfigError
+
+    if settings is None:
+        try:
+            settings = resolve_model(config, role, keyless=True)
+        except ConfigError:
+            return
+    print(safe(f"  model from {settings.model_source}; base URL from {settings.url_source}"))
 
 
 def _profile(settings: Any, own: Any) -> str:
