@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from zen.tools.sandbox.command_paths import command_paths
+from zen.tools.sandbox.command_paths import MAX_WORDS, command_paths
 from zen.tools.sandbox.named import named
 
 
@@ -89,3 +89,14 @@ def test_a_template_folder_is_named(tree: Path) -> None:
 def test_plain_settings_name_nothing(tree: Path) -> None:
     body = "[user]\n\tname = scripts\n[core]\n\tautocrlf = input\n[pager]\n\tbranch = false\n"
     assert config(tree, body) == []
+
+
+def test_a_hostile_configuration_is_read_within_a_budget(tree: Path) -> None:
+    """Thousands of brace tokens (each 2,048 paths) held every sandboxed command for minutes:
+    expansions are counted per command and commands per configuration, and a script named
+    first is still found."""
+    token = "d/x" + "{a,b}" * 11
+    assert len(command_paths(" ".join([token] * 1_000), tree)) <= 2 * MAX_WORDS
+    junk = "".join(f"\ta{i} = !sh {' '.join([token] * 50)}\n" for i in range(400))
+    found = config(tree, "[alias]\n\tt = !sh scripts/t.sh\n" + junk)
+    assert tree / "scripts" / "t.sh" in found and len(found) <= 2 * MAX_WORDS * 2

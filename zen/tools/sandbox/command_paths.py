@@ -25,7 +25,13 @@ quotes, expansions (`$`, backticks, `${…:-…}`), `=` of an option."""
 GLOB = re.compile(r"[*?\[]")
 BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 MAX_WORDS = 2_000
-"""Brace expansions kept per token (`{a,b}{c,d}…` grows as a product)."""
+"""Brace expansions kept per command (`{a,b}{c,d}…` grows as a product): a hostile
+configuration's thousand such tokens made every sandboxed command wait minutes."""
+MAX_CHARS = 4_096
+"""Of a command read (git's configured commands are a line): the part past it is not read, as
+a configuration that long is no person's; it was minutes of work before every command."""
+MAX_GLOBS = 32
+"""Globs matched per command (each may list folders)."""
 
 
 def command_paths(command: str, tree: Path) -> list[Path]:
@@ -34,11 +40,17 @@ def command_paths(command: str, tree: Path) -> list[Path]:
     (`$X/scripts/t.sh` gives `scripts/t.sh`), what a glob matches now and its literal folder,
     a Python module's file and package (`-m tools.clean`). Never the work tree or a parent."""
     found: list[Path] = []
+    command = command[:MAX_CHARS]
     tokens = _tokens(command)
-    for token in tokens:
-        for word in _braces(token):
+    words: list[str] = []
+    for token in tokens[:MAX_WORDS]:
+        words += _braces(token, max(1, MAX_WORDS - len(words)))
+    globs = 0
+    for word in words:
+        if globs < MAX_GLOBS and GLOB.search(word):
+            globs += 1
             found += _globbed(word, tree)
-            found += _words(word, tree)
+        found += _words(word, tree)
     found += _words(command, tree)
     found += _modules(tokens, tree)
     keep = {tree, *tree.parents}
@@ -56,11 +68,12 @@ def _tokens(command: str) -> list[str]:
         return command.split()
 
 
-def _braces(token: str) -> list[str]:
-    """`scripts/{t,u}.sh` -> `scripts/t.sh`, `scripts/u.sh` (nested and repeated braces too)."""
+def _braces(token: str, most: int) -> list[str]:
+    """`scripts/{t,u}.sh` -> `scripts/t.sh`, `scripts/u.sh` (nested and repeated braces too),
+    at most `most` words."""
     words: list[str] = [token]
     done: list[str] = []
-    while words and len(done) + len(words) < MAX_WORDS:
+    while words and len(done) + len(words) < most:
         word = words.pop()
         match = BRACES.search(word)
         if match is None:

@@ -46,6 +46,9 @@ FOLDERS = frozenset({"core.hookspath", "init.templatedir"})
 copy into every new repository."""
 CONTINUED = re.compile(r"(?<!\\)((?:\\\\)*)\\\r?\n")
 """A backslash ending a line: git joins the value with the next line."""
+MAX_COMMANDS = 16_384
+"""Characters of configured commands read per call: a person's aliases are a few hundred; a
+hostile configuration of thousands of brace tokens held every sandboxed command for minutes."""
 MAX_FILES = 16
 """Configuration files read per git directory, includes followed."""
 
@@ -68,6 +71,7 @@ def in_user_config(root: Path) -> list[Path]:
 def _named(queue: list[Path], tree: Path) -> list[Path]:
     seen: set[Path] = set()
     found: list[Path] = []
+    budget = MAX_COMMANDS
     while queue and len(seen) < MAX_FILES:
         path = queue.pop(0)
         if path in seen:
@@ -82,8 +86,9 @@ def _named(queue: list[Path], tree: Path) -> list[Path]:
                 included = _resolve(value, path.parent)
                 found.append(included)
                 queue.append(included)
-            elif _runs(key):
-                found += command_paths(value.lstrip("!"), tree)
+            elif _runs(key) and budget > 0:
+                found += command_paths(value.lstrip("!")[:budget], tree)
+                budget -= len(value)
     return list(dict.fromkeys(found))
 
 
