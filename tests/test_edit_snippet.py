@@ -159,3 +159,20 @@ def test_a_hostile_snippet_is_refused_or_ignored_never_raised() -> None:
         merge(FILE, deep)
     many = "".join(f"def f{i}():\n    pass\n\n\n" for i in range(2000))
     assert merge(FILE, many).added[-1] == "f1999"
+
+
+def test_the_modules_docstring_copied_above_the_function_is_kept_not_refused() -> None:
+    """The 1.5B model's answer on fix-failing-test: the docstring, then the one function."""
+    snippet = '"""Stats."""\n\n\ndef mean(xs):\n    return sum(xs) / max(len(xs), 1)\n'
+    assert is_snippet(FILE, snippet)
+    got = merge(FILE, snippet)
+    assert got.text == FILE.replace("sum(xs) / len(xs)", "sum(xs) / max(len(xs), 1)")
+    assert got.replaced == ["mean"]
+
+
+def test_top_level_code_the_file_does_not_have_is_no_snippet() -> None:
+    changed = '"""Statistics."""\n\n\ndef mean(xs):\n    return 0\n'  # a new docstring
+    assert not is_snippet(FILE, changed)
+    assert not is_snippet(FILE, "LIMIT = 3\n\n\ndef mean(xs):\n    return 0\n")
+    with pytest.raises(Refused, match="top-level code"):
+        merge(FILE, "LIMIT = 3\n\n\ndef mean(xs):\n    return 0\n")

@@ -85,8 +85,18 @@ def module_graph(root: Path = ZEN.parent) -> dict[str, set[str]]:
                 name = name.rsplit(".", 1)[0]
             if name in paths and name != module:
                 targets.add(name)
+                targets |= _packages_entered(module, name, paths)
         graph[module] = targets
     return graph
+
+
+def _packages_entered(module: str, name: str, paths: dict[str, Path]) -> set[str]:
+    """The packages whose `__init__` importing `name` runs first, from outside them: a circle
+    through one (`edits.x` importing `protocols.y` while `protocols/__init__` imports, in the
+    end, `edits.x`) fails at import as any other does."""
+    parts = name.split(".")
+    entered = {".".join(parts[:k]) for k in range(2, len(parts))}
+    return {p for p in entered if p in paths and not (module + ".").startswith(p + ".")}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -144,6 +154,30 @@ def test_the_circle_check_sees_lazy_and_type_checking_imports(tmp_path: Path) ->
     assert circles(graph) == [["zen.agent.a", "zen.agent.b", "zen.agent.c"]]
     (pkg / "c.py").write_text("")
     assert circles(module_graph(tmp_path)) == []
+
+
+def test_the_circle_check_sees_a_package_init_run_on_the_way(tmp_path: Path) -> None:
+    """`edits.top` importing `protocols.parser` runs `protocols/__init__` first, which imports
+    `protocols.apply`, which imports `edits.top`: a circle no file's own imports show (it hid
+    in zen until a test imported `edits.fence_top` first). A package's own modules importing
+    each other through it is no circle."""
+    for package in ("edits", "protocols"):
+        (tmp_path / "zen" / "agent" / package).mkdir(parents=True)
+    (tmp_path / "zen" / "__init__.py").write_text("")
+    (tmp_path / "zen" / "agent" / "__init__.py").write_text("")
+    (tmp_path / "zen" / "agent" / "edits" / "__init__.py").write_text("")
+    protocols = tmp_path / "zen" / "agent" / "protocols"
+    (protocols / "__init__.py").write_text("from zen.agent.protocols.apply import run\n")
+    (protocols / "apply.py").write_text("from zen.agent.protocols.parser import P\n")
+    (protocols / "parser.py").write_text("P = 1\n")
+    top = tmp_path / "zen" / "agent" / "edits" / "top.py"
+    top.write_text("X = 1\n")
+    assert circles(module_graph(tmp_path)) == []
+    (protocols / "apply.py").write_text("from zen.agent.edits.top import X\n")
+    top.write_text("from zen.agent.protocols.parser import P\n")
+    assert circles(module_graph(tmp_path)) == [
+        ["zen.agent.edits.top", "zen.agent.protocols", "zen.agent.protocols.apply"]
+    ]
 
 
 def test_every_module_belongs_to_a_layer() -> None:

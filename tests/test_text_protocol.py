@@ -310,6 +310,19 @@ def test_a_python_snippet_is_merged_and_another_languages_is_refused(
     )
 
 
+def test_a_snippet_under_the_modules_docstring_is_merged(fake_llm, run_zen, project) -> None:
+    """Qwen2.5-Coder-1.5B on fix-failing-test: the docstring copied, then the one function it
+    fixed; refused as a file that would delete the other, three times over, before."""
+    stats = '"""Stats."""\n\n\n' + CALC
+    (project / "stats.py").write_text(stats)
+    answer = 'stats.py\n```python\n"""Stats."""\n\n\ndef add(a, b):\n    return a - b\n```'
+    fake = fake_llm([text(answer), text("Done.")])
+    done = run_zen("-p", "make add in stats.py subtract", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    assert (project / "stats.py").read_text() == stats.replace("a + b", "a - b")
+    assert "(merged: replaced add; the rest of the file kept)" in users(fake.requests[1])[-1]
+
+
 def test_a_copied_placeholder_is_answered_as_a_format_error(fake_llm, run_zen, project) -> None:
     """Qwen2.5-Coder-1.5B copied `<path of the file>` from the prompt once it showed one."""
     (project / "stats.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")

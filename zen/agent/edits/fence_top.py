@@ -5,7 +5,10 @@ overline and underline do."""
 
 from __future__ import annotations
 
-from zen.agent.protocols.block_parser import DIVIDER
+import re
+
+DIVIDER = re.compile(r"^\s*={5,9}\s*$")
+"""The SEARCH/REPLACE divider line (the edit-block parser splits blocks on it)."""
 
 
 def without_stray_divider(content: str, original: str | None) -> str:

@@ -7,8 +7,10 @@ methods by class and name (a class holding only some methods merges method by me
 method at column 0 by the one class that has it. The snippet's decorators and leading
 comments replace the old ones; without any, the old ones stay. New definitions go before
 `if __name__ == "__main__":`, new methods at the end of their class, new imports after the
-file's. What could be two things is refused, never guessed: a name defined twice or under a
-condition, a method of several classes. The result must parse."""
+file's. Other top-level code is kept only as the file has it (a model copies the module's
+docstring above the one function it changed). What could be two things is refused, never
+guessed: a name defined twice or under a condition, a method of several classes. The result
+must parse."""
 
 from __future__ import annotations
 
@@ -16,9 +18,7 @@ import ast
 import textwrap
 from dataclasses import dataclass, field
 
-DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-IMPORTS = (ast.Import, ast.ImportFrom)
-Def = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+from zen.agent.edits import pysource as src
 
 
 class Refused(Exception):
@@ -37,49 +37,46 @@ class Merged:
         return f"merged: {'; '.join(parts)}; the rest of the file kept"
 
 
-def _parse(text: str) -> ast.Module | None:
-    """The module, or None: it does not parse (or is too deep to)."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def is_snippet(old: str, new: str) -> bool:
-    """`new` is definitions (and imports) only, and leaves out part of `old`: a definition,
-    other top-level code, or every import. Both must parse."""
-    o, n = _parse(old), _parse(textwrap.dedent(new))
+    """`new` is definitions (and imports, and top-level code copied unchanged from `old`)
+    only, and leaves out part of `old`: a definition, other top-level code, or every import.
+    Both must parse."""
+    new = textwrap.dedent(new)
+    o, n = src.parse(old), src.parse(new)
     if o is None or n is None or not n.body:
         return False
-    if not all(isinstance(x, DEFS + IMPORTS) for x in n.body):
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    kept = src.statements(old_lines, o.body)
+    if any(src.statement(new_lines, x) not in kept for x in src.code(n.body)):
         return False
-    names = {x.name for x in n.body if isinstance(x, DEFS)}
+    names = {x.name for x in n.body if isinstance(x, src.DEFS)}
     if not names:
         return False
+    copied = src.statements(new_lines, n.body)
     for x in o.body:
-        if isinstance(x, DEFS) and x.name not in names:
+        if isinstance(x, src.DEFS) and x.name not in names:
             return True
-        if not isinstance(x, DEFS + IMPORTS):
+        if not isinstance(x, src.DEFS + src.IMPORTS) and src.statement(old_lines, x) not in copied:
             return True  # a docstring, a constant, the main guard
-    has_imports = any(isinstance(x, IMPORTS) for x in n.body)
-    return not has_imports and any(isinstance(x, IMPORTS) for x in o.body)
+    has_imports = any(isinstance(x, src.IMPORTS) for x in n.body)
+    return not has_imports and any(isinstance(x, src.IMPORTS) for x in o.body)
 
 
 def names(new: str) -> set[str]:
     """The names a snippet defines, its classes' methods too."""
-    n = _parse(textwrap.dedent(new))
+    n = src.parse(textwrap.dedent(new))
     found: set[str] = set()
     for x in n.body if n else []:
-        if isinstance(x, DEFS):
+        if isinstance(x, src.DEFS):
             found.add(x.name)
             if isinstance(x, ast.ClassDef):
-                found |= {m.name for m in x.body if isinstance(m, DEFS)}
+                found |= {m.name for m in x.body if isinstance(m, src.DEFS)}
     return found
 
 
 class _Merge:
     def __init__(self, old: str, new: str) -> None:
-        o, n = _parse(old), _parse(new)
+        o, n = src.parse(old), src.parse(new)
         if o is None or n is None:
             raise Refused("the file or the snippet does not parse")
         self.o, self.n = o, n
@@ -89,7 +86,8 @@ class _Merge:
         self.new = new.splitlines(keepends=True)
         self.edits: list[tuple[int, int, int, list[str]]] = []  # old [start, end) → lines
         self.result = Merged("")
-        self.conditional = _conditional(o.body)
+        self.conditional = src.conditional(o.body)
+        self.kept = src.statements(self.old, o.body)
 
     def run(self) -> Merged:
         seen: set[str] = set()
@@ -97,21 +95,26 @@ class _Merge:
         for node in self.n.body:
             lines = self._unit(node, previous)
             previous = node.end_lineno or node.lineno
-            if isinstance(node, IMPORTS):
+            if isinstance(node, src.IMPORTS):
                 self._import(lines)
                 continue
-            assert isinstance(node, DEFS)
+            if not isinstance(node, src.DEFS):
+                if src.statement(self.new, node) in self.kept:
+                    continue  # copied from the file: it stays where it is
+                raise Refused(
+                    "it adds top-level code that is not a definition: send the whole file"
+                )
             if node.name in seen:
                 raise Refused(f"the snippet defines {node.name} twice")
             seen.add(node.name)
             self._definition(node, lines)
         return self._apply()
 
-    def _definition(self, node: Def, lines: list[str]) -> None:
+    def _definition(self, node: src.Def, lines: list[str]) -> None:
         name = node.name
         if name in self.conditional:
             raise Refused(f"{name} is defined under a condition in the file")
-        found = [x for x in self.o.body if isinstance(x, DEFS) and x.name == name]
+        found = [x for x in self.o.body if isinstance(x, src.DEFS) and x.name == name]
         if len(found) > 1:
             raise Refused(f"the file defines {name} {len(found)} times")
         if found:
@@ -119,7 +122,7 @@ class _Merge:
             if (
                 isinstance(old, ast.ClassDef)
                 and isinstance(node, ast.ClassDef)
-                and _partial(old, node, self.old, self.new)
+                and src.partial(old, node, self.old, self.new)
             ):
                 self._methods(old, node)
                 return
@@ -130,7 +133,7 @@ class _Merge:
             for c in self.o.body
             if isinstance(c, ast.ClassDef)
             for m in c.body
-            if isinstance(m, DEFS) and m.name == name
+            if isinstance(m, src.DEFS) and m.name == name
         ]
         if len(owners) > 1 and not isinstance(node, ast.ClassDef):
             classes = ", ".join(dict.fromkeys(c.name for c, _ in owners))
@@ -147,14 +150,14 @@ class _Merge:
         for member in new.body:
             lines = self._unit(member, previous)
             previous = member.end_lineno or member.lineno
-            if not isinstance(member, DEFS):
-                if _source(self.new, member).strip() in _source(self.old, old):
+            if not isinstance(member, src.DEFS):
+                if src.source(self.new, member).strip() in src.source(self.old, old):
                     continue
                 raise Refused(
                     f"class {new.name} leaves out some of its members and adds code that is "
                     "not a method: send the whole class, or only the methods you change"
                 )
-            found = [m for m in old.body if isinstance(m, DEFS) and m.name == member.name]
+            found = [m for m in old.body if isinstance(m, src.DEFS) and m.name == member.name]
             qualified = f"{old.name}.{member.name}"
             if len(found) > 1:
                 raise Refused(f"the file defines {qualified} {len(found)} times")
@@ -164,30 +167,30 @@ class _Merge:
             body = old.body[0]
             indent = self.old[body.lineno - 1][: body.col_offset]
             end = old.end_lineno or old.lineno
-            self.edits.append((end, end, len(self.edits), ["\n", *_reindent(lines, indent)]))
+            self.edits.append((end, end, len(self.edits), ["\n", *src.reindent(lines, indent)]))
             self.result.added.append(qualified)
 
-    def _replace(self, old: Def, new: Def, lines: list[str], name: str) -> None:
+    def _replace(self, old: src.Def, new: src.Def, lines: list[str], name: str) -> None:
         """Old lines become the snippet's: its decorators and leading comments replace the
         old ones; without decorators of its own, the old ones stay (above it)."""
-        lead = _comment_lines(lines)
+        lead = src.comment_lines(lines)
         if new.decorator_list or not old.decorator_list:
-            start = _first_line(old)
-            start = _comments_above(self.old, start) if lead else start
+            start = src.first_line(old)
+            start = src.comments_above(self.old, start) if lead else start
         else:
             start, lines = old.lineno - 1, lines[lead:]
         indent = self.old[old.lineno - 1][: old.col_offset]
         end = old.end_lineno or old.lineno
-        self.edits.append((start, end, len(self.edits), _reindent(lines, indent)))
+        self.edits.append((start, end, len(self.edits), src.reindent(lines, indent)))
         self.result.replaced.append(name)
 
     def _add(self, lines: list[str], name: str) -> None:
-        guard = next((x for x in self.o.body if _main_guard(x)), None)
+        guard = next((x for x in self.o.body if src.main_guard(x)), None)
         if guard is None:
             at = len(self.old)
             self.edits.append((at, at, len(self.edits), ["\n", "\n", *lines]))
         else:
-            at = _comments_above(self.old, guard.lineno - 1)
+            at = src.comments_above(self.old, guard.lineno - 1)
             self.edits.append((at, at, len(self.edits), [*lines, "\n", "\n"]))
         self.result.added.append(name)
 
@@ -196,7 +199,7 @@ class _Merge:
         wanted = [x for x in lines if x.strip() and x.strip() not in have]
         if not wanted:
             return
-        imports = [x for x in self.o.body if isinstance(x, IMPORTS)]
+        imports = [x for x in self.o.body if isinstance(x, src.IMPORTS)]
         first = self.o.body[0] if self.o.body else None
         docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
         last = imports[-1] if imports else first if docstring else None
@@ -206,7 +209,7 @@ class _Merge:
 
     def _unit(self, node: ast.stmt, previous: int) -> list[str]:
         """A snippet statement's lines with its decorators and the comments just above it."""
-        start = _first_line(node)
+        start = src.first_line(node)
         while start > previous and self.new[start - 1].strip().startswith("#"):
             start -= 1
         return self.new[start : node.end_lineno or node.lineno]
@@ -234,67 +237,3 @@ def merge(old: str, new: str) -> Merged:
     """`old` with the snippet `new` merged in (see the module's docstring); raises Refused."""
     old = old.replace("\r\n", "\n")
     return _Merge(old, textwrap.dedent(new.replace("\r\n", "\n"))).run()
-
-
-def _conditional(body: list[ast.stmt]) -> set[str]:
-    """Names defined inside a top-level `if`, `try`, `with`, loop: there may be two."""
-    found: set[str] = set()
-    for node in body:
-        if isinstance(node, DEFS):
-            continue
-        for inner in ast.walk(node):
-            if isinstance(inner, DEFS):
-                found.add(inner.name)
-    return found
-
-
-def _partial(
-    old: ast.ClassDef, new: ast.ClassDef, old_lines: list[str], new_lines: list[str]
-) -> bool:
-    """The snippet's class leaves out a member of the file's class."""
-    have = {m.name for m in new.body if isinstance(m, DEFS)}
-    text = _source(new_lines, new)
-    for member in old.body:
-        if isinstance(member, DEFS):
-            if member.name not in have:
-                return True
-        elif _source(old_lines, member).strip() not in text:
-            return True
-    return False
-
-
-def _main_guard(node: ast.stmt) -> bool:
-    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
-        return False
-    sides = [node.test.left, *node.test.comparators]
-    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
-
-
-def _first_line(node: ast.stmt) -> int:
-    """0-based index of a statement's first line, its decorators included."""
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno] + [d.lineno for d in decorators]) - 1
-
-
-def _comments_above(lines: list[str], start: int) -> int:
-    while start > 0 and lines[start - 1].strip().startswith("#"):
-        start -= 1
-    return start
-
-
-def _comment_lines(lines: list[str]) -> int:  # how many comment lines open `lines`
-    return next((k for k, x in enumerate(lines) if not x.strip().startswith("#")), len(lines))
-
-
-def _source(lines: list[str], node: ast.stmt) -> str:
-    return "".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
-
-
-def _reindent(lines: list[str], indent: str) -> list[str]:
-    """Lines moved from their own indentation (the first line's) to `indent`; blank lines
-    and lines indented less (a string's continuation) stay as they are."""
-    first = next((x for x in lines if x.strip()), "")
-    own = first[: len(first) - len(first.lstrip())]
-    if own == indent:
-        return list(lines)
-    return [indent + x[len(own) :] if x.strip() and x.startswith(own) else x for x in lines]

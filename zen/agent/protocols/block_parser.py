@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from zen.agent.edits.fence_top import DIVIDER
 from zen.agent.protocols.block_ahead import Ahead
 from zen.agent.protocols.block_paths import (
     angled,
@@ -30,7 +31,6 @@ from zen.agent.protocols.block_paths import (
 from zen.agent.protocols.block_types import Block, Command, Malformed, Replace, WholeFile
 
 HEAD = re.compile(r"^\s*<{5,9}\s*SEARCH\b.*$")
-DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 UPDATED = re.compile(r"^\s*>{5,9}\s*REPLACE\b.*$")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})([^`]*)$")
 """A fence line: its mark, then its info string, unstripped (a lazy group between two `\\s*`
