@@ -176,3 +176,25 @@ def test_top_level_code_the_file_does_not_have_is_no_snippet() -> None:
     assert not is_snippet(FILE, "LIMIT = 3\n\n\ndef mean(xs):\n    return 0\n")
     with pytest.raises(Refused, match="top-level code"):
         merge(FILE, "LIMIT = 3\n\n\ndef mean(xs):\n    return 0\n")
+
+
+def test_a_definition_the_snippet_now_imports_is_removed_not_kept_to_shadow_it() -> None:
+    """The 1.5B model's answer on move-duplicate: the import of the moved function and the
+    one function left; kept, the old `normalize` would shadow the import."""
+    users = (
+        "def normalize(name):\n    return name.lower()\n\n\n"
+        "def user_key(name, domain):\n    return normalize(name) + domain\n"
+    )
+    snippet = (
+        "from names import normalize\n\n"
+        "def user_key(name, domain):\n    return normalize(name) + '@' + domain\n"
+    )
+    got = merge(users, snippet)
+    assert got.text == (
+        "from names import normalize\n\n"
+        "def user_key(name, domain):\n    return normalize(name) + '@' + domain\n"
+    )
+    assert got.removed == ["normalize"]
+    assert "removed normalize (imported now)" in got.said()
+    kept = merge(users, "import os\n\ndef user_key(name, domain):\n    return os.sep\n")
+    assert "def normalize(name):" in kept.text and kept.removed == []

@@ -59,9 +59,9 @@ def test_a_peek_is_capped_in_bytes_and_cannot_close_its_fence(fake_llm, run_zen,
     assert "``````\n" + "`" * 5 in peek  # a fence longer than any run inside
 
 
-def test_the_worked_example_answers_a_question_writes_a_whole_file_and_looks() -> None:
+def test_the_worked_example_answers_a_question_writes_a_whole_file_looks_and_runs() -> None:
     turns = example()
-    assert [m["role"] for m in turns] == ["user", "assistant"] * 3
+    assert [m["role"] for m in turns] == ["user", "assistant"] * 4
     assert '<file path="show_greeting.py">' in turns[0]["content"]
     assert parse(turns[1]["content"], frozenset({"show_greeting.py"})) == []  # words alone
     (edit,) = parse(turns[3]["content"], frozenset({"show_greeting.py"}))
@@ -70,6 +70,8 @@ def test_the_worked_example_answers_a_question_writes_a_whole_file_and_looks() -
     (look,) = parse(turns[5]["content"], frozenset({"show_greeting.py"}))
     assert isinstance(look, Command) and not look.quoted  # blocks alone: it runs
     assert look.command.strip() == "wc -l show_greeting.py"
+    (run,) = parse(turns[7]["content"], frozenset({"show_greeting.py"}))
+    assert isinstance(run, Command) and run.command.strip() == "python show_greeting.py Ann"
     for said in (load_prompt("text"), *(m["content"] for m in turns)):
         assert not any(copied(line) for line in said.splitlines())
         assert "<path" not in said and "<the whole" not in said
@@ -79,6 +81,6 @@ def test_the_example_is_in_the_stable_prefix_and_never_saved(fake_llm, run_zen, 
     fake = fake_llm([text("ok"), text("ok")])
     for task in ("one", "two"):
         assert run_zen("-p", task, *args_for(fake)).code == 0
-    heads = [r["messages"][:7] for r in fake.requests]
+    heads = [r["messages"][: 1 + len(example())] for r in fake.requests]
     assert heads[0] == heads[1] and heads[0][1:] == [dict(m) for m in example()]
     assert users(fake.requests[1]) == [fake.requests[1]["messages"][-1]["content"]]

@@ -19,6 +19,17 @@ def parse(text: str) -> ast.Module | None:
         return None
 
 
+def bound(body: list[ast.stmt]) -> set[str]:
+    """The names the top-level imports of `body` bind (`import a.b` binds `a`)."""
+    found: set[str] = set()
+    for node in body:
+        if isinstance(node, IMPORTS):
+            for alias in node.names:
+                if alias.name != "*":
+                    found.add(alias.asname or alias.name.split(".")[0])
+    return found
+
+
 def conditional(body: list[ast.stmt]) -> set[str]:
     """Names defined inside a top-level `if`, `try`, `with`, loop: there may be two."""
     found: set[str] = set()

@@ -30,9 +30,11 @@ class Merged:
     text: str
     replaced: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
 
     def said(self) -> str:
-        done = (("replaced", self.replaced), ("added", self.added))
+        moved = [f"{name} (imported now)" for name in self.removed]
+        done = (("replaced", self.replaced), ("added", self.added), ("removed", moved))
         parts = [f"{how} {', '.join(names)}" for how, names in done if names]
         return f"merged: {'; '.join(parts)}; the rest of the file kept"
 
@@ -108,7 +110,21 @@ class _Merge:
                 raise Refused(f"the snippet defines {node.name} twice")
             seen.add(node.name)
             self._definition(node, lines)
+        self._moved_away(src.bound(self.n.body) - seen)
         return self._apply()
+
+    def _moved_away(self, imported: set[str]) -> None:
+        """A definition of the file the snippet now imports (moved to another module, as the
+        task asked) goes: kept, it would shadow the import."""
+        for old in self.o.body:
+            if not isinstance(old, src.DEFS) or old.name not in imported:
+                continue
+            start = src.comments_above(self.old, src.first_line(old))
+            end = old.end_lineno or old.lineno
+            while end < len(self.old) and not self.old[end].strip():
+                end += 1  # and the blank lines after it
+            self.edits.append((start, end, len(self.edits), []))
+            self.result.removed.append(old.name)
 
     def _definition(self, node: src.Def, lines: list[str]) -> None:
         name = node.name
@@ -204,7 +220,8 @@ class _Merge:
         docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
         last = imports[-1] if imports else first if docstring else None
         at = (last.end_lineno or last.lineno) if last is not None else 0
-        self.edits.append((at, at, -1, wanted))
+        apart = [] if imports else ["\n"]  # the file's first imports: a blank line below
+        self.edits.append((at, at, -1, [*wanted, *apart]))
         self.result.added.append(wanted[0].strip())
 
     def _unit(self, node: ast.stmt, previous: int) -> list[str]:
