@@ -8,6 +8,7 @@ import pytest
 from zen.agent.edits.fence_top import without_stray_divider
 from zen.agent.edits.lazy import placeholders
 from zen.agent.edits.snippet import Refused, is_snippet, merge
+from zen.agent.protocols.block_checks import lost_definitions
 
 FILE = '''"""Stats."""
 
@@ -198,3 +199,22 @@ def test_a_definition_the_snippet_now_imports_is_removed_not_kept_to_shadow_it()
     assert "removed normalize (imported now)" in got.said()
     kept = merge(users, "import os\n\ndef user_key(name, domain):\n    return os.sep\n")
     assert "def normalize(name):" in kept.text and kept.removed == []
+
+
+RENAME = '"""Prices."""\n\n\ndef calc_total(xs, tax):\n    return sum(xs) * (1 + tax)\n'
+
+
+def test_a_whole_file_that_renames_a_function_is_the_whole_file() -> None:
+    """Qwen2.5-Coder-1.5B on rename-across-files: merged as a snippet, the old function was
+    kept beside the renamed one; as a whole file, it was refused as deleting it."""
+    new = RENAME.replace("calc_total", "compute_total")
+    assert not is_snippet(RENAME, new)
+    assert lost_definitions(RENAME, new) == []
+    assert lost_definitions(RENAME, '"""Prices."""\n\n\ndef compute_total(xs):\n    return 0\n')
+
+
+def test_a_snippet_that_renames_a_function_replaces_it_where_it_was() -> None:
+    old = RENAME + "\n\ndef other():\n    return 1\n"
+    got = merge(old, RENAME.replace("calc_total", "compute_total"))
+    assert got.text == old.replace("calc_total", "compute_total")
+    assert got.replaced == ["calc_total as compute_total"]

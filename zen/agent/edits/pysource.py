@@ -5,6 +5,7 @@ indentation is, which names are defined under a condition."""
 from __future__ import annotations
 
 import ast
+import textwrap
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 IMPORTS = (ast.Import, ast.ImportFrom)
@@ -17,6 +18,27 @@ def parse(text: str) -> ast.Module | None:
         return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def renamed(old: str, new: str) -> dict[str, str]:
+    """Top-level definitions of `old` that `new` has under another name and is otherwise the
+    same, to that name (a rename's whole file: no definition lost, no snippet leaving one
+    out)."""
+    new = textwrap.dedent(new)
+    o, n = parse(old), parse(new)
+    if o is None or n is None:
+        return {}
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    olds = {x.name: x for x in o.body if isinstance(x, DEFS)}
+    news = {x.name: x for x in n.body if isinstance(x, DEFS)}
+    fresh = {name: source(new_lines, x).strip() for name, x in news.items() if name not in olds}
+    found = {}
+    for name, x in olds.items():
+        text = source(old_lines, x).strip()
+        to = [other for other, theirs in fresh.items() if text.replace(name, other) == theirs]
+        if name not in news and len(to) == 1:
+            found[name] = to[0]
+    return found
 
 
 def bound(body: list[ast.stmt]) -> set[str]:

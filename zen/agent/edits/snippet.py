@@ -55,6 +55,7 @@ def is_snippet(old: str, new: str) -> bool:
     if not names:
         return False
     copied = src.statements(new_lines, n.body)
+    names |= set(src.renamed(old, new))
     for x in o.body:
         if isinstance(x, src.DEFS) and x.name not in names:
             return True
@@ -90,6 +91,7 @@ class _Merge:
         self.result = Merged("")
         self.conditional = src.conditional(o.body)
         self.kept = src.statements(self.old, o.body)
+        self.renames = {to: name for name, to in src.renamed(old, new).items()}
 
     def run(self) -> Merged:
         seen: set[str] = set()
@@ -130,7 +132,8 @@ class _Merge:
         name = node.name
         if name in self.conditional:
             raise Refused(f"{name} is defined under a condition in the file")
-        found = [x for x in self.o.body if isinstance(x, src.DEFS) and x.name == name]
+        was = self.renames.get(name, name)  # renamed, it replaces its old self
+        found = [x for x in self.o.body if isinstance(x, src.DEFS) and x.name == was]
         if len(found) > 1:
             raise Refused(f"the file defines {name} {len(found)} times")
         if found:
@@ -142,7 +145,7 @@ class _Merge:
             ):
                 self._methods(old, node)
                 return
-            self._replace(old, node, lines, name)
+            self._replace(old, node, lines, name if was == name else f"{was} as {name}")
             return
         owners = [
             (c, m)

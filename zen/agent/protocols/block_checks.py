@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 
+from zen.agent.edits.pysource import renamed
+
 _DEFINITION = re.compile(r"^(?:async\s+def|def|class|function|func|fn)\s+([A-Za-z_]\w*)", re.M)
 
 
 def lost_definitions(old: str, new: str) -> list[str]:
     """Top-level functions and classes of the file that a whole-file block no longer names at
     all: a model that sends one function as "the file" would delete the others."""
-    kept = set(re.findall(r"[A-Za-z_]\w*", new))
+    kept = set(re.findall(r"[A-Za-z_]\w*", new)) | set(renamed(old, new))
     return [name for name in dict.fromkeys(_DEFINITION.findall(old)) if name not in kept]
