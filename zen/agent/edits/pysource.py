@@ -31,11 +31,13 @@ def renamed(old: str, new: str) -> dict[str, str]:
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     olds = {x.name: x for x in o.body if isinstance(x, DEFS)}
     news = {x.name: x for x in n.body if isinstance(x, DEFS)}
-    fresh = {name: source(new_lines, x).strip() for name, x in news.items() if name not in olds}
+    fresh: dict[str, list[str]] = {}  # each new definition's text, its name masked
+    for name, x in news.items():
+        if name not in olds:
+            fresh.setdefault(source(new_lines, x).strip().replace(name, "\0"), []).append(name)
     found = {}
     for name, x in olds.items():
-        text = source(old_lines, x).strip()
-        to = [other for other, theirs in fresh.items() if text.replace(name, other) == theirs]
+        to = fresh.get(source(old_lines, x).strip().replace(name, "\0"), [])
         if name not in news and len(to) == 1:
             found[name] = to[0]
     return found
