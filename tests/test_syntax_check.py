@@ -65,6 +65,22 @@ def test_report_names_file_and_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
+def test_an_undefined_name_another_changed_file_defines_comes_with_its_import(
+    tmp_path: Path,
+) -> None:
+    """Qwen2.5-Coder-1.5B moved VAT_RATE to tax.py, forgot the imports, and told only that the
+    name was undefined, sent the same files again."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "tax.py").write_text("VAT_RATE: float = 0.2\n")
+    (tmp_path / "invoice.py").write_text("def total(n):\n    return n * (1 + VAT_RATE)\n")
+    (tmp_path / "quote.py").write_text("def line(n):\n    return n * RATE\n")
+    got = report(tmp_path, ["shop/tax.py", "invoice.py", "quote.py"]) or ""
+    assert "(shop/tax.py defines it: `from shop.tax import VAT_RATE`)" in got
+    assert "undefined name 'RATE'" in got and got.count("defines it") == 1  # none defines RATE
+    (tmp_path / "other.py").write_text("VAT_RATE = 0.1\n")  # two define it: no guess
+    assert "defines it" not in (report(tmp_path, ["shop/tax.py", "other.py", "invoice.py"]) or "")
+
+
 def test_a_fifo_in_place_of_a_changed_file_is_not_read(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "a.py")
     assert report(tmp_path, ["a.py"]) is None

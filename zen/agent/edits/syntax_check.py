@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterable
@@ -76,15 +77,49 @@ def report(root: Path, files: Iterable[str], last: bool = False) -> str | None:
     """What the model is told about the files a reply changed (their names as the tools show
     them, relative to `root`), or None: all parse. `last`: the last report this task gets."""
     found = []
-    for name in dict.fromkeys(files):
+    names = list(dict.fromkeys(files))
+    for name in names:
         text = _read(root / name) if Path(name).suffix.lower() in CHECKED else None
         error = None if text is None else problem(name, text)
         if error:
-            found.append(f"- {name}, {error}")
+            found.append(f"- {name}, {error}{_defined_by(root, names, name, error)}")
     if not found:
         return None
     tail = " (the last check report in this task)" if last else ""
     return f"{MARK} fix these errors first{tail}:\n" + "\n".join(found[:5])
+
+
+def _defined_by(root: Path, files: list[str], name: str, error: str) -> str:
+    """Where an undefined name is defined at the top of another file the reply changed, as
+    the import to add (Qwen2.5-Coder-1.5B moved a constant to tax.py and, told the name was
+    undefined, sent the same files again)."""
+    used = re.search(r"undefined name '(\w+)'", error)
+    if not used:
+        return ""
+    owners = [
+        other
+        for other in files
+        if other != name and other.endswith(".py") and used[1] in _top_names(root / other)
+    ]
+    if len(owners) != 1:
+        return ""
+    module = Path(owners[0]).with_suffix("").as_posix().replace("/", ".").removesuffix(".__init__")
+    return f" ({owners[0]} defines it: `from {module} import {used[1]}`)"
+
+
+def _top_names(path: Path) -> set[str]:
+    text = _read(path)
+    try:
+        tree = ast.parse(text or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        found |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return found
 
 
 def _at(line: int | None, what: str, text: str) -> str:
