@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from zen.tools.sandbox.command_paths import MAX_WORDS, command_paths
-from zen.tools.sandbox.named import named
+from zen.tools.sandbox.named import MAX_PATHS, named
 
 
 @pytest.fixture
@@ -100,3 +100,32 @@ def test_a_hostile_configuration_is_read_within_a_budget(tree: Path) -> None:
     junk = "".join(f"\ta{i} = !sh {' '.join([token] * 50)}\n" for i in range(400))
     found = config(tree, "[alias]\n\tt = !sh scripts/t.sh\n" + junk)
     assert tree / "scripts" / "t.sh" in found and len(found) <= 2 * MAX_WORDS * 2
+
+
+def test_past_the_budgets_every_command_is_still_read(tree: Path) -> None:
+    """The seventh round: the budgets dropped what came after them, so a script named after
+    16 KB of (a person's, say gitalias') commands, after 4 KB of one command, or as the 33rd
+    glob ran unguarded. Past them only the expansions stop."""
+    (tree / "scripts").mkdir(exist_ok=True)
+    (tree / "t1.sh").write_text("")
+    padding = "".join(f"\ta{i} = !git log --oneline -n {i} --format=%h%x09%s\n" for i in range(600))
+    assert len(padding) > 16_384
+    found = config(tree, "[alias]\n" + padding + "\tt = !sh scripts/late.sh\n")
+    assert tree / "scripts" / "late.sh" in found
+    long = "echo " + "x " * 3_000 + "&& sh scripts/far.sh"
+    assert tree / "scripts" / "far.sh" in command_paths(long, tree)
+    globs = " ".join(f"d{i}/*.txt" for i in range(40))
+    assert tree / "t1.sh" in command_paths(f"ls {globs}; sh t*.sh", tree)
+    assert tree / "scripts" in command_paths(f"ls {globs}; sh scripts/t*.sh", tree)
+
+
+def test_a_configuration_naming_thousands_of_paths_is_guarded_by_their_top_folders(
+    tree: Path,
+) -> None:
+    """Read whole, a hostile file named 77,000 paths, one bind each: past MAX_PATHS the work
+    tree's top entries they go through are guarded instead, the existing ones first."""
+    many = " ".join(f"w{k}/f.sh" for k in range(MAX_PATHS))
+    found = config(tree, f"[alias]\n\tt = !sh scripts/t.sh {many}\n\tu = !sh src/x.sh\n")
+    assert len(found) <= MAX_PATHS
+    assert tree / "scripts" in found and tree / "src" in found  # existing: never dropped
+    assert tree / "scripts" / "t.sh" not in found  # its folder stands for it

@@ -11,6 +11,7 @@ of a shell command is complete, so this one errs wide: every reading that may na
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import re
@@ -28,33 +29,55 @@ MAX_WORDS = 2_000
 """Brace expansions kept per command (`{a,b}{c,d}…` grows as a product): a hostile
 configuration's thousand such tokens made every sandboxed command wait minutes."""
 MAX_CHARS = 4_096
-"""Of a command read (git's configured commands are a line): the part past it is not read, as
-a configuration that long is no person's; it was minutes of work before every command."""
+"""Of a command, what braces and globs are expanded in (git's configured commands are a
+line); the rest is still read word by word, and a glob there guards what its first part
+matches in the work tree."""
 MAX_GLOBS = 32
 """Globs matched per command (each may list folders)."""
 
 
-def command_paths(command: str, tree: Path) -> list[Path]:
+def command_paths(command: str, tree: Path, expand: bool = True) -> list[Path]:
     """Every path `command`, run from `tree`, may run or read as a script: words that are
     paths (`./fmt.sh`) or name something in the work tree, a path after an expansion
     (`$X/scripts/t.sh` gives `scripts/t.sh`), what a glob matches now and its literal folder,
-    a Python module's file and package (`-m tools.clean`). Never the work tree or a parent."""
+    a Python module's file and package (`-m tools.clean`). Never the work tree or a parent.
+    Past the budgets (and without `expand`) braces and globs are not expanded, but every word
+    is still read: a budget that dropped the rest would let a script named late run unguarded.
+    """
     found: list[Path] = []
-    command = command[:MAX_CHARS]
-    tokens = _tokens(command)
+    tokens = _tokens(command) if expand else command.split()
     words: list[str] = []
-    for token in tokens[:MAX_WORDS]:
-        words += _braces(token, max(1, MAX_WORDS - len(words)))
+    if expand:
+        for token in _tokens(command[:MAX_CHARS])[:MAX_WORDS]:
+            words += _braces(token, max(1, MAX_WORDS - len(words)))
     globs = 0
-    for word in words:
+    for word in dict.fromkeys(words):
         if globs < MAX_GLOBS and GLOB.search(word):
             globs += 1
             found += _globbed(word, tree)
         found += _words(word, tree)
     found += _words(command, tree)
+    found += _first_parts(command, tree)
     found += _modules(tokens, tree)
     keep = {tree, *tree.parents}
     return [p for p in dict.fromkeys(found) if p not in keep]
+
+
+def _first_parts(command: str, tree: Path) -> list[Path]:
+    """Without listing a folder per glob: what the first part of each glob word matches at
+    the top of the work tree (`t*.sh`, `s*/t.sh`), the whole of it guarded."""
+    patterns = {
+        word.split("/", 1)[0]
+        for word in re.split(r"""[\s;&|<>()`'"]+""", command)
+        if GLOB.search(word.split("/", 1)[0])
+    }
+    if not patterns:
+        return []
+    try:
+        names = os.listdir(tree)
+    except OSError:
+        return []
+    return [tree / n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
 
 
 def _tokens(command: str) -> list[str]:
@@ -104,8 +127,12 @@ def _words(text: str, tree: Path) -> list[Path]:
     """Each word that is a path or names something in the work tree, and the part of a path
     after each of its slashes that names a file there (`PWD/scripts/t.sh`: `scripts/t.sh`)."""
     found: list[Path] = []
-    for word in BREAKS.split(text):
-        if not word or GLOB.search(word):
+    for word in dict.fromkeys(BREAKS.split(text)):  # a word said a thousand times: once
+        glob_at = GLOB.search(word)
+        if glob_at:  # not listed here (the budget's): the folder its literal part names
+            folder = os.path.dirname(word[: glob_at.start()])
+            found += [_resolve(folder, tree)] if folder else []
+        if not word or glob_at:
             continue
         path = _resolve(word, tree)
         if "/" in word or os.path.lexists(path):
@@ -132,4 +159,6 @@ def _modules(tokens: list[str], tree: Path) -> list[Path]:
 
 
 def _resolve(text: str, base: Path) -> Path:
-    return Path(os.path.normpath(base / expand_user(text)))
+    if text.startswith("~"):
+        return Path(os.path.normpath(base / expand_user(text)))
+    return Path(os.path.normpath(os.path.join(base, text)))  # no Path per step: a hot loop

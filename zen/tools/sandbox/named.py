@@ -47,8 +47,13 @@ copy into every new repository."""
 CONTINUED = re.compile(r"(?<!\\)((?:\\\\)*)\\\r?\n")
 """A backslash ending a line: git joins the value with the next line."""
 MAX_COMMANDS = 16_384
-"""Characters of configured commands read per call: a person's aliases are a few hundred; a
-hostile configuration of thousands of brace tokens held every sandboxed command for minutes."""
+"""Characters of configured commands whose braces and globs are expanded per call (every one
+is still read word by word): a person's aliases are a few hundred; a hostile configuration of
+thousands of brace tokens held every sandboxed command for minutes."""
+MAX_PATHS = 4_096
+"""Paths one configuration names before they are guarded by their top folder of the work tree
+instead (a person's name a few; each is a bind, and a hostile file of a million characters
+named 77,000)."""
 MAX_FILES = 16
 """Configuration files read per git directory, includes followed."""
 
@@ -86,10 +91,23 @@ def _named(queue: list[Path], tree: Path) -> list[Path]:
                 included = _resolve(value, path.parent)
                 found.append(included)
                 queue.append(included)
-            elif _runs(key) and budget > 0:
-                found += command_paths(value.lstrip("!")[:budget], tree)
+            elif _runs(key):
+                found += command_paths(value.lstrip("!"), tree, expand=budget > 0)
                 budget -= len(value)
-    return list(dict.fromkeys(found))
+    found = list(dict.fromkeys(found))
+    return found if len(found) <= MAX_PATHS else _by_top(found, tree)
+
+
+def _by_top(paths: list[Path], tree: Path) -> list[Path]:
+    """Too many paths: the work tree's top entries they go through (those that exist first),
+    at most MAX_PATHS; paths outside the tree (guarded where they lead) kept as they are."""
+    inside = str(tree) + os.sep
+    tops = {
+        Path(inside + str(p)[len(inside) :].split(os.sep, 1)[0]) if str(p).startswith(inside) else p
+        for p in paths
+    }
+    ordered = sorted(tops, key=lambda p: (not os.path.lexists(p), str(p)))
+    return ordered[:MAX_PATHS]
 
 
 def _runs(key: str) -> bool:

@@ -136,7 +136,7 @@ def link_targets(
     is somewhere the command may write and no scope covers already: `.bashrc ->
     dotfiles/bashrc` makes `dotfiles/bashrc` configuration too, `core.hooksPath = tools/hooks`
     makes `tools/hooks`. Resolved before the command, through the user's own links."""
-    found: list[Path] = []
+    found: dict[Path, None] = {}  # a set in order: thousands of links must not be quadratic
     covered = [s.top for s in scopes if s.kind == "path"]
     covered += [s.top / n for s in scopes if s.kind == "git" for n in s.names]
     for path in links:
@@ -144,8 +144,8 @@ def link_targets(
         if not any(_under(real, a) for a in (root, *outside)) or real in found:
             continue
         if not any(_under(real, top) for top in covered):
-            found.append(real)
-    return found
+            found[real] = None
+    return list(found)
 
 
 def _git(anchor: Path, top: Path, scopes: list[Scope], depth: int) -> None:
