@@ -24,6 +24,8 @@ from pathlib import Path
 
 import yaml
 
+from zen.agent.edits import pysource
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -108,14 +110,10 @@ def _defined_by(root: Path, files: list[str], name: str, error: str) -> str:
 
 
 def _top_names(path: Path) -> set[str]:
-    text = _read(path)
-    try:
-        tree = ast.parse(text or "")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
+    tree = pysource.parse(_read(path) or "")
     found: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    for node in tree.body if tree else []:
+        if isinstance(node, pysource.DEFS):
             found.add(node.name)
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         found |= {t.id for t in targets if isinstance(t, ast.Name)}

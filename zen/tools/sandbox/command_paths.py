@@ -23,6 +23,8 @@ from zen.base.paths import expand_user
 BREAKS = re.compile(r"""[\s;&|<>()`$'"={}:,\\]+""")
 """Where a word of the raw text or of a shell token ends: blanks, the shell's operators,
 quotes, expansions (`$`, backticks, `${…:-…}`), `=` of an option."""
+SHELL_BLANKS = re.compile(r"""[\s;&|<>()`'"]+""")
+"""Where a word of the raw text ends, for the first part of a glob."""
 GLOB = re.compile(r"[*?\[]")
 BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 MAX_WORDS = 2_000
@@ -48,7 +50,8 @@ def command_paths(command: str, tree: Path, expand: bool = True) -> list[Path]:
     tokens = _tokens(command) if expand else command.split()
     words: list[str] = []
     if expand:
-        for token in _tokens(command[:MAX_CHARS])[:MAX_WORDS]:
+        head = tokens if len(command) <= MAX_CHARS else _tokens(command[:MAX_CHARS])
+        for token in head[:MAX_WORDS]:
             words += _braces(token, max(1, MAX_WORDS - len(words)))
     globs = 0
     for word in dict.fromkeys(words):
@@ -68,7 +71,7 @@ def _first_parts(command: str, tree: Path) -> list[Path]:
     the top of the work tree (`t*.sh`, `s*/t.sh`), the whole of it guarded."""
     patterns = {
         word.split("/", 1)[0]
-        for word in re.split(r"""[\s;&|<>()`'"]+""", command)
+        for word in SHELL_BLANKS.split(command)
         if GLOB.search(word.split("/", 1)[0])
     }
     if not patterns:
