@@ -85,12 +85,16 @@ def _free_port() -> int:
 
 
 def start(log: Path, *, context: int, jinja: bool = True) -> RealServer:
-    """Start llama-server on a free loopback port; wait (bounded) until it answers /health."""
+    """Start llama-server on a free loopback port; wait (bounded) until it answers /health.
+
+    `--no-repack`: a machine whose CPU lists AMX but whose virtual machine does not grant it
+    (seen here, 2026-11-28) killed the server with SIGILL in ggml's AMX kernels, which only the
+    repacked weights use; the plain CPU kernels run everywhere."""
     binary, model = server_binary(), weights()
     assert binary is not None and model is not None, why_missing()
     port = _free_port()
     args = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
-    args += ["-c", str(context), "-t", "2", "-np", "1", "--no-webui"]
+    args += ["-c", str(context), "-t", "2", "-np", "1", "--no-webui", "--no-repack"]
     args += ["--jinja"] if jinja else ["--no-jinja"]
     with log.open("wb") as out:
         process = subprocess.Popen(
