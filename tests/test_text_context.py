@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from zen.agent.protocols import block_files as tc
+from zen.agent.protocols.block_search import SEARCHED
 from zen.tools.base import ToolContext
 from zen.tools.workspace import Workspace
 
@@ -43,7 +44,7 @@ def test_without_a_name_a_search_ranks_rare_words_first(tmp_path: Path) -> None:
     files["geo.py"] = "def haversine(a, b):\n    return helper()\n"
     ws = make(tmp_path, files)
     shown, _ = names(ws, "make haversine return kilometres, not helper units")
-    assert shown[0] == "geo.py" and len(shown) <= tc.SEARCHED
+    assert shown[0] == "geo.py" and len(shown) <= SEARCHED
     assert names(ws, "tidy up") == ([], [])
 
 
@@ -84,3 +85,30 @@ def test_render_keeps_within_the_budget(ctx: ToolContext) -> None:
     ]
     out = tc.render(seen, [])
     assert out.count("<file path=") == 2 and "(not shown, too large: f2.py)" in out
+
+
+def test_the_search_goes_through_a_name_assigned_from_the_tasks_words(tmp_path: Path) -> None:
+    """"audit.log" is said once, as AUDIT_FILE: the file writing through the name is shown."""
+    ws = make(
+        tmp_path,
+        {
+            "app/paths.py": 'AUDIT_FILE = DATA / "audit.log"\nNOTES = DATA / "notes.txt"\n',
+            "app/history.py": "from app.paths import AUDIT_FILE\n\ndef remember(): AUDIT_FILE\n",
+            "app/notes.py": "from app.paths import NOTES\n",
+        },
+    )
+    shown, _ = names(ws, "Which function appends lines to audit.log?")
+    assert shown[:2] == ["app/paths.py", "app/history.py"]
+    assert "app/notes.py" not in shown  # NOTES is assigned from no word of the task
+
+
+
+def test_a_python_module_named_in_a_code_span_is_its_file(tmp_path: Path) -> None:
+    """`python -m unittest test_paging`: the test the task says fails is shown with the code."""
+    ws = make(
+        tmp_path,
+        {"paging.py": "x\n", "tests/test_paging.py": "y\n", "app/db.py": "z\n", "unittest.txt": ""},
+    )
+    task = "`python -m unittest test_paging` fails. Fix `paging.py`, see `app.db`."
+    assert names(ws, task)[0] == ["paging.py", "tests/test_paging.py", "app/db.py"]
+    assert names(ws, "test_paging fails, fix paging.py")[0] == ["paging.py"]  # not in a span

@@ -10,17 +10,16 @@ the workspace like a file tool's.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from zen.agent.protocols.block_imports import imported
+from zen.agent.protocols.block_search import searched
 from zen.stores.read_tracker import stamp
 from zen.tools.base import ToolContext
-from zen.tools.files.regular import FileError, Target
+from zen.tools.files.regular import FileError
 from zen.tools.files.targets import target
 from zen.tools.files.text import decode_strict, is_binary, read_existing
 from zen.tools.ignore import GitIgnore
@@ -32,64 +31,10 @@ FILE_LIMIT = 16_000
 """Bytes of one file shown whole, at most; a larger file is named, not shown."""
 WALK_LIMIT = 2_000
 """Files looked at, at most, to find a file name or rank files by the task's words."""
-SEARCHED = 3
-"""Files a search adds when the task names none."""
 _TOKEN = re.compile(r"[\w@./\\-]+")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _ATTACHED = re.compile(r'<file path="([^"\n]*)">')
-_COMMON = frozenset(
-    {
-        "the",
-        "and",
-        "for",
-        "with",
-        "that",
-        "this",
-        "from",
-        "into",
-        "make",
-        "add",
-        "fix",
-        "use",
-        "are",
-        "was",
-        "not",
-        "but",
-        "all",
-        "any",
-        "can",
-        "its",
-        "have",
-        "has",
-        "def",
-        "class",
-        "return",
-        "import",
-        "file",
-        "files",
-        "code",
-        "function",
-        "test",
-        "tests",
-        "should",
-        "when",
-        "then",
-        "also",
-        "each",
-        "some",
-        "more",
-        "than",
-        "only",
-        "them",
-        "they",
-        "their",
-        "what",
-        "which",
-        "where",
-        "will",
-        "would",
-    }
-)
+_CODE_SPAN = re.compile(r"`([^`\n]{1,300})`")
+_MODULE = re.compile(r"(?<![\w./-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?![\w/-])")
 
 
 @dataclass(frozen=True)
@@ -108,7 +53,7 @@ def relevant(task: str, workspace: Workspace, skip: set[Path]) -> tuple[list[Pat
     files too large to show. Runs in a worker thread: it walks and reads."""
     files = _walk(workspace)
     named = _named(task, workspace, files)
-    chosen = named or _searched(task, files)
+    chosen = named or searched(task, files)
     chosen += imported(chosen, workspace, {path for path, _ in files})
     paths = [p for p in dict.fromkeys(chosen) if p not in skip]
     fits: list[Path] = []
@@ -189,12 +134,13 @@ def _walk(workspace: Workspace) -> list[tuple[Path, str]]:
 
 
 def _named(task: str, workspace: Workspace, files: list[tuple[Path, str]]) -> list[Path]:
-    """Files the task names: a path from the workspace root, or a file name found in it."""
+    """Files the task names: a path from the workspace root, a file name found in it, or a
+    Python module in a code span (`python -m unittest test_paging`)."""
     by_name: dict[str, list[Path]] = {}
     for path, rel in files:
         by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(path)
     found: list[Path] = []
-    for token in _TOKEN.findall(task):
+    for token in _TOKEN.findall(task) + _modules(task):
         word = token.lstrip("@").strip(".,;:!?)(]['\"`")
         if not word or ("." not in word and "/" not in word):
             continue
@@ -209,24 +155,11 @@ def _named(task: str, workspace: Workspace, files: list[tuple[Path, str]]) -> li
     return found
 
 
-def _searched(task: str, files: list[tuple[Path, str]]) -> list[Path]:
-    """The few small text files the task's words point at: each word found in a file counts
-    log(n / files holding it), so a word every file has counts for nothing."""
-    words = {w for w in _WORD.findall(task) if w.lower() not in _COMMON}
-    if not words:
-        return []
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(words))) + r")\b")
-    holding: dict[Path, set[str]] = {}
-    for path, rel in files:
-        try:
-            text = read_existing(Target(path, rel), FILE_LIMIT).decode("utf-8", "replace")
-        except FileError:
-            continue
-        hits = set(pattern.findall(text))
-        if hits:
-            holding[path] = hits
-    df = Counter(w for hits in holding.values() for w in hits)
-    n = len(files)
-    score = {p: sum(math.log((n + 1) / df[w]) for w in hits) for p, hits in holding.items()}
-    ranked = sorted((p for p in score if score[p] > 0), key=lambda p: -score[p])
-    return ranked[:SEARCHED]
+def _modules(task: str) -> list[str]:
+    """The file names of the dotted Python names in the task's code spans: `test_paging` is
+    test_paging.py, `app.db` is app/db.py (kept only if such a file exists)."""
+    return [
+        name.replace(".", "/") + ".py"
+        for span in _CODE_SPAN.findall(task)
+        for name in _MODULE.findall(span)
+    ]
