@@ -88,7 +88,7 @@ def test_render_keeps_within_the_budget(ctx: ToolContext) -> None:
 
 
 def test_the_search_goes_through_a_name_assigned_from_the_tasks_words(tmp_path: Path) -> None:
-    """"audit.log" is said once, as AUDIT_FILE: the file writing through the name is shown."""
+    """`audit.log` is said once, as AUDIT_FILE: the file writing through the name is shown."""
     ws = make(
         tmp_path,
         {
@@ -100,7 +100,6 @@ def test_the_search_goes_through_a_name_assigned_from_the_tasks_words(tmp_path: 
     shown, _ = names(ws, "Which function appends lines to audit.log?")
     assert shown[:2] == ["app/paths.py", "app/history.py"]
     assert "app/notes.py" not in shown  # NOTES is assigned from no word of the task
-
 
 
 def test_a_python_module_named_in_a_code_span_is_its_file(tmp_path: Path) -> None:
