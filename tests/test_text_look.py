@@ -62,16 +62,16 @@ def test_a_peek_is_capped_in_bytes_and_cannot_close_its_fence(fake_llm, run_zen,
 def test_the_worked_example_answers_a_question_writes_a_whole_file_looks_and_runs() -> None:
     turns = example()
     assert [m["role"] for m in turns] == ["user", "assistant"] * 4
-    assert '<file path="show_greeting.py">' in turns[0]["content"]
-    assert parse(turns[1]["content"], frozenset({"show_greeting.py"})) == []  # words alone
-    (edit,) = parse(turns[3]["content"], frozenset({"show_greeting.py"}))
-    assert isinstance(edit, WholeFile) and edit.path == "show_greeting.py"
-    assert 'print(f"Hey {name}")' in edit.content
-    (look,) = parse(turns[5]["content"], frozenset({"show_greeting.py"}))
+    assert '<file path="convert_miles.py">' in turns[0]["content"]
+    assert parse(turns[1]["content"], frozenset({"convert_miles.py"})) == []  # words alone
+    (edit,) = parse(turns[3]["content"], frozenset({"convert_miles.py"}))
+    assert isinstance(edit, WholeFile) and edit.path == "convert_miles.py"
+    assert "return round(miles * 1.609, 1)" in edit.content
+    (look,) = parse(turns[5]["content"], frozenset({"convert_miles.py"}))
     assert isinstance(look, Command) and not look.quoted  # blocks alone: it runs
-    assert look.command.strip() == "wc -l show_greeting.py"
-    (run,) = parse(turns[7]["content"], frozenset({"show_greeting.py"}))
-    assert isinstance(run, Command) and run.command.strip() == "python show_greeting.py Ann"
+    assert look.command.strip() == "wc -l convert_miles.py"
+    (run,) = parse(turns[7]["content"], frozenset({"convert_miles.py"}))
+    assert isinstance(run, Command) and run.command.strip() == "python convert_miles.py"
     for said in (load_prompt("text"), *(m["content"] for m in turns)):
         assert not any(copied(line) for line in said.splitlines())
         assert "<path" not in said and "<the whole" not in said
