@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.server import call, text, tool_calls
 from tests.test_text_protocol import CALC, args_for, users
+from zen.agent import edit_checks
 from zen.agent.edit_checks import REFLECTIONS, TAIL, TEST_MARK, reported
 from zen.agent.edits.syntax_check import MARK
 from zen.settings.trust_describe import describe
@@ -100,6 +104,57 @@ def test_a_failing_test_cmd_is_fed_back_in_edit_blocks(
     assert TEST_MARK not in users(fake.requests[2])[-1]
 
 
+UNITTEST = (
+    "import unittest\n\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(5, 3), 2)\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("python3") is None, reason="no python3 on PATH (Windows)")
+def test_a_test_runner_the_task_quotes_is_run_after_the_edit(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
+    """No test_cmd: the task's own `python3 -m unittest test_calc` answers back for it."""
+    setup(project, home, "")
+    (project / "test_calc.py").write_text(UNITTEST)
+    block = "calc.py\n<<<<<<< SEARCH\n    return {}\n=======\n    return {}\n>>>>>>> REPLACE"
+    first, second = block.format("a + b", "a + b + 1"), block.format("a + b + 1", "a - b")
+    fake = fake_llm([text(first), text(second), text("Done.")])
+    task = "`python3 -m unittest test_calc` fails. Fix add in calc.py."
+    done = p(run_zen, fake, task, "--yes", protocol="text")
+    assert done.code == 0, done.err
+    told = users(fake.requests[1])[-1]
+    assert f"{TEST_MARK} `python3 -m unittest test_calc` failed" in told, told
+    assert "AssertionError: 9 != 2" in told and INSTRUCTION in told
+    assert TEST_MARK not in users(fake.requests[2])[-1]  # they pass: nothing said
+    assert "return a - b" in (project / "calc.py").read_text()
+
+
+def test_only_a_plain_test_runners_command_is_taken_from_the_task() -> None:
+    def quoted(task: str) -> str | None:
+        found = edit_checks.TestCommand.quoted_in(task)
+        return found.command if found else None
+
+    assert quoted("`python -m unittest test_paging` fails") == "python -m unittest test_paging"
+    assert quoted("run `python app.py`, then ` pytest -x tests/test_a.py::test_b `") == (
+        "pytest -x tests/test_a.py::test_b"
+    )
+    assert quoted("`node --test` fails on `cart.test.js`") == "node --test"
+    assert quoted("`cargo test`, `go test ./...`") == "cargo test"
+    for hostile in (
+        "`pytest; rm -rf ~`",
+        "`pytest $(curl x)`",
+        "`pytest > ~/.bashrc`",
+        "`pytest && make deploy`",
+        "`pytest 'a b'`",
+        "`pytestify`",
+        "`python -m unittestx`",
+        "`make testing`",
+    ):
+        assert quoted(hostile) is None, hostile
+    assert quoted("pytest fails") is None  # not quoted: words, not a command
+
+
 def test_a_test_cmds_output_is_cut_to_its_end(fake_llm, run_zen, project: Path, home: Path) -> None:
     loud = f"{PY} -c \"[print('line', i) for i in range(3000)]; raise SystemExit(3)\""
     setup(project, home, f"test_cmd: {json.dumps(loud)}\n")
@@ -143,7 +198,7 @@ def test_a_denied_test_cmd_is_shown_as_bash_would_be_and_never_told(
     done = p(run_zen, fake, "make add in calc.py subtract", "--yes")
     assert done.code == 0, done.err
     assert all(TEST_MARK not in last_tool(r) for r in fake.requests[1:])
-    assert done.err.count("test_cmd not run (bash is denied by the permissions") == 1, done.err
+    assert done.err.count("test command not run (bash is denied by the permissions") == 1, done.err
 
 
 def test_a_declined_test_cmd_is_a_permission_denial_asked_once(
@@ -203,4 +258,4 @@ def test_in_dual_mode_the_agent_that_may_run_commands_tests(
     assert done.code == 0, done.err
     assert "return a - b" in (project / "calc.py").read_text()
     assert (project / "runs.txt").read_text() == "x"  # by the Orchestrator, once
-    assert "test_cmd not run" not in done.err  # the delegated Coder has no bash to run it
+    assert "test command not run" not in done.err  # the delegated Coder has no bash to run it

@@ -2,8 +2,9 @@
 command, under one bound a task (aider's 3 reflections), so a small model fixes a broken edit
 on its next turn instead of reporting success.
 
-The syntax check (`edits.syntax_check`) runs in process. The test command (`test_cmd`, opt-in)
-runs only when the syntax is clean, as a `bash` call through the agent's one door
+The syntax check (`edits.syntax_check`) runs in process. The test command (`test_cmd`, opt-in;
+else a plain test runner's command the task quotes, "`python -m unittest test_paging` fails",
+for that task) runs only when the syntax is clean, as a `bash` call through the agent's one door
 (`Calls.one`): its permission, hooks, sandbox and checkpoints are the bash tool's own, and the
 user sees it as a bash call. Refused (denied, declined, blocked), it is not asked for again
 in the task and the model is told nothing. A failure goes back with the end of its output and
@@ -13,6 +14,7 @@ in the task and the model is told nothing. A failure goes back with the end of i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +37,15 @@ TEST_MARK = "test command:"
 MARKS = (syntax_check.MARK, TEST_MARK)
 TAIL = 3_000
 """Characters of a failed test run's output the model reads: its end, where the failures are."""
+_SPAN = re.compile(r"`([^`\n]{1,300})`")
+_RUNNER = re.compile(
+    r"(?:python3?\s+-m\s+(?:unittest|pytest)|py\.?test|node\s+--test|(?:npm|yarn|pnpm)\s+"
+    r"(?:run\s+)?test|npx\s+(?:jest|vitest)|cargo\s+test|go\s+test|make\s+test|tox|"
+    r"(?:mvn|gradle|dotnet)\s+test|(?:bundle\s+exec\s+)?rspec|phpunit)(?:\s|$)"
+)
+"""The test runners a quoted command may start with."""
+_PLAIN_WORD = re.compile(r"[\w./:=@%+,-]+")
+"""A word of a plain command: no quoting, expansion, redirection or second command."""
 
 
 @dataclass(frozen=True)
@@ -49,16 +60,30 @@ class TestCommand:
         """The configured command; None: off (unset or blank)."""
         return cls(command.strip(), timeout) if command and command.strip() else None
 
+    @classmethod
+    def quoted_in(cls, task: str) -> TestCommand | None:
+        """The first test runner's command the task quotes in a code span, when it is plain
+        words (`python -m unittest test_paging`, `node --test`): the user named how the work
+        is checked, as a demanding user expects any agent to run it."""
+        for span in _SPAN.findall(task):
+            command = span.strip()
+            if _RUNNER.match(command) and all(map(_PLAIN_WORD.fullmatch, command.split())):
+                return cls(command)
+        return None
+
 
 class EditChecks:
     """The checks of one agent's replies; `new_run` at each task."""
 
     def __init__(self, calls: Calls, test: TestCommand | None = None) -> None:
-        self.calls, self.test = calls, test
+        self.calls, self.configured = calls, test
+        self.test = test
+        """This task's: the configured one, else the one the task quotes."""
         self.refused = False
         """The test command was refused in this task: it is not asked for again."""
 
-    def new_run(self) -> None:
+    def new_run(self, task: str = "") -> None:
+        self.test = self.configured or TestCommand.quoted_in(task)
         self.refused = False
 
     async def after(
@@ -90,7 +115,7 @@ class EditChecks:
         result = await self.calls.one(call, run, model=False)
         if not result.summary.startswith(("exit ", "timed out")):  # it never ran
             self.refused = True
-            line = f"test_cmd not run ({clip(result.summary, 120)}); not asked again in this task"
+            line = f"test command not run ({clip(result.summary, 120)}); not asked again this task"
             run.emit(ev.Notice(agent=self.calls.agent, text=terminal_safe(line), level="warning"))
             return None
         if result.ok:

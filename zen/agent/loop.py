@@ -133,12 +133,12 @@ class Agent:
         self.unchanged.new_run(change and any(t.writes for t in self.registry.tools.values()))
         opening = opening or Opening()
         asked = len(self.transcript)
+        self.checks.new_run(task)
         task = await self.protocol.task_message(task)
         facts = "\n".join(filter(None, [self.preamble if asked == 1 else "", opening.note]))
         self.add({"role": "user", "content": frame(facts, task)})
         self.files_changed.clear()
         self.runaways.new_run()
-        self.checks.new_run()
         self.stop_hooks.new_run()
         if opening.call is not None:
             answer = await self._open(opening, run)
