@@ -18,6 +18,7 @@ from tests.test_text_protocol import CALC, args_for, users
 from zen.agent import edit_checks
 from zen.agent.edit_checks import REFLECTIONS, TAIL, TEST_MARK, reported
 from zen.agent.edits.syntax_check import MARK
+from zen.settings.prompts import load_prompt
 from zen.settings.trust_describe import describe
 
 PY = shlex.quote(sys.executable)
@@ -128,6 +129,29 @@ def test_a_test_runner_the_task_quotes_is_run_after_the_edit(
     assert "AssertionError: 9 != 2" in told and INSTRUCTION in told
     assert TEST_MARK not in users(fake.requests[2])[-1]  # they pass: nothing said
     assert "return a - b" in (project / "calc.py").read_text()
+
+
+@pytest.mark.skipif(shutil.which("python3") is None, reason="no python3 on PATH (Windows)")
+def test_a_file_sent_back_unchanged_gets_the_tests_failure_with_the_nudge(
+    fake_llm, run_zen, project: Path, home: Path
+) -> None:
+    """The model sends calc.py as it is and believes it fixed it: the nudge carries the
+    failing run of the task's test command, and its next answer is checked again."""
+    setup(project, home, "")
+    (project / "test_calc.py").write_text(UNITTEST)
+    same = f"calc.py\n```python\n{CALC}```"
+    fix = "calc.py\n<<<<<<< SEARCH\n    return a + b\n=======\n    return a - b\n>>>>>>> REPLACE"
+    fake = fake_llm([text(same), text(fix), text("Done.")])
+    task = "`python3 -m unittest test_calc` fails. Fix add in calc.py."
+    done = p(run_zen, fake, task, "--yes", protocol="text")
+    assert done.code == 0, done.err
+    told = users(fake.requests[1])[-1]
+    assert told.startswith(load_prompt("nothing-changed")), told
+    assert f"{TEST_MARK} `python3 -m unittest test_calc` failed" in told
+    assert "AssertionError: 8 != 2" in told
+    assert "return a - b" in (project / "calc.py").read_text()
+    assert TEST_MARK not in users(fake.requests[2])[-1]  # they pass after the fix
+    assert result(done)["changed_nothing"] is False
 
 
 def test_only_a_plain_test_runners_command_is_taken_from_the_task() -> None:

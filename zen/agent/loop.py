@@ -204,7 +204,11 @@ class Agent:
             return None
         if reply.finish_reason == "length":  # nothing to run: the reply is the answer
             return self._cut_answer(reply.content, turn, emit)
-        again = await self.unchanged.nudge(run) or await self.stop_hooks.reason(emit)
+        again = await self.unchanged.nudge(run)
+        if again is not None:  # with the tests' failure, when the task has a test command
+            failed = await self.checks.unchanged(self.transcript.messages, run)
+            again = f"{again}\n\n{failed}" if failed else again
+        again = again or await self.stop_hooks.reason(emit)
         if again is not None:  # a change asked for and not made (once), or a Stop hook
             self.add({"role": "user", "content": again})
             return None
