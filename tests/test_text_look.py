@@ -11,7 +11,7 @@ from zen.agent.protocols.block_parser import parse
 from zen.agent.protocols.block_paths import copied
 from zen.agent.protocols.block_peek import PEEK_BYTES
 from zen.agent.protocols.block_types import Command, WholeFile
-from zen.agent.protocols.edit_blocks import example
+from zen.agent.protocols.edit_blocks import ALL_DONE, SOME_FAILED, example
 from zen.settings.prompts import load_prompt
 
 ROWS = "id,city,temp\n" + "".join(f"{n},city{n},{n % 40}\n" for n in range(4000))
@@ -33,6 +33,20 @@ def test_a_large_named_file_comes_with_its_size_and_first_lines(fake_llm, run_ze
     ran = users(fake.requests[1])[-1]
     assert "4001 data.csv" in ran  # the bash block ran, its output came back
     assert done.out.strip() == "4001 lines."
+
+
+def test_a_look_that_exits_non_zero_is_output_not_a_failure_to_fix(fake_llm, run_zen, project):
+    """grep finding nothing exits 1: the model is not told to fix it (a 1.5B model then
+    rewrote the data file it was asked about); a failed edit still is."""
+    (project / "data.csv").write_text(ROWS)
+    look = "```bash\ngrep -c nowhere data.csv\n```"
+    edit = "data.csv\n<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE"
+    fake = fake_llm([text(look), text(edit), text("None.")])
+    done = run_zen("-p", "how many rows of data.csv say nowhere?", "--yes", *args_for(fake))
+    assert done.code == 0, done.err
+    ran = users(fake.requests[1])[-1]
+    assert "exit 1" in ran and ran.endswith(ALL_DONE) and SOME_FAILED not in ran
+    assert users(fake.requests[2])[-1].endswith(SOME_FAILED)
 
 
 def test_a_peek_counts_lines_up_to_its_bound(tmp_path, monkeypatch) -> None:

@@ -25,7 +25,7 @@ from zen.agent.protocols.base import Door, Message, Reading, Step, ToolProtocol,
 from zen.agent.protocols.block_apply import Applier, owner
 from zen.agent.protocols.block_parser import lone_fence, parse
 from zen.agent.protocols.block_peek import peeks
-from zen.agent.protocols.block_types import Block, Malformed, WholeFile
+from zen.agent.protocols.block_types import Block, Command, Malformed, WholeFile
 from zen.agent.runaway import Runaways
 from zen.agent.transcript import Transcript
 from zen.base import events as ev
@@ -241,7 +241,12 @@ class Blocks(Reading):
         if self.cut:
             lines.append((False, self.cut))
         body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(lines, 1))
-        tail = ALL_DONE if all(ok for ok, _ in lines) and not checked else SOME_FAILED
+        ran = [isinstance(getattr(c, "block", None), Command) for c in self.calls]
+        failed = [  # a command that ran and exited non-zero (grep found nothing) is output
+            not ok and not (n < len(ran) and ran[n] and line.startswith("$ "))
+            for n, (ok, line) in enumerate(lines)
+        ]
+        tail = SOME_FAILED if any(failed) or checked else ALL_DONE
         head = f"{NOTE}results of your blocks:\n{body}"
         report = "\n\n".join(filter(None, [head, checked, self.applier.attached(), tail]))
         return [{"role": "user", "content": report}]

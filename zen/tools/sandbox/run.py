@@ -17,6 +17,9 @@ from zen.base import events as ev
 from zen.tools.child import Finished, run_child
 from zen.tools.sandbox.runner import NOT_STARTED, UNANSWERED, Sandbox
 
+UNSANDBOXED = "[ran unsandboxed: no sandbox on this machine]"
+"""The model's note, once, when `auto` runs commands outside."""
+
 
 class SandboxError(Exception):
     """Nothing ran: the sandbox could not be checked, prepared or started; the message says
@@ -48,8 +51,10 @@ async def unavailable(box: Sandbox, timeout: float) -> str:
 
 def unsandboxed_note(box: Sandbox, problem: str, emit: ev.Emit, agent: str) -> str:
     """`auto` runs a command outside because the sandbox cannot run here: said once, to the
-    model (the note returned, "" after the first) and to the user (an event); never on
-    Windows, which has no sandbox to miss."""
+    model (the note returned, "" after the first) and to the user (an event, with why and
+    the fix); never on Windows, which has no sandbox to miss. The model's note says no why:
+    the fix ("apt-get install bubblewrap") is the user's to make, and a 1.5B model that read
+    it set out to install bubblewrap instead of answering."""
     if box.told or os.name == "nt":
         box.told = True
         return ""
@@ -59,7 +64,7 @@ def unsandboxed_note(box: Sandbox, problem: str, emit: ev.Emit, agent: str) -> s
             agent=agent, text=f"sandbox unavailable, so commands run unsandboxed: {problem}"
         )
     )
-    return f"[sandbox unavailable, so this ran unsandboxed: {problem}]"
+    return UNSANDBOXED
 
 
 async def run_sandboxed(
