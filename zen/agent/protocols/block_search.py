@@ -31,7 +31,7 @@ _ASSIGNED = re.compile(
 )
 """A top-level assignment: Python's (annotated or not), or JavaScript's const/let/var."""
 _COMMON = frozenset(
-    [
+    {
         "the",
         "and",
         "for",
@@ -81,7 +81,7 @@ _COMMON = frozenset(
         "where",
         "will",
         "would",
-    ]  # noqa: SIM905
+    }
 )
 
 Files = list[tuple[Path, str]]
@@ -119,7 +119,9 @@ def _assigned(
             name = match.group(1)
             if pattern.search(match.group(2)) and name not in words and name not in names:
                 names.append(name)
-    return names[:NAMES]
+                if len(names) == NAMES:
+                    return names
+    return names
 
 
 def _using(names: list[str], files: Files, skip: set[Path]) -> list[Path]:
