@@ -111,3 +111,18 @@ def test_a_python_module_named_in_a_code_span_is_its_file(tmp_path: Path) -> Non
     task = "`python -m unittest test_paging` fails. Fix `paging.py`, see `app.db`."
     assert names(ws, task)[0] == ["paging.py", "tests/test_paging.py", "app/db.py"]
     assert names(ws, "test_paging fails, fix paging.py")[0] == ["paging.py"]  # not in a span
+
+
+def test_a_file_of_thousands_of_matching_names_is_followed_only_so_far(tmp_path: Path) -> None:
+    """A hostile repository: 700 lines assign from the task's word; at most NAMES names are
+    followed and SEARCHED more files shown."""
+    from zen.agent.protocols import block_search
+
+    many = "".join(f'NAME{i} = "audit"\n' for i in range(700))
+    users = {f"u{i}.py": f"NAME{i}\n" for i in range(20)}
+    ws = make(tmp_path, {"many.py": many, **users})
+    shown, _ = names(ws, "where is audit written?")
+    assert shown[0] == "many.py"
+    followed = [int(s[1:-3]) for s in shown if s.startswith("u")]
+    assert len(followed) == block_search.SEARCHED
+    assert all(i < block_search.NAMES for i in followed)  # the first names, no others
