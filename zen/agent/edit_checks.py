@@ -117,22 +117,24 @@ class EditChecks:
         last = told + 1 == REFLECTIONS
         root = self.calls.ctx.workspace.root
         said = await off_loop(syntax_check.report, root, files, last)
-        if said is None and self.test and self._may_test():
-            said = await self._tests(self.test, run, len(messages), last)
+        test = self._runnable()
+        if said is None and test is not None:
+            said = await self._tests(test, run, len(messages), last)
         return said
 
     async def unchanged(self, messages: list[dict[str, Any]], run: RunContext) -> str | None:
         """The tests' failure, when the agent is about to end a change-task with no file
         changed (`NothingChanged.nudge`): a small model that sent the file back as it was
         believes it fixed it; the failing run shows it did not. Same bound, same refusal."""
-        told = reported(messages)
-        if not self._may_test() or told >= REFLECTIONS:
+        told, test = reported(messages), self._runnable()
+        if test is None or told >= REFLECTIONS:
             return None
-        assert self.test is not None
-        return await self._tests(self.test, run, len(messages), told + 1 == REFLECTIONS)
+        return await self._tests(test, run, len(messages), told + 1 == REFLECTIONS)
 
-    def _may_test(self) -> bool:
-        return bool(self.test and not self.refused and "bash" in self.calls.registry.tools)
+    def _runnable(self) -> TestCommand | None:
+        """This task's test command, unless refused or the agent may not run commands."""
+        may = not self.refused and "bash" in self.calls.registry.tools
+        return self.test if may else None
 
     async def _tests(self, test: TestCommand, run: RunContext, seq: int, last: bool) -> str | None:
         """Run the test command as a bash call; what the model is told of a failure."""

@@ -241,7 +241,7 @@ class Blocks(Reading):
         if self.cut:
             lines.append((False, self.cut))
         body = "\n".join(f"{n}. {line}" for n, (_, line) in enumerate(lines, 1))
-        ran = [isinstance(getattr(c, "block", None), Command) for c in self.calls]
+        ran = [isinstance(c, BlockStep) and isinstance(c.block, Command) for c in self.calls]
         failed = [  # a command that ran and exited non-zero (grep found nothing) is output
             not ok and not (n < len(ran) and ran[n] and line.startswith("$ "))
             for n, (ok, line) in enumerate(lines)
