@@ -107,6 +107,9 @@ def test_a_question_that_changes_nothing_is_not_nudged(
         ("make add in calc.py subtract", True),
         ("Could you add a docstring to add() in calc.py?", True),  # a request, asked politely
         ("Why does add fail? Fix it.", True),  # a question, then the request
+        ("Regenerate TABLE.md by running tools/make_table.py.", True),  # the run writes it
+        ("Bump the version in pyproject.toml.", True),
+        ("What does make_table.py generate?", False),
         ("what does add do?", False),
         ("what would I change to make it faster?", False),
         ("How many rows does data.csv have when the header is not set? Answer with it.", False),

@@ -57,7 +57,8 @@ QUESTION = re.compile(
 )
 _VERBS = (
     r"(add|fix|change|rename|remove|delete|implement|refactor|write|create|update|replace|"
-    r"make|move|raise|lower|set|edit|modify|convert|introduce|drop|extract|split|merge)"
+    r"make|move|raise|lower|set|edit|modify|convert|introduce|drop|extract|split|merge|"
+    r"regenerate|generate|rewrite|append|insert|revert|restore|bump|upgrade)"
 )
 EDIT = re.compile(rf"\b{_VERBS}\b", re.I)
 NOT_EDIT = re.compile(rf"\b(do not|don't|never|without)\s+(\w+\s+)?{_VERBS}\w*", re.I)
