@@ -24,7 +24,7 @@ from zen.agent.edits import syntax_check
 from zen.agent.protocols.base import Call
 from zen.agent.protocols.edit_blocks import from_zen
 from zen.base import events as ev
-from zen.base.preamble import SHELL_OPEN
+from zen.base.preamble import typed
 from zen.base.terminal_safe import terminal_safe
 from zen.base.text import clip
 from zen.llm.types import ToolCall
@@ -47,8 +47,6 @@ _RUNNER = re.compile(
 """The test runners a quoted command may start with."""
 _PLAIN_WORD = re.compile(r"[\w./:=@%+,-]+")
 """A word of a plain command: no quoting, expansion, redirection or second command."""
-_ATTACHED = ('<file path="', '<context ref="')
-"""Where text the user did not type begins: an `@file` the shell attached, an editor's buffer."""
 
 
 @dataclass(frozen=True)
@@ -68,21 +66,11 @@ class TestCommand:
         """The first test runner's command the task quotes in a code span, when it is plain
         words (`python -m unittest test_paging`, `node --test`): the user named how the work
         is checked, as a demanding user expects any agent to run it."""
-        for span in _SPAN.findall(_typed(task)):
+        for span in _SPAN.findall(typed(task)):
             command = span.strip()
             if _RUNNER.match(command) and all(map(_PLAIN_WORD.fullmatch, command.split())):
                 return cls(command)
         return None
-
-
-def _typed(task: str) -> str:
-    """The words the user typed: a file's text must not choose what zen runs (a README saying
-    "run `make test`"). Cut at the first attachment's mark, which an attachment's own text
-    cannot move later; behind `!cmd` outputs sent ahead, nothing (where they end cannot be
-    told from text inside them)."""
-    if task.startswith(SHELL_OPEN):
-        return ""
-    return task[: min((i for m in _ATTACHED if (i := task.find(m)) >= 0), default=len(task))]
 
 
 class EditChecks:

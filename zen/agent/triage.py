@@ -27,6 +27,7 @@ from typing import Literal
 from zen.agent.loop import Opening
 from zen.agent.protocols.block_files import named_files
 from zen.base import events as ev
+from zen.base.preamble import typed
 from zen.base.terminal_safe import terminal_safe
 from zen.llm.types import ToolCall
 from zen.tools.base import RunContext, ToolResult
@@ -156,8 +157,10 @@ def asks_for_change(task: str) -> bool:
     mode and the Coder use it too (a task that asked and changed nothing is not a success,
     `agent/nothing_changed.py`). Attached files are not the user's words. A question's
     sentence asks for nothing (an edit verb in "what does add do?" or "...when the variable
-    is not set?" is a name or a condition): the nudge would send the model to change files."""
-    words = task.split('\n\n<file path="', 1)[0][:SCANNED]
+    is not set?" is a name or a condition): the nudge would send the model to change files.
+    Only the typed words count: a `!cmd` output or an editor's buffer saying "rewrite
+    config.py" would have zen tell the model the user asked for it."""
+    words = typed(task)[:SCANNED]
     return any(_edits(s) and not _question(s) for s in SENTENCES.split(words))
 
 

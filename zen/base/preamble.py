@@ -15,6 +15,8 @@ import re
 SHELL_OPEN = "<shell-command>\n"
 SHELL_CLOSE = "\n</shell-command>\n\n"
 """The shell's `!cmd` outputs, sent ahead of the next message (zen/ui/runs.py)."""
+ATTACHED = ('<file path="', '<context ref="')
+"""Where text the user did not type begins: an `@file` the shell attached, an editor's buffer."""
 OPEN = "<context>\n"
 CLOSE = "\n</context>\n\n"
 _ESCAPED = "</context\u200b>"
@@ -43,6 +45,17 @@ def words(content: str) -> str:
     text = asked(content)
     files = _FILES_FIRST.match(text)
     return text[files.end() :] if files else text
+
+
+def typed(task: str) -> str:
+    """The words the user typed, from a front-end's task: a file's or a command's text must not
+    choose what zen runs or claims was asked (a README saying "run `make test`", a buffer
+    saying "rewrite config.py"). Cut at the first attachment's mark, which an attachment's own
+    text cannot move later; behind `!cmd` outputs sent ahead, nothing: where they end cannot be
+    told from text inside them or inside the files attached after the words."""
+    if task.startswith(SHELL_OPEN):
+        return ""
+    return task[: min((i for m in ATTACHED if (i := task.find(m)) >= 0), default=len(task))]
 
 
 def label(content: str) -> str:
