@@ -126,3 +126,15 @@ def test_a_file_of_thousands_of_matching_names_is_followed_only_so_far(tmp_path:
     followed = [int(s[1:-3]) for s in shown if s.startswith("u")]
     assert len(followed) == block_search.SEARCHED
     assert all(i < block_search.NAMES for i in followed)  # the first names, no others
+
+
+def test_a_task_of_thousands_of_words_searches_only_its_first_ones(tmp_path: Path) -> None:
+    """A pasted log of 3,000 distinct words: one expression of 3,000 branches took minutes
+    over the walk; the first WORDS words are searched, the rest not."""
+    from zen.agent.protocols import block_search
+
+    words = [f"word{i:04d}x" for i in range(3_000)]
+    ws = make(tmp_path, {"first.py": f"{words[0]} = 1\n", "last.py": f"{words[-1]} = 1\n"})
+    shown, _ = names(ws, " ".join(words))
+    assert shown == ["first.py"]
+    assert names(ws, " ".join(words[-block_search.WORDS :])) == (["last.py"], [])
