@@ -29,3 +29,11 @@ def test_the_union_the_never_solved_and_the_expected_count(
     assert "solved by none: b, d" in out
     assert "solved in at most 15% of their runs: 2 tasks" in out  # b and d; a is 25 %
     assert "summed): 1.2" in out  # a 1/4 + c 2/2
+
+
+def test_a_task_name_cannot_draw_on_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ceiling.main([rows(tmp_path / "x.json", {"a\x1b]0;owned\x07": [True]})])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "solved by any run: 1 of 1" in out

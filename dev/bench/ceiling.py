@@ -15,24 +15,27 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from zen.base.terminal_safe import terminal_safe
+
 RESULTS = Path(__file__).parent / "results"
 RARE = 0.15
 """A task solved in at most this share of its runs is one the model rarely gets right."""
 
 
 def runs(path: Path) -> dict[str, list[bool]]:
-    """Task → solved, one entry per run of it (a `--repeat` file holds several)."""
+    """Task → solved, one entry per run of it (a `--repeat` file holds several); names made
+    safe for the terminal (a task is a folder anyone may write)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     rows = data.get("rows", []) if isinstance(data, dict) else data
     by_task: dict[str, list[bool]] = defaultdict(list)
     for row in rows:
         if isinstance(row, dict) and "task" in row:
-            by_task[row["task"]].append(bool(row.get("solved")))
+            by_task[terminal_safe(str(row["task"]))].append(bool(row.get("solved")))
     return dict(by_task)
 
 
 def main(paths: list[Path]) -> None:
-    files = {p.name: runs(p) for p in paths}
+    files = {terminal_safe(p.name): runs(p) for p in paths}
     files = {name: tasks for name, tasks in files.items() if tasks}
     tasks = sorted({t for by_task in files.values() for t in by_task})
     solved = {t: sum(sum(f.get(t, [])) for f in files.values()) for t in tasks}
